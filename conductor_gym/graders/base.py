@@ -1,0 +1,77 @@
+"""The grader interface and registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["Grade", "GraderError", "GraderFn", "get_grader", "grade", "register_grader"]
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The verdict on one response.
+
+    Attributes:
+        correct: Whether the response's final answer matches the reference.
+        extracted: The final answer found in the response, or ``None`` if none was found.
+        reason: A short human-readable explanation (why it was judged so).
+    """
+
+    correct: bool
+    extracted: str | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class GraderError(RuntimeError):
+    """The grader itself failed (an infrastructure error, never a wrong answer)."""
+
+
+GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
+"""``grader(response, reference, metadata) -> Grade``."""
+
+_GRADERS: dict[str, GraderFn] = {}
+
+
+def register_grader(name: str) -> Callable[[GraderFn], GraderFn]:
+    """Decorator registering ``fn`` under ``name`` (names are unique)."""
+
+    def decorate(fn: GraderFn) -> GraderFn:
+        if name in _GRADERS and _GRADERS[name] is not fn:
+            raise ValueError(f"grader {name!r} is already registered")
+        _GRADERS[name] = fn
+        return fn
+
+    return decorate
+
+
+def get_grader(name: str) -> GraderFn:
+    """Return the grader registered as ``name``; ``KeyError`` lists the valid names."""
+    try:
+        return _GRADERS[name]
+    except KeyError:
+        raise KeyError(f"unknown grader {name!r}; registered: {sorted(_GRADERS)}") from None
+
+
+def registered_graders() -> list[str]:
+    """Names of every registered grader, sorted."""
+    return sorted(_GRADERS)
+
+
+def grade(name: str, response: str, reference: str, **metadata: Any) -> Grade:
+    """Grade ``response`` against ``reference`` with the grader called ``name``.
+
+    Lets a user audit one answer without building an environment. Any exception
+    raised inside the grader is re-raised as :class:`GraderError`.
+    """
+    fn = get_grader(name)
+    try:
+        return fn(response, reference, metadata)
+    except GraderError:
+        raise
+    except Exception as exc:  # a broken grader run must never read as a wrong answer
+        raise GraderError(f"grader {name!r} failed: {type(exc).__name__}: {exc}") from exc

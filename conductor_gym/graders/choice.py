@@ -1,0 +1,115 @@
+r"""Grader ``"choice"``: the response picks the reference option letter.
+
+Contract: ``reference`` is one upper-case letter; ``metadata["num_choices"]`` (default 4)
+makes ``A`` .. the ``num_choices``-th letter the valid options, and a reference outside
+them raises :class:`~conductor_gym.graders.base.GraderError`. The response's answer is the
+*last* (by position) of these candidates:
+
+* ``\boxed{B}`` (also ``\boxed{(B)}``, ``\boxed{\text{B}}``, ``\boxed{B) 17}``);
+* an anchored phrase: ``Answer: B``, ``**Answer:** B``, ``The answer is B``,
+  ``The final answer is option B``, ``the correct option is (C)``;
+* a line that is only the letter (``(B)``, ``B.``, ``**B**``), or a bracketed ``(B)``
+  that ends the response.
+
+Only an upper-case letter counts, except inside a box. A bare letter after an anchor
+must stand alone: it may be followed by punctuation, the end of the line, or a
+connective such as "because" or "is", but not by an ordinary word, so the article in
+"Answer: A good approach is..." is not read as option A. Letters outside the valid
+options are ignored (they cannot name an option). Prose that names no option gives
+``correct=False, extracted=None``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from conductor_gym.graders.base import Grade, GraderError, register_grader
+from conductor_gym.graders.extract import boxed_spans, clean_answer
+
+__all__ = ["extract_choice", "grade_choice", "option_letters"]
+
+_ANCHOR = re.compile(
+    r"(?i:\b(?:final\s+answer|answer|(?:correct|best|right)\s+(?:answer|option|choice)))"
+    r"\s*(?:\*\*|__)?\s*(?:(?i:is)\b\s*:?|:|=)\s*(?:\*\*|__)?\s*"
+    r"(?:(?i:option|choice)\s+)?(?:\*\*)?"
+    r"(?P<open>[(\[])?(?P<letter>[A-Z])(?P<close>[)\]])?(?:\*\*)?(?![\w'])"
+)
+_LINE = re.compile(
+    r"^[ \t>]*(?:\*\*)?[ \t]*[(\[]?(?P<letter>[A-Z])[)\]]?\.?[ \t]*(?:\*\*)?[ \t]*$",
+    re.MULTILINE,
+)
+_TRAILING = re.compile(r"[(\[](?P<letter>[A-Z])[)\]][\s.!*]*\Z")
+_BOXED_LETTER = re.compile(r"(?:option\s+|choice\s+)?[(\[]?([A-Za-z])[)\]]?(?:[.:)]|\s|\Z)", re.I)
+# Words that may follow a bare answer letter ("Answer: B because ..."); any other word
+# after it means the letter was an article or a pronoun, as in "Answer: A good approach".
+_CONNECTIVES = frozenset(
+    {"because", "since", "as", "is", "was", "which", "with", "and", "so", "for", "from"}
+)
+_FOLLOW_WORD = re.compile(r"[ \t]+(?P<word>[a-z]+)")
+
+
+def option_letters(num_choices: int) -> str:
+    """The valid option letters for ``num_choices`` options (``4 -> "ABCD"``)."""
+    return "".join(chr(ord("A") + i) for i in range(num_choices))
+
+
+def _stands_alone(text: str, end: int) -> bool:
+    """Whether the bare letter ending at ``end`` is an answer and not the start of prose."""
+    follow = _FOLLOW_WORD.match(text, end)
+    return follow is None or follow["word"] in _CONNECTIVES
+
+
+# When candidates share a position (an anchored "(C)" that also ends the response), the
+# more explicit rule names it.
+_RULE_RANK = {"standalone": 0, "anchored": 1, "boxed": 2}
+
+
+def _candidates(response: str) -> list[tuple[int, str, str]]:
+    """Every ``(position, letter, rule)`` answer candidate, in reading order."""
+    found: list[tuple[int, str, str]] = []
+    for start, content in boxed_spans(response):
+        inner = clean_answer(content)
+        match = _BOXED_LETTER.match(inner)
+        if match is not None:
+            found.append((start, match[1].upper(), "boxed"))
+    for match in _ANCHOR.finditer(response):
+        bracketed = match["open"] is not None or match["close"] is not None
+        if bracketed or _stands_alone(response, match.end()):
+            found.append((match.start("letter"), match["letter"], "anchored"))
+    for match in _LINE.finditer(response):
+        found.append((match.start("letter"), match["letter"], "standalone"))
+    trailing = _TRAILING.search(response)
+    if trailing is not None:
+        found.append((trailing.start("letter"), trailing["letter"], "standalone"))
+    found.sort(key=lambda item: (item[0], _RULE_RANK[item[2]]))
+    return found
+
+
+def extract_choice(response: str, num_choices: int = 4) -> tuple[str, str] | None:
+    """``(letter, rule)`` for the last valid option letter the response gives, or ``None``."""
+    valid = option_letters(num_choices)
+    for _, letter, rule in reversed(_candidates(response)):
+        if letter in valid:
+            return letter, rule
+    return None
+
+
+@register_grader("choice")
+def grade_choice(response: str, reference: str, metadata: Mapping[str, Any]) -> Grade:
+    """Grade ``response`` as correct when its chosen option letter equals ``reference``."""
+    num_choices = int(metadata.get("num_choices", 4))
+    if not 1 <= num_choices <= 26:
+        raise GraderError(f"choice: num_choices must be in 1..26, got {num_choices}")
+    valid = option_letters(num_choices)
+    expected = reference.strip().upper()
+    if len(expected) != 1 or expected not in valid:
+        raise GraderError(f"choice: the reference {reference!r} is not one of {valid}")
+    found = extract_choice(response, num_choices)
+    if found is None:
+        return Grade(False, None, f"no option letter ({valid[0]}-{valid[-1]}) found")
+    letter, rule = found
+    if letter == expected:
+        return Grade(True, letter, f"{rule}: option {letter} is the reference")
+    return Grade(False, letter, f"{rule}: option {letter}, but the reference is {expected}")
