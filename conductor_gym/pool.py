@@ -1,0 +1,262 @@
+"""Worker pools: which workers exist, and which an episode gets.
+
+A :class:`WorkerSpec` describes one configured worker (a backend, a model, generation
+settings, prices). A :class:`WorkerPool` holds ``n`` specs, builds each worker once per
+process, and for every episode draws the ``k`` workers the conductor will see (paper
+§3.2, adaptive worker selection): a random ``k``-subset of the ``n`` when ``k < n``, kept
+in configuration order unless ``shuffle`` asks for a random order. The conductor only
+ever sees ordinal ids ``Model 0 .. Model k-1``; :class:`PoolDraw` maps them back to names.
+
+Backends register a factory by import path, so none is imported until a pool that
+uses it is built (``import conductor_gym`` stays free of heavy dependencies).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from conductor_gym.execute import BoundWorker
+from conductor_gym.workers.base import Worker
+
+__all__ = [
+    "POOL_PRESETS",
+    "PoolDraw",
+    "WorkerPool",
+    "WorkerSpec",
+    "make_pool",
+    "register_backend",
+    "register_pool_preset",
+]
+
+WorkerFactory = Callable[["WorkerSpec"], Worker]
+
+# backend name -> "module:function" (imported on first use) or the factory itself
+_BACKENDS: dict[str, str | WorkerFactory] = {
+    "simulated": "conductor_gym.workers.simulated:make_simulated_worker",
+}
+
+
+def register_backend(name: str, factory: str | WorkerFactory) -> None:
+    """Register a worker backend: a factory ``(WorkerSpec) -> Worker`` or its
+    ``"module:function"`` import path (preferred: it is imported only when used)."""
+    _BACKENDS[name] = factory
+
+
+def _backend_factory(name: str) -> WorkerFactory:
+    factory = _BACKENDS[name]
+    if isinstance(factory, str):
+        module_name, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module_name), attr)
+        _BACKENDS[name] = factory
+    return factory
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One configured worker.
+
+    Attributes:
+        name: Unique name in the pool, reported in traces (never shown to the conductor).
+        backend: A registered backend (``"simulated"`` in the core package).
+        model: The backend's model identifier (for ``simulated``, a profile name from
+            :data:`conductor_gym.workers.simulated.PAPER_PROFILES`); defaults to ``name``.
+        max_tokens: Completion budget per call (paper, constrained setting: 4096).
+        temperature: Sampling temperature per call (paper: 0.2).
+        params: Extra backend parameters passed to every call (e.g. ``top_p``).
+        backend_options: Options for building the backend client once (e.g. an API
+            base URL, or ``latency_scale`` for the simulated backend).
+        price_in_per_mtok: USD per million prompt tokens, or ``None`` for the backend's own.
+        price_out_per_mtok: USD per million completion tokens, or ``None``.
+    """
+
+    name: str
+    backend: str = "simulated"
+    model: str | None = None
+    max_tokens: int = 4096
+    temperature: float = 0.2
+    params: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
+    price_in_per_mtok: float | None = None
+    price_out_per_mtok: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "backend_options", MappingProxyType(dict(self.backend_options)))
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the worker and the offending field."""
+        where = f"WorkerSpec(name={self.name!r})"
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"{where}.name must be a non-empty string")
+        if self.backend not in _BACKENDS:
+            raise ValueError(
+                f"{where}.backend: unknown backend {self.backend!r}; "
+                f"registered: {sorted(_BACKENDS)}"
+            )
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
+            raise ValueError(f"{where}.max_tokens must be an int, got {self.max_tokens!r}")
+        if self.max_tokens < 1:
+            raise ValueError(f"{where}.max_tokens must be >= 1, got {self.max_tokens}")
+        if not isinstance(self.temperature, int | float) or not (
+            math.isfinite(self.temperature) and self.temperature >= 0
+        ):
+            raise ValueError(f"{where}.temperature must be a number >= 0")
+        for price in ("price_in_per_mtok", "price_out_per_mtok"):
+            value = getattr(self, price)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value >= 0
+            ):
+                raise ValueError(f"{where}.{price} must be None or a number >= 0")
+
+    @property
+    def model_name(self) -> str:
+        return self.model if self.model is not None else self.name
+
+
+@dataclass(frozen=True)
+class PoolDraw:
+    """The workers of one episode. Index ``i`` is what the conductor calls ``Model i``."""
+
+    specs: tuple[WorkerSpec, ...]
+    workers: tuple[BoundWorker, ...]
+    indices: tuple[int, ...]
+    """Positions of the drawn workers in the pool's configuration."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Real worker names in ordinal-id order."""
+        return tuple(spec.name for spec in self.specs)
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+
+class WorkerPool:
+    """``n`` configured workers, of which each episode sees ``k``.
+
+    Args:
+        specs: The workers (names must be unique).
+        k: Workers per episode, ``1 <= k <= n``; ``None`` means all ``n``.
+        shuffle: Shuffle the ordinal ids every episode. Without it the drawn workers
+            keep their configuration order (with ``k = n``, ``Model i`` is always the
+            ``i``-th configured worker, as in the paper's main setting).
+    """
+
+    def __init__(
+        self, specs: Sequence[WorkerSpec], *, k: int | None = None, shuffle: bool = False
+    ) -> None:
+        self.specs: tuple[WorkerSpec, ...] = tuple(specs)
+        if not self.specs:
+            raise ValueError("pool: needs at least one WorkerSpec")
+        for spec in self.specs:
+            if not isinstance(spec, WorkerSpec):
+                raise ValueError(f"pool: expected WorkerSpec entries, got {spec!r}")
+        names = [spec.name for spec in self.specs]
+        if duplicates := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"pool: worker names must be unique; repeated: {duplicates}")
+        n = len(self.specs)
+        if k is None:
+            k = n
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
+            raise ValueError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
+        self.k = k
+        self.shuffle = bool(shuffle)
+        self._workers: tuple[BoundWorker, ...] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.specs)
+
+    @property
+    def workers(self) -> tuple[BoundWorker, ...]:
+        """Every configured worker, built on first access and then shared."""
+        if self._workers is None:
+            self._workers = tuple(
+                BoundWorker(
+                    worker=_backend_factory(spec.backend)(spec),
+                    max_tokens=spec.max_tokens,
+                    temperature=spec.temperature,
+                    params=spec.params,
+                )
+                for spec in self.specs
+            )
+        return self._workers
+
+    def sample(self, rng: np.random.Generator) -> PoolDraw:
+        """Draw the workers of one episode from ``rng`` (no draw is made when ``k = n``
+        and ``shuffle`` is off, so the RNG stream is then left untouched)."""
+        n, k = self.n, self.k
+        if k == n and not self.shuffle:
+            indices = tuple(range(n))
+        else:
+            chosen = rng.choice(n, size=k, replace=False)
+            indices = tuple(int(i) for i in (chosen if self.shuffle else np.sort(chosen)))
+        workers = self.workers
+        return PoolDraw(
+            specs=tuple(self.specs[i] for i in indices),
+            workers=tuple(workers[i] for i in indices),
+            indices=indices,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description (names, backends, models, k, shuffle)."""
+        return {
+            "k": self.k,
+            "shuffle": self.shuffle,
+            "workers": [
+                {"name": s.name, "backend": s.backend, "model": s.model_name} for s in self.specs
+            ],
+        }
+
+    def __repr__(self) -> str:
+        return f"WorkerPool(n={self.n}, k={self.k}, shuffle={self.shuffle})"
+
+
+POOL_PRESETS: dict[str, Callable[[], list[WorkerSpec]]] = {}
+"""Named pools: name -> function returning the specs."""
+
+
+def register_pool_preset(name: str, specs: Callable[[], list[WorkerSpec]]) -> None:
+    """Register a named pool so ``make_pool(name)`` and ``gym.make(..., pool=name)`` find it."""
+    POOL_PRESETS[name] = specs
+
+
+def make_pool(
+    pool: str | WorkerPool | Sequence[WorkerSpec],
+    *,
+    k: int | None = None,
+    shuffle: bool | None = None,
+) -> WorkerPool:
+    """Build a :class:`WorkerPool` from a preset name, specs, or a pool.
+
+    ``k`` and ``shuffle`` apply to names and specs; passing them with a ready
+    :class:`WorkerPool` is an error (the pool already fixes them).
+    """
+    if isinstance(pool, WorkerPool):
+        if k is not None or shuffle is not None:
+            raise ValueError("pool: k and shuffle_workers cannot override a ready WorkerPool")
+        return pool
+    if isinstance(pool, str):
+        if pool not in POOL_PRESETS:
+            raise ValueError(f"pool: unknown preset {pool!r}; choose one of {sorted(POOL_PRESETS)}")
+        specs: Sequence[WorkerSpec] = POOL_PRESETS[pool]()
+    else:
+        specs = pool
+    return WorkerPool(specs, k=k, shuffle=bool(shuffle))
+
+
+def _sim_paper() -> list[WorkerSpec]:
+    from conductor_gym.workers.simulated import paper_pool_specs
+
+    return paper_pool_specs()
+
+
+register_pool_preset("sim-paper", _sim_paper)

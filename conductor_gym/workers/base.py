@@ -1,0 +1,70 @@
+"""The worker interface shared by every backend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["Completion", "Message", "Worker", "WorkerError"]
+
+Message = Mapping[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One worker response with its accounting.
+
+    ``cost_usd`` is what the call billed (0.0 for local models unless priced);
+    ``latency_s`` is the wall time of the call (simulated workers report their
+    simulated latency).
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_s: float
+    model: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class WorkerError(RuntimeError):
+    """A backend failure: never an answer.
+
+    Attributes:
+        transient: ``True`` for failures worth retrying (timeouts, rate limits, 5xx,
+            connection resets, empty content); ``False`` for permanent ones (auth,
+            unknown model, context too long).
+        worker: Name of the worker that failed, when known.
+    """
+
+    def __init__(self, message: str, *, transient: bool, worker: str | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.worker = worker
+
+
+@runtime_checkable
+class Worker(Protocol):
+    """An LLM that answers a chat.
+
+    Implementations raise :class:`WorkerError` on failure and never return an error
+    message as if it were an answer. ``seed`` asks for a reproducible sample where
+    the backend supports one; backends that cannot honour it ignore it.
+    """
+
+    name: str
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion: ...

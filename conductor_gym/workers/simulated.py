@@ -1,0 +1,427 @@
+r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs, for research and tests.
+
+A simulated worker does not generate language; it decides, from what it was shown,
+whether its answer is right, and writes a short real text ending in
+``Final answer: \boxed{...}`` that the task's real grader then scores (the task's
+``solution`` when it succeeds, one of its ``distractors`` or a repeated wrong earlier
+answer when it fails). It is calibrated so that a one-step plan that gives a worker
+the question reproduces the single-model accuracy the Conductor paper reports for that
+model and benchmark in its constrained setting (arXiv 2512.04388, Table 7 for MATH500,
+MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbers in
+:data:`PAPER_ACCURACY`). Offline procedural tasks name the benchmark whose profile they
+borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
+
+The model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
+accuracy on the task's profile:
+
+* **Seeing the question.** The worker sees the question if its non-assistant messages
+  contain it verbatim, or contain every number of the question and at least
+  ``word_coverage`` of its distinct words of four or more letters (a faithful
+  paraphrase). A worker that does not see the question cannot solve it.
+* **Earlier answers.** Each assistant turn in the context is an earlier answer; the
+  task's grader says whether it is right. Let ``c`` be the fraction that are right.
+
+  ===============================  =====================================================
+  sees question, no earlier answer  P(correct) = p
+  sees question and answers         P(correct) = p + refine_gain (1 - p) c - mislead p (1 - c)
+  only earlier answers              P(correct) = relay c (it can restate, not solve)
+  neither                           says it lacks the problem; no final answer (wrong)
+  ===============================  =====================================================
+
+  A wrong worker that saw wrong earlier answers repeats one of them with probability
+  ``echo_wrong`` (errors propagate); otherwise it gives a distractor.
+* **Tokens, cost, latency.** Completion tokens are log-normal around the model's mean
+  for the profile (:data:`PROFILE_TOKEN_FACTOR` scales a per-model mean; the paper
+  gives no per-model token counts, so these are our estimates). A draw above the call's
+  ``max_tokens`` is cut there and loses its final answer, so budgets matter. Prompt
+  tokens are estimated as characters / 4. Cost uses the per-million-token prices
+  below (approximate public list prices, late 2025, for illustration; the open-weight
+  models are priced as typical hosted endpoints). Latency is ``base + tokens /
+  tokens_per_s``; it is reported, and only waited for (``asyncio.sleep``) when the
+  backend option ``latency_scale`` is above 0 (default 0: no waiting).
+* **Randomness.** Every call draws from ``Random(f"{seed}:{worker name}")``, so the
+  same seed, worker and context give the same answer; temperature is ignored.
+
+The simulator needs the task's ground truth, which a real worker never gets: the env
+binds it with :meth:`SimulatedWorker.for_task` for each episode. An unbound simulated
+worker refuses to answer (a permanent :class:`WorkerError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conductor_gym.graders import get_grader
+from conductor_gym.tasks.base import Task
+from conductor_gym.workers.base import Completion, Message, WorkerError
+
+if TYPE_CHECKING:
+    from conductor_gym.pool import WorkerSpec
+
+__all__ = [
+    "PAPER_ACCURACY",
+    "PAPER_PROFILES",
+    "PROFILE_TOKEN_FACTOR",
+    "SimDynamics",
+    "SimProfile",
+    "SimulatedWorker",
+    "make_simulated_worker",
+    "paper_pool_specs",
+]
+
+IN_DOMAIN = ("math500", "mmlu", "rlpr", "livecodebench")
+OUT_OF_DOMAIN = ("aime25", "bigcodebench", "gpqa-diamond")
+
+# Single-model accuracy (%) in the paper's constrained setting.
+# Table 7 (in-domain): MATH500, MMLU, RLPR, LiveCodeBench.
+# Table 8 (unseen tasks): AIME25, BigCodeBench, GPQA-Diamond.
+PAPER_ACCURACY: dict[str, dict[str, float]] = {
+    "gemini-2.5-pro": {
+        "math500": 85.30, "mmlu": 91.53, "rlpr": 39.57, "livecodebench": 40.14,
+        "aime25": 46.67, "bigcodebench": 35.1, "gpqa-diamond": 75.25,
+    },
+    "claude-sonnet-4": {
+        "math500": 82.90, "mmlu": 90.66, "rlpr": 32.60, "livecodebench": 38.00,
+        "aime25": 35.33, "bigcodebench": 35.8, "gpqa-diamond": 67.30,
+    },
+    "gpt-5": {
+        "math500": 74.45, "mmlu": 89.79, "rlpr": 33.13, "livecodebench": 57.50,
+        "aime25": 46.67, "bigcodebench": 33.8, "gpqa-diamond": 72.73,
+    },
+    "deepseek-r1-distill-qwen-32b": {
+        "math500": 78.50, "mmlu": 84.41, "rlpr": 32.75, "livecodebench": 24.86,
+        "aime25": 30.00, "bigcodebench": 24.3, "gpqa-diamond": 51.01,
+    },
+    "gemma-3-27b-it": {
+        "math500": 37.45, "mmlu": 63.58, "rlpr": 14.93, "livecodebench": 7.21,
+        "aime25": 6.67, "bigcodebench": 10.8, "gpqa-diamond": 33.33,
+    },
+    "qwen3-32b-thinking": {
+        "math500": 76.85, "mmlu": 83.28, "rlpr": 34.35, "livecodebench": 31.21,
+        "aime25": 23.33, "bigcodebench": 20.9, "gpqa-diamond": 59.09,
+    },
+    "qwen3-32b-direct": {
+        "math500": 73.15, "mmlu": 84.02, "rlpr": 30.60, "livecodebench": 26.79,
+        "aime25": 23.33, "bigcodebench": 23.0, "gpqa-diamond": 54.05,
+    },
+}  # fmt: skip
+
+# Relative completion length per benchmark profile (our estimate).
+PROFILE_TOKEN_FACTOR: dict[str, float] = {
+    "math500": 1.2, "mmlu": 0.5, "rlpr": 0.8, "livecodebench": 1.5,
+    "aime25": 1.6, "bigcodebench": 1.4, "gpqa-diamond": 0.9,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SimProfile:
+    """One simulated model.
+
+    ``accuracy`` maps a benchmark profile to P(correct) for a one-step plan that
+    carries the question; a profile it lacks uses the mean over its in-domain entries.
+    """
+
+    key: str
+    accuracy: Mapping[str, float]
+    tokens_mean: float
+    price_in_per_mtok: float
+    price_out_per_mtok: float
+    latency_base_s: float
+    tokens_per_s: float
+
+    def p_correct(self, profile: str) -> float:
+        if profile in self.accuracy:
+            return self.accuracy[profile]
+        known = [self.accuracy[d] for d in IN_DOMAIN if d in self.accuracy]
+        values = known or list(self.accuracy.values())
+        return sum(values) / len(values) if values else 0.0
+
+
+# key: (mean completion tokens, $ in / M tok, $ out / M tok, base latency s, tokens/s)
+_MODEL_COSTS: dict[str, tuple[float, float, float, float, float]] = {
+    "gemini-2.5-pro": (700, 1.25, 10.0, 1.2, 90),
+    "claude-sonnet-4": (600, 3.00, 15.0, 1.0, 60),
+    "gpt-5": (500, 1.25, 10.0, 0.8, 80),
+    "deepseek-r1-distill-qwen-32b": (1100, 0.12, 0.18, 0.5, 40),
+    "gemma-3-27b-it": (400, 0.10, 0.20, 0.4, 50),
+    "qwen3-32b-thinking": (1000, 0.10, 0.30, 0.5, 45),
+    "qwen3-32b-direct": (450, 0.10, 0.30, 0.5, 45),
+}
+
+PAPER_PROFILES: dict[str, SimProfile] = {
+    key: SimProfile(
+        key=key,
+        accuracy={profile: pct / 100.0 for profile, pct in PAPER_ACCURACY[key].items()},
+        tokens_mean=costs[0],
+        price_in_per_mtok=costs[1],
+        price_out_per_mtok=costs[2],
+        latency_base_s=costs[3],
+        tokens_per_s=costs[4],
+    )
+    for key, costs in _MODEL_COSTS.items()
+}
+"""The seven workers of the paper (app. A), in the paper's order."""
+
+
+@dataclass(frozen=True)
+class SimDynamics:
+    """How context changes a simulated worker's chance of being right (module docstring)."""
+
+    refine_gain: float = 0.5
+    mislead: float = 0.3
+    relay: float = 0.95
+    echo_wrong: float = 0.5
+    word_coverage: float = 0.6
+    token_sigma: float = 0.3
+
+    def __post_init__(self) -> None:
+        for name in ("refine_gain", "mislead", "relay", "echo_wrong", "word_coverage"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
+        if self.token_sigma < 0:
+            raise ValueError("SimDynamics.token_sigma must be >= 0")
+
+
+_NUMBER = re.compile(r"\d+")
+_WORD = re.compile(r"[a-z]{4,}")
+
+_NO_QUESTION = (
+    "I cannot answer this: the problem itself is not in my instructions or in the "
+    "earlier messages, so I do not know what to solve."
+)
+_LEADS = {
+    "solve": "I worked through the problem step by step and checked the result.",
+    "refine": "I compared the earlier answer with my own work on the problem.",
+    "relay": "Going by the earlier answer shown above.",
+}
+
+
+class SimulatedWorker:
+    """A simulated model with a :class:`SimProfile`; bind a task with :meth:`for_task`."""
+
+    def __init__(
+        self,
+        name: str,
+        profile: SimProfile,
+        *,
+        dynamics: SimDynamics | None = None,
+        latency_scale: float = 0.0,
+    ) -> None:
+        if latency_scale < 0:
+            raise ValueError(f"simulated worker {name!r}: latency_scale must be >= 0")
+        self.name = name
+        self.profile = profile
+        self.dynamics = dynamics or SimDynamics()
+        self.latency_scale = latency_scale
+
+    def for_task(self, task: Task) -> _TaskBoundSimulatedWorker:
+        """This worker, able to answer ``task`` (the env calls this once per episode)."""
+        return _TaskBoundSimulatedWorker(self, task)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        raise WorkerError(
+            f"simulated worker {self.name!r} has no task bound: call for_task(task) first",
+            transient=False,
+            worker=self.name,
+        )
+
+    def __repr__(self) -> str:
+        return f"SimulatedWorker({self.name!r}, profile={self.profile.key!r})"
+
+
+class _TaskBoundSimulatedWorker:
+    """A :class:`SimulatedWorker` that knows the ground truth of one task."""
+
+    def __init__(self, parent: SimulatedWorker, task: Task) -> None:
+        self.name = parent.name
+        self._parent = parent
+        self._task = task
+        self._grader = get_grader(task.grader)
+        self._p = parent.profile.p_correct(task.profile)
+        self._numbers = set(_NUMBER.findall(task.question))
+        self._words = set(_WORD.findall(task.question.lower()))
+
+    def sees_question(self, text: str) -> bool:
+        """Whether ``text`` carries the task's question (verbatim or a faithful paraphrase)."""
+        if self._task.question in text:
+            return True
+        if not self._numbers <= set(_NUMBER.findall(text)):
+            return False
+        if not self._words:
+            return bool(self._numbers)
+        shared = len(self._words & set(_WORD.findall(text.lower())))
+        return shared >= self._parent.dynamics.word_coverage * len(self._words)
+
+    def _wrong_answer(self, rng: random.Random) -> str | None:
+        distractors = self._task.metadata.get("distractors")
+        if distractors:
+            return str(rng.choice(list(distractors)))
+        reference = self._task.reference.strip()
+        if re.fullmatch(r"-?\d+", reference):
+            return str(int(reference) + rng.choice((-2, -1, 1, 2, 10)))
+        if re.fullmatch(r"[A-Z]", reference):
+            n = int(self._task.metadata.get("num_choices", 4))
+            others = [chr(65 + i) for i in range(n) if chr(65 + i) != reference]
+            return rng.choice(others) if others else None
+        return None
+
+    def _correct_answer(self) -> str:
+        return str(self._task.metadata.get("solution", self._task.reference))
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        dyn = self._parent.dynamics
+        rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
+        asked = "\n".join(m["content"] for m in messages if m["role"] != "assistant")
+        earlier = [
+            self._grader(m["content"], self._task.reference, self._task.metadata)
+            for m in messages
+            if m["role"] == "assistant"
+        ]
+        wrong_earlier = [g.extracted for g in earlier if not g.correct and g.extracted]
+        p = self._p
+        sees = self.sees_question(asked)
+        if earlier:
+            c = sum(g.correct for g in earlier) / len(earlier)
+            if sees:
+                mode = "refine"
+                p_ok = p + dyn.refine_gain * (1 - p) * c - dyn.mislead * p * (1 - c)
+            else:
+                mode, p_ok = "relay", dyn.relay * c
+        else:
+            mode, p_ok = ("solve", p) if sees else ("none", 0.0)
+
+        if mode == "none":
+            answer: str | None = None
+        elif rng.random() < p_ok:
+            answer = self._correct_answer()
+        elif wrong_earlier and rng.random() < dyn.echo_wrong:
+            answer = rng.choice(wrong_earlier)
+        else:
+            answer = self._wrong_answer(rng)
+
+        profile = self._parent.profile
+        mean = profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self._task.profile, 1.0)
+        sigma = dyn.token_sigma
+        tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
+        if mode == "none":
+            text = _NO_QUESTION
+            tokens = min(tokens, 60)
+        elif tokens > max_tokens:
+            # Ran out of budget before writing the final answer.
+            text = _LEADS[mode] + " ..."
+            tokens = max_tokens
+        elif answer is None:
+            text = _LEADS[mode] + " I could not reach a confident final answer."
+        else:
+            text = f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
+
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
+        cost = (
+            prompt_tokens * profile.price_in_per_mtok + tokens * profile.price_out_per_mtok
+        ) / 1e6
+        latency = profile.latency_base_s + tokens / profile.tokens_per_s
+        if self._parent.latency_scale > 0:
+            await asyncio.sleep(latency * self._parent.latency_scale)
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=tokens,
+            cost_usd=cost,
+            latency_s=latency,
+            model=f"simulated/{profile.key}",
+        )
+
+    def __repr__(self) -> str:
+        return f"SimulatedWorker({self.name!r}, task={self._task.id!r})"
+
+
+_OPTIONS = ("latency_scale", "accuracy", "dynamics")
+
+
+def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
+    """Backend factory for ``backend="simulated"``.
+
+    ``spec.model`` names a profile in :data:`PAPER_PROFILES`. ``backend_options`` may
+    set ``latency_scale`` (float), ``accuracy`` (profile -> probability, overriding
+    the table) and ``dynamics`` (a mapping of :class:`SimDynamics` fields). Prices in
+    the spec override the profile's.
+    """
+    where = f"WorkerSpec(name={spec.name!r})"
+    key = spec.model_name
+    if key not in PAPER_PROFILES:
+        raise ValueError(
+            f"{where}.model: unknown simulated profile {key!r}; choose one of "
+            f"{sorted(PAPER_PROFILES)}"
+        )
+    options = dict(spec.backend_options)
+    if unknown := sorted(set(options) - set(_OPTIONS)):
+        raise ValueError(
+            f"{where}.backend_options: unknown option(s) {unknown} for the simulated "
+            f"backend; valid: {list(_OPTIONS)}"
+        )
+    profile = PAPER_PROFILES[key]
+    accuracy = dict(profile.accuracy)
+    for name, value in dict(options.get("accuracy", {})).items():
+        if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"{where}.backend_options.accuracy[{name!r}] must be in [0, 1]")
+        accuracy[name] = float(value)
+    profile = SimProfile(
+        key=profile.key,
+        accuracy=accuracy,
+        tokens_mean=profile.tokens_mean,
+        price_in_per_mtok=(
+            profile.price_in_per_mtok if spec.price_in_per_mtok is None else spec.price_in_per_mtok
+        ),
+        price_out_per_mtok=(
+            profile.price_out_per_mtok
+            if spec.price_out_per_mtok is None
+            else spec.price_out_per_mtok
+        ),
+        latency_base_s=profile.latency_base_s,
+        tokens_per_s=profile.tokens_per_s,
+    )
+    try:
+        dynamics = SimDynamics(**dict(options.get("dynamics", {})))
+    except TypeError as exc:
+        raise ValueError(f"{where}.backend_options.dynamics: {exc}") from None
+    return SimulatedWorker(
+        spec.name,
+        profile,
+        dynamics=dynamics,
+        latency_scale=float(options.get("latency_scale", 0.0)),
+    )
+
+
+def paper_pool_specs(latency_scale: float = 0.0) -> list[WorkerSpec]:
+    """The ``sim-paper`` pool: the paper's seven workers, simulated, at 4096 max tokens
+    and temperature 0.2 (the constrained setting, app. A)."""
+    from conductor_gym.pool import WorkerSpec
+
+    options = {"latency_scale": latency_scale} if latency_scale else {}
+    return [
+        WorkerSpec(name=key, backend="simulated", model=key, backend_options=options)
+        for key in PAPER_PROFILES
+    ]

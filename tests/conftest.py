@@ -1,0 +1,26 @@
+"""Fixtures shared by the tests (helpers and test doubles live in support.py)."""
+
+from __future__ import annotations
+
+import pytest
+from support import CountingWorker, FlakyWorker
+
+from conductor_gym.plan import Plan
+from conductor_gym.pool import register_backend
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_backends() -> None:
+    register_backend(
+        "test-flaky", lambda spec: FlakyWorker(spec.name, **dict(spec.backend_options))
+    )
+    register_backend("test-counting", lambda spec: CountingWorker(spec.name))
+
+
+@pytest.fixture
+def three_step_plan() -> Plan:
+    return Plan(
+        model_ids=(0, 1, 2),
+        subtasks=("Solve it.", "Check the answer above.", "Give the final answer."),
+        access=((), "all", (1,)),
+    )

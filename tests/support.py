@@ -1,0 +1,95 @@
+"""Test helpers and test doubles.
+
+``FlakyWorker`` and ``CountingWorker`` are test doubles for fault injection and for
+observing concurrency; everything else in the tests runs the real library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from conductor_gym.workers.base import Completion, Message, WorkerError
+
+
+def plan_text(model_ids: Sequence[int], subtasks: Sequence[str], access: Sequence[Any]) -> str:
+    """A conductor completion with some prose before the three lists."""
+    return (
+        "Here is my plan.\n"
+        f"model_id = {list(model_ids)!r}\nsubtasks = {list(subtasks)!r}\n"
+        f"access_list = {list(access)!r}\n"
+    )
+
+
+def solve_plan(question: str, worker: int = 0) -> str:
+    """A one-step plan that restates the question to ``worker``."""
+    return plan_text([worker], [f"Solve this and give the final answer: {question}"], [[]])
+
+
+class FlakyWorker:
+    """Test double (fault injection): fails its first ``failures`` calls, then answers.
+
+    ``transient`` picks the error kind; ``error`` may name another exception class to
+    raise instead of :class:`WorkerError` (an unexpected backend crash).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        failures: int,
+        *,
+        transient: bool = True,
+        error: type[Exception] | None = None,
+        text: str = "Final answer: \\boxed{0}",
+    ) -> None:
+        self.name = name
+        self.failures = failures
+        self.transient = transient
+        self.error = error
+        self.text = text
+        self.calls = 0
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        self.calls += 1
+        if self.calls <= self.failures:
+            if self.error is not None:
+                raise self.error("backend exploded")
+            raise WorkerError("simulated outage", transient=self.transient, worker=self.name)
+        return Completion(self.text, 10, 5, 0.001, 0.1, "flaky")
+
+
+class CountingWorker:
+    """Test double: answers after a short sleep and records the peak of calls in flight."""
+
+    in_flight = 0
+    peak = 0
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        cls = type(self)
+        cls.in_flight += 1
+        cls.peak = max(cls.peak, cls.in_flight)
+        try:
+            await asyncio.sleep(0.005)
+        finally:
+            cls.in_flight -= 1
+        return Completion("Final answer: \\boxed{1}", 10, 5, 0.0, 0.005, "counting")

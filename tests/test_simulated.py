@@ -1,0 +1,148 @@
+"""The simulated pool: calibration against the paper's tables, and its dynamics."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+from support import plan_text, solve_plan
+
+from conductor_gym import ConductorEnv, WorkerPool, WorkerSpec
+from conductor_gym.tasks import make_task_source
+from conductor_gym.workers.base import WorkerError
+from conductor_gym.workers.simulated import PAPER_ACCURACY, PAPER_PROFILES, SimulatedWorker
+
+# Offline family -> the paper benchmark whose profile it borrows (tasks/procedural.py).
+FAMILIES = {
+    "arithmetic": "math500",
+    "multiple_choice": "mmlu",
+    "countdown": "rlpr",
+    "program_trace": "livecodebench",
+    "modular": "aime25",
+    "multiple_choice_hard": "gpqa-diamond",
+    "program_trace_hard": "bigcodebench",
+}
+EPISODES = 400
+
+
+def accuracy(env: ConductorEnv, action_for, episodes: int = EPISODES, seed0: int = 0) -> float:  # type: ignore[no-untyped-def]
+    correct = 0
+    for seed in range(seed0, seed0 + episodes):
+        _, info = env.reset(seed=seed)
+        _, _, terminated, _, info = env.step(action_for(info["question"]))
+        assert terminated
+        correct += info["outcome"] == "correct"
+    return correct / episodes
+
+
+def test_every_family_maps_to_its_profile() -> None:
+    for family, profile in FAMILIES.items():
+        task = make_task_source(f"offline/{family}")[0]
+        assert task.profile == profile
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_single_worker_accuracy_matches_the_paper(family: str) -> None:
+    """One-step plans that restate the question reproduce Tables 7/8 within 4 SE."""
+    profile = FAMILIES[family]
+    env = ConductorEnv(tasks=f"offline/{family}")
+    report = []
+    for worker, name in enumerate(PAPER_PROFILES):
+        expected = PAPER_ACCURACY[name][profile] / 100
+        measured = accuracy(env, lambda q, w=worker: solve_plan(q, w), seed0=1000 * worker)
+        se = math.sqrt(expected * (1 - expected) / EPISODES)
+        report.append((name, expected, measured, se))
+    off = [r for r in report if abs(r[2] - r[1]) > 4 * r[3]]
+    assert not off, f"{family}: outside 4 SE (name, paper, measured, se): {off}"
+
+
+def test_a_worker_without_the_question_cannot_solve() -> None:
+    env = ConductorEnv(tasks="offline/arithmetic")
+    blind = accuracy(
+        env,
+        lambda q: plan_text([0, 0], [f"Solve: {q}", "Give the final answer."], [[], []]),
+        episodes=100,
+    )
+    assert blind == 0.0
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(plan_text([0, 0], ["Solve.", "Give the answer."], [[], []]))
+    assert "problem itself is not in my instructions" in info["trace"].final_response
+
+
+def test_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
+    env = ConductorEnv(tasks="offline/arithmetic")
+    gemma_alone = accuracy(env, lambda q: solve_plan(q, 4))
+    gemini_then_gemma = accuracy(
+        env,
+        lambda q: plan_text(
+            [0, 4], [f"Solve: {q}", f"Check the answer above to: {q}"], [[], "all"]
+        ),
+    )
+    # expected: 0.3745 alone; about 0.62 after seeing Gemini's (mostly correct) answer
+    assert gemma_alone < 0.45 and gemini_then_gemma > 0.55
+
+    liar = {"accuracy": {"math500": 0.0}}
+    pool = [
+        WorkerSpec(name="liar", model="gpt-5", backend_options=liar),
+        WorkerSpec("gemini-2.5-pro"),
+    ]
+    env = ConductorEnv(tasks="offline/arithmetic", pool=pool)
+    gemini_alone = accuracy(env, lambda q: solve_plan(q, 1))
+    misled = accuracy(
+        env,
+        lambda q: plan_text([0, 1], [f"Solve: {q}", f"Check the answer above to: {q}"], [[], [0]]),
+    )
+    # expected: 0.853 alone; 0.7 * 0.853 = 0.597 after a wrong answer
+    assert gemini_alone > 0.8 and misled < 0.68
+
+
+def test_relay_without_the_question_restates_an_earlier_answer() -> None:
+    # The first step gets the question from the env; its subtask does not repeat it, so
+    # the second worker sees an answer but never the question.
+    env = ConductorEnv(tasks="offline/arithmetic")
+    relayed = accuracy(
+        env,
+        lambda q: plan_text(
+            [0, 4],
+            ["Solve it and give the final answer.", "Repeat the final answer above."],
+            [[], "all"],
+        ),
+    )
+    assert 0.72 < relayed < 0.9  # 0.95 * 0.853 = 0.81
+
+
+def test_paraphrase_counts_as_seeing_the_question() -> None:
+    task = make_task_source("offline/arithmetic")[3]
+    bound = PAPER_PROFILES and SimulatedWorker("gpt-5", PAPER_PROFILES["gpt-5"]).for_task(task)
+    assert bound.sees_question(f"Please do this: {task.question}")
+    numbers = " ".join(ch for ch in task.question.split() if any(c.isdigit() for c in ch))
+    assert bound.sees_question(f"compute {numbers}")
+    assert not bound.sees_question("compute the expression from before")
+
+
+def test_small_budget_cuts_the_final_answer() -> None:
+    pool = [WorkerSpec(name="gpt-5", max_tokens=50)]
+    env = ConductorEnv(tasks="offline/arithmetic", pool=pool)
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(solve_plan(info["question"]))
+    assert info["completion_tokens"] == 50 and info["outcome"] == "wrong"
+    assert "boxed" not in info["trace"].final_response
+
+
+def test_unbound_simulated_worker_refuses() -> None:
+    worker = WorkerPool([WorkerSpec(name="gpt-5")]).workers[0].worker
+    with pytest.raises(WorkerError, match="no task bound") as caught:
+        asyncio.run(
+            worker.complete([{"role": "user", "content": "hi"}], max_tokens=9, temperature=0)
+        )
+    assert caught.value.transient is False
+
+
+def test_prices_can_be_overridden() -> None:
+    pool = [WorkerSpec(name="gpt-5", price_in_per_mtok=0.0, price_out_per_mtok=0.0)]
+    env = ConductorEnv(pool=pool)
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(solve_plan(info["question"]))
+    assert info["cost_usd"] == 0.0 and info["completion_tokens"] > 0
