@@ -1,0 +1,29 @@
+"""A full episode (reset + a 3-step plan) on the zero-latency simulated pool.
+
+Target: under 1 ms per episode, grading excluded (the offline graders are cheap).
+Run: ``make bench``.
+"""
+
+from __future__ import annotations
+
+from support import plan_text
+
+from conductor_gym import ConductorEnv
+
+
+def test_full_episode_three_steps(benchmark) -> None:  # type: ignore[no-untyped-def]
+    env = ConductorEnv()
+    state = {"seed": 0}
+
+    def episode() -> float:
+        state["seed"] += 1
+        _, info = env.reset(seed=state["seed"])
+        action = plan_text(
+            [0, 2, 1],
+            [f"Solve: {info['question']}", "Check the work above.", "Give the final answer."],
+            [[], "all", [1]],
+        )
+        return env.step(action)[1]
+
+    reward = benchmark(episode)
+    assert reward in (0.5, 1.0)
