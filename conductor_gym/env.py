@@ -119,7 +119,8 @@ class ConductorEnv(gym.Env[str, str]):
     (real worker names; position ``i`` is ``Model i``), ``num_workers``, ``max_steps``.
     After ``step``, additionally: ``outcome`` (``"correct"``, ``"wrong"``,
     ``"invalid"`` or ``"error"``), ``plan`` (:class:`~conductor_gym.plan.Plan` or
-    ``None``), ``parse_error`` (``{"reason", "detail"}`` or ``None``), ``trace``
+    ``None``), ``parse_error`` (``{"reason", "detail"}`` or ``None``; ``reason`` is one of
+    :data:`conductor_gym.plan.REASONS`, or ``"empty_plan"``), ``trace``
     (:class:`~conductor_gym.execute.Trace` or ``None``; partial after a failure),
     ``grade`` (:class:`~conductor_gym.graders.Grade` or ``None``), ``error`` (``None``
     or a dict naming the failed step, worker and error class), and the totals

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import warnings
 
 import gymnasium as gym
@@ -222,3 +226,37 @@ def test_custom_task_source_object() -> None:
     env = ConductorEnv(tasks=source)
     _, info = env.reset(seed=0)
     assert info["domain"] == "countdown" and env.tasks is source
+
+
+def test_spaces_admit_every_character() -> None:
+    env = ConductorEnv()
+    weird = "∑ x² ≠ 中文 \x00\t\n \\boxed{½} 🙂 \U0010ffff"
+    assert weird in env.action_space and "" in env.action_space
+    assert weird in env.observation_space and "" not in env.observation_space
+    assert "x" * 65537 not in env.action_space
+    assert env.action_space.sample() in env.action_space
+
+
+def test_episodes_replay_identically_in_another_process() -> None:
+    code = (
+        "import json, conductor_gym\n"
+        "from conductor_gym.agents import RandomPlanner\n"
+        "env, agent = conductor_gym.ConductorEnv(k=4, shuffle_workers=True), RandomPlanner(1)\n"
+        "out = []\n"
+        "for seed in range(25):\n"
+        "    obs, info = env.reset(seed=seed)\n"
+        "    _, r, _, _, info = env.step(agent.act(obs, info))\n"
+        "    out.append([r, info['pool'], info['trace'].to_dict()])\n"
+        "print(json.dumps(out))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        ).stdout
+        for hash_seed in ("1", "2")
+    ]
+    assert runs[0] == runs[1] and len(json.loads(runs[0])) == 25

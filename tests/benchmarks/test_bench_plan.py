@@ -55,8 +55,8 @@ def test_parse_plan_nesting_bomb(benchmark: Any) -> None:
 
 
 def test_parse_plan_unclosed_brackets(benchmark: Any) -> None:
-    """6,000 unclosed ``model_id = [`` openings: no quadratic rescanning."""
-    text = "model_id = [" * 6000
+    """5,000 unclosed ``model_id = [`` openings: no quadratic rescanning."""
+    text = "model_id = [" * 5000  # 60,000 chars: under the 64 KiB limit, so it is scanned
 
     def reject() -> str:
         try:
@@ -65,4 +65,4 @@ def test_parse_plan_unclosed_brackets(benchmark: Any) -> None:
             return exc.reason
         return "parsed"
 
-    assert benchmark(reject) != "parsed"
+    assert benchmark(reject) not in ("parsed", "too_long")
