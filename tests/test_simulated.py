@@ -9,6 +9,7 @@ import pytest
 from support import plan_text, solve_plan
 
 from conductor_gym import ConductorEnv, WorkerPool, WorkerSpec
+from conductor_gym.graders import get_grader
 from conductor_gym.tasks import make_task_source
 from conductor_gym.workers.base import WorkerError
 from conductor_gym.workers.simulated import PAPER_ACCURACY, PAPER_PROFILES, SimulatedWorker
@@ -146,3 +147,30 @@ def test_prices_can_be_overridden() -> None:
     _, info = env.reset(seed=0)
     _, _, _, _, info = env.step(solve_plan(info["question"]))
     assert info["cost_usd"] == 0.0 and info["completion_tokens"] > 0
+
+
+def _disagreement(env: ConductorEnv, workers: tuple[int, int], episodes: int = EPISODES) -> float:
+    """How often two independent attempts on the same task differ in correctness."""
+    grader = get_grader("numeric")
+    differ = 0
+    for seed in range(episodes):
+        _, info = env.reset(seed=seed)
+        q = info["question"]
+        action = plan_text(list(workers), [f"Solve: {q}", f"Solve: {q}"], [[], []])
+        _, _, _, _, info = env.step(action)
+        task = env.tasks[info["task_index"]]
+        first, second = (
+            grader(s.response, task.reference, task.metadata).correct for s in info["trace"].steps
+        )
+        differ += first != second
+    return differ / episodes
+
+
+def test_attempts_are_correlated_within_and_across_models() -> None:
+    env = ConductorEnv(tasks="offline/arithmetic")
+    p = PAPER_ACCURACY["gpt-5"]["math500"] / 100
+    independent = 2 * p * (1 - p)  # 0.38: what independent attempts would give
+    same_model = _disagreement(env, (2, 2))  # gpt-5 twice
+    across_models = _disagreement(env, (2, 1))  # gpt-5 and claude-sonnet-4
+    assert same_model < 0.6 * independent
+    assert same_model < across_models < independent

@@ -14,6 +14,18 @@ borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
 The model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
 accuracy on the task's profile:
 
+* **Its own attempt.** Each call makes an attempt that succeeds with probability ``p``,
+  and attempts are correlated the way real models' are: a question that is hard for
+  one model tends to be hard for the others, and a model that fails a question at
+  temperature 0.2 mostly fails it again. Formally the attempt succeeds when
+  ``sqrt(call_correlation) * s + sqrt(1 - call_correlation) * e < Phi^-1(p)``, where
+  ``e`` is fresh standard normal noise per call and ``s`` is a standard normal fixed per
+  (task, model): ``sqrt(task_correlation) * d + sqrt(1 - task_correlation) * m`` with
+  ``d`` the task's difficulty, shared by all models, and ``m`` the model's own part.
+  Two calls of one model on a task correlate with ``call_correlation`` (default 0.8),
+  two models with ``call_correlation * task_correlation`` (0.4), so resampling one model
+  gains little while models with different blind spots complement each other (the
+  paper's 5x self-reflection and 8-call MoA rows gain little over single models).
 * **Seeing the question.** The worker sees the question if its non-assistant messages
   contain it verbatim, or contain every number of the question and at least
   ``word_coverage`` of its distinct words of four or more letters (a faithful
@@ -21,12 +33,15 @@ accuracy on the task's profile:
 * **Earlier answers.** Each assistant turn in the context is an earlier answer; the
   task's grader says whether it is right. Let ``c`` be the fraction that are right.
 
-  ===============================  =====================================================
-  sees question, no earlier answer  P(correct) = p
-  sees question and answers         P(correct) = p + refine_gain (1 - p) c - mislead p (1 - c)
-  only earlier answers              P(correct) = relay c (it can restate, not solve)
+  ================================  =====================================================
+  sees question, no earlier answer  correct iff its attempt succeeds: P = p
+  sees question and answers         a successful attempt is kept unless misled
+                                    (probability ``mislead (1 - c)``); a failed one is
+                                    rescued with probability ``refine_gain c``: on
+                                    average P = p + refine_gain (1 - p) c - mislead p (1 - c)
+  only earlier answers              P = relay c (it can restate, not solve)
   neither                           says it lacks the problem; no final answer (wrong)
-  ===============================  =====================================================
+  ================================  =====================================================
 
   A wrong worker that saw wrong earlier answers repeats one of them with probability
   ``echo_wrong`` (errors propagate); otherwise it gives a distractor.
@@ -39,8 +54,9 @@ accuracy on the task's profile:
   models are priced as typical hosted endpoints). Latency is ``base + tokens /
   tokens_per_s``; it is reported, and only waited for (``asyncio.sleep``) when the
   backend option ``latency_scale`` is above 0 (default 0: no waiting).
-* **Randomness.** Every call draws from ``Random(f"{seed}:{worker name}")``, so the
-  same seed, worker and context give the same answer; temperature is ignored.
+* **Randomness.** Every call draws from ``Random(f"{seed}:{worker name}")`` and the
+  latent ``s`` from string seeds of the task, so the same seed, worker and context give
+  the same answer in any process; temperature is ignored.
 
 The simulator needs the task's ground truth, which a real worker never gets: the env
 binds it with :meth:`SimulatedWorker.for_task` for each episode. An unbound simulated
@@ -55,6 +71,8 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.graders import get_grader
@@ -179,9 +197,19 @@ class SimDynamics:
     echo_wrong: float = 0.5
     word_coverage: float = 0.6
     token_sigma: float = 0.3
+    task_correlation: float = 0.5
+    call_correlation: float = 0.8
 
     def __post_init__(self) -> None:
-        for name in ("refine_gain", "mislead", "relay", "echo_wrong", "word_coverage"):
+        for name in (
+            "refine_gain",
+            "mislead",
+            "relay",
+            "echo_wrong",
+            "word_coverage",
+            "task_correlation",
+            "call_correlation",
+        ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
@@ -201,6 +229,30 @@ _LEADS = {
     "refine": "I compared the earlier answer with my own work on the problem.",
     "relay": "Going by the earlier answer shown above.",
 }
+
+
+_NORMAL = NormalDist()
+
+
+def _threshold(p: float) -> float:
+    """``z`` with ``P(N(0, 1) < z) = p`` (infinite at 0 and 1)."""
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return _NORMAL.inv_cdf(p)
+
+
+@lru_cache(maxsize=1 << 16)
+def _task_model_latent(task_id: str, question: str, model: str, task_correlation: float) -> float:
+    """A standard normal fixed for (task, model): how hard this task is for this model.
+
+    It mixes a difficulty shared by every model (weight ``task_correlation``) with a
+    part of the model's own; string seeds make it the same in every process.
+    """
+    shared = random.Random(f"difficulty:{task_id}:{question}").gauss(0.0, 1.0)
+    own = random.Random(f"difficulty:{task_id}:{question}:{model}").gauss(0.0, 1.0)
+    return math.sqrt(task_correlation) * shared + math.sqrt(1.0 - task_correlation) * own
 
 
 class SimulatedWorker:
@@ -252,7 +304,12 @@ class _TaskBoundSimulatedWorker:
         self._parent = parent
         self._task = task
         self._grader = get_grader(task.grader)
-        self._p = parent.profile.p_correct(task.profile)
+        dyn = parent.dynamics
+        self._threshold = _threshold(parent.profile.p_correct(task.profile))
+        self._skill = math.sqrt(dyn.call_correlation) * _task_model_latent(
+            task.id, task.question, parent.profile.key, dyn.task_correlation
+        )
+        self._call_noise = math.sqrt(1.0 - dyn.call_correlation)
         self._numbers = set(_NUMBER.findall(task.question))
         self._words = set(_WORD.findall(task.question.lower()))
 
@@ -301,21 +358,27 @@ class _TaskBoundSimulatedWorker:
             if m["role"] == "assistant"
         ]
         wrong_earlier = [g.extracted for g in earlier if not g.correct and g.extracted]
-        p = self._p
         sees = self.sees_question(asked)
-        if earlier:
+        # The worker's own attempt; marginally P(solved) = p, correlated across calls
+        # and models through the task's latent difficulty (module docstring).
+        solved = self._skill + self._call_noise * rng.gauss(0.0, 1.0) < self._threshold
+        if not earlier:
+            mode = "solve" if sees else "none"
+            ok = solved and sees
+        else:
             c = sum(g.correct for g in earlier) / len(earlier)
             if sees:
                 mode = "refine"
-                p_ok = p + dyn.refine_gain * (1 - p) * c - dyn.mislead * p * (1 - c)
+                if solved:
+                    ok = rng.random() >= dyn.mislead * (1 - c)
+                else:
+                    ok = rng.random() < dyn.refine_gain * c
             else:
-                mode, p_ok = "relay", dyn.relay * c
-        else:
-            mode, p_ok = ("solve", p) if sees else ("none", 0.0)
+                mode, ok = "relay", rng.random() < dyn.relay * c
 
         if mode == "none":
             answer: str | None = None
-        elif rng.random() < p_ok:
+        elif ok:
             answer = self._correct_answer()
         elif wrong_earlier and rng.random() < dyn.echo_wrong:
             answer = rng.choice(wrong_earlier)
