@@ -10,6 +10,7 @@ from typing import Any
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
+from conductor_gym._validate import is_int, require_int
 from conductor_gym.execute import BoundWorker, ExecutionError, RetryPolicy, Trace, run_plan
 from conductor_gym.graders import Grade, GraderError, grade
 from conductor_gym.plan import PlanParseError, parse_plan
@@ -152,14 +153,8 @@ class ConductorEnv(gym.Env[str, str]):
         retry: RetryPolicy | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
-        if (
-            isinstance(max_plan_chars, bool)
-            or not isinstance(max_plan_chars, int)
-            or max_plan_chars < 1
-        ):
-            raise ValueError(f"max_plan_chars must be an int >= 1, got {max_plan_chars!r}")
+        require_int("max_steps", max_steps)
+        require_int("max_plan_chars", max_plan_chars)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: unknown mode {render_mode!r}; choose one of "
@@ -199,7 +194,7 @@ class ConductorEnv(gym.Env[str, str]):
         task_index = int(rng.integers(len(self.tasks)))
         if "task_index" in options:
             task_index = options["task_index"]
-            if isinstance(task_index, bool) or not isinstance(task_index, int):
+            if not is_int(task_index):
                 raise ValueError("reset: options['task_index'] must be an int")
             if not 0 <= task_index < len(self.tasks):
                 raise ValueError(

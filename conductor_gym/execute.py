@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from conductor_gym._validate import require_int
 from conductor_gym.plan import Plan
 from conductor_gym.prompts import DEFAULT_TEMPLATES, PromptTemplates
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
@@ -71,10 +72,7 @@ class RetryPolicy:
     max_delay_s: float = 8.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int):
-            raise ValueError("RetryPolicy.max_attempts must be an int")
-        if self.max_attempts < 1:
-            raise ValueError("RetryPolicy.max_attempts must be >= 1")
+        require_int("RetryPolicy.max_attempts", self.max_attempts)
         if self.base_delay_s < 0 or self.max_delay_s < 0:
             raise ValueError("RetryPolicy delays must be >= 0")
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from conductor_gym._validate import is_int, require_int
 from conductor_gym.execute import BoundWorker
 from conductor_gym.workers.base import Worker
 
@@ -101,10 +102,7 @@ class WorkerSpec:
                 f"{where}.backend: unknown backend {self.backend!r}; "
                 f"registered: {sorted(_BACKENDS)}"
             )
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int):
-            raise ValueError(f"{where}.max_tokens must be an int, got {self.max_tokens!r}")
-        if self.max_tokens < 1:
-            raise ValueError(f"{where}.max_tokens must be >= 1, got {self.max_tokens}")
+        require_int(f"{where}.max_tokens", self.max_tokens)
         if not isinstance(self.temperature, int | float) or not (
             math.isfinite(self.temperature) and self.temperature >= 0
         ):
@@ -165,7 +163,7 @@ class WorkerPool:
         n = len(self.specs)
         if k is None:
             k = n
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
+        if not is_int(k) or not 1 <= k <= n:
             raise ValueError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
         self.k = k
         self.shuffle = bool(shuffle)

@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from conductor_gym._loop import LoopRunner
+from conductor_gym._validate import require_int
 from conductor_gym.env import ConductorEnv, StepResult
 from conductor_gym.pool import WorkerPool, WorkerSpec, make_pool
 from conductor_gym.tasks import TaskSource, make_task_source
@@ -64,14 +65,8 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         shuffle_workers: bool | None = None,
         **env_kwargs: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        if (
-            isinstance(max_concurrency, bool)
-            or not isinstance(max_concurrency, int)
-            or max_concurrency < 1
-        ):
-            raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
+        require_int("num_envs", num_envs)
+        require_int("max_concurrency", max_concurrency)
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:

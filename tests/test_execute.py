@@ -114,5 +114,5 @@ def test_backend_returning_a_non_completion_is_an_error() -> None:
 def test_retry_policy_backoff_is_bounded() -> None:
     policy = RetryPolicy(max_attempts=5, base_delay_s=0.5, max_delay_s=2.0)
     assert all(0.0 <= policy.delay(a) <= min(2.0, 0.5 * 2 ** (a - 1)) for a in range(1, 8))
-    with pytest.raises(ValueError, match="max_attempts must be >= 1"):
+    with pytest.raises(ValueError, match="max_attempts must be an int >= 1"):
         RetryPolicy(max_attempts=0)

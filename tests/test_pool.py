@@ -72,7 +72,7 @@ def test_workers_are_built_once_and_shared() -> None:
             {"name": "w", "backend": "nope"},
             r"WorkerSpec\(name='w'\)\.backend: unknown backend 'nope'",
         ),
-        ({"name": "w", "max_tokens": 0}, r"WorkerSpec\(name='w'\)\.max_tokens must be >= 1"),
+        ({"name": "w", "max_tokens": 0}, r"WorkerSpec\(name='w'\)\.max_tokens must be an int >= 1"),
         ({"name": "w", "temperature": -1}, r"WorkerSpec\(name='w'\)\.temperature"),
         ({"name": "w", "price_in_per_mtok": -2}, r"WorkerSpec\(name='w'\)\.price_in_per_mtok"),
     ],
