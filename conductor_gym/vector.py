@@ -136,6 +136,12 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         """Step every sub-env with its action, running all plans concurrently."""
         if len(actions) != self.num_envs:
             raise ValueError(f"step: got {len(actions)} actions for {self.num_envs} sub-envs")
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._needs_reset.any():
+            ended = np.flatnonzero(self._needs_reset).tolist()
+            raise RuntimeError(
+                f"sub-envs {ended} have ended: reset them with "
+                "reset(options={'reset_mask': mask}) before stepping"
+            )
         results = self._runner.run(self._step_all(actions))
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
@@ -164,12 +170,8 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         semaphore = asyncio.Semaphore(self.max_concurrency)
 
         async def one(i: int) -> StepResult | None:
-            if self._needs_reset[i]:
-                if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                    return None
-                raise RuntimeError(
-                    f"sub-env {i} has ended: reset it with options={{'reset_mask': mask}}"
-                )
+            if self._needs_reset[i]:  # NEXT_STEP: reset instead of stepping (in step())
+                return None
             async with semaphore:
                 return await self.envs[i].astep(actions[i])
 

@@ -68,7 +68,7 @@ def test_disabled_autoreset_requires_an_explicit_reset() -> None:
     envs = ConductorVectorEnv(2, autoreset_mode=AutoresetMode.DISABLED)
     envs.reset(seed=0)
     envs.step(["x", "y"])
-    with pytest.raises(RuntimeError, match="has ended"):
+    with pytest.raises(RuntimeError, match=r"sub-envs \[0, 1\] have ended"):
         envs.step(["x", "y"])
     envs.reset(options={"reset_mask": np.array([True, True])})
     envs.step(["x", "y"])

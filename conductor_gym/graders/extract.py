@@ -108,6 +108,16 @@ def clean_answer(answer: str) -> str:
     return text
 
 
+_NONBLANK = re.compile(r"\S")
+
+
+def _line_at(text: str, start: int) -> str:
+    """The text from ``start`` to the end of its line (slicing only that line keeps
+    repeated look-ups linear overall)."""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
 def anchored_answers(text: str) -> list[tuple[int, str]]:
     """What follows each anchored final-answer phrase, as ``(start, cleaned value)``.
 
@@ -117,10 +127,10 @@ def anchored_answers(text: str) -> list[tuple[int, str]]:
     """
     found: list[tuple[int, str]] = []
     for match in _ANCHOR.finditer(text):
-        rest = text[match.end() :]
-        line, _, after = rest.partition("\n")
+        line = _line_at(text, match.end())
         if not line.strip():
-            line = next((ln for ln in after.split("\n") if ln.strip()), "")
+            nonblank = _NONBLANK.search(text, match.end())
+            line = _line_at(text, nonblank.start()) if nonblank else ""
         value = clean_answer(line)
         if value:
             found.append((match.start(), value))
