@@ -9,6 +9,7 @@ from support import CountingWorker
 import conductor_gym  # noqa: F401  (registers the env)
 from conductor_gym import ConductorEnv, ConductorVectorEnv, WorkerSpec
 from conductor_gym.agents import RandomPlanner
+from conductor_gym.workers.simulated import paper_pool_specs
 
 
 def random_actions(infos: dict[str, object], n: int, seed: int) -> list[str]:
@@ -93,3 +94,15 @@ def test_bad_vector_arguments() -> None:
     envs.reset(seed=0)
     with pytest.raises(ValueError, match="got 1 actions for 2 sub-envs"):
         envs.step(["x"])
+
+
+def test_real_waiting_does_not_change_results() -> None:
+    """With latency_scale > 0 the workers really sleep, so plans interleave on the loop;
+    the results must not depend on that interleaving."""
+    results = []
+    for scale in (0.0, 1e-3):
+        envs = ConductorVectorEnv(12, pool=paper_pool_specs(latency_scale=scale))
+        _, infos = envs.reset(seed=7)
+        _, rewards, _, _, step_infos = envs.step(random_actions(infos, 12, seed=2))
+        results.append((rewards.tolist(), list(step_infos["final_info"]["trace"])))
+    assert results[0] == results[1]
