@@ -71,7 +71,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
@@ -255,6 +255,12 @@ def _task_model_latent(task_id: str, question: str, model: str, task_correlation
     return math.sqrt(task_correlation) * shared + math.sqrt(1.0 - task_correlation) * own
 
 
+@lru_cache(maxsize=1 << 12)
+def _question_tokens(question: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The numbers and the words of four or more letters in ``question``."""
+    return frozenset(_NUMBER.findall(question)), frozenset(_WORD.findall(question.lower()))
+
+
 class SimulatedWorker:
     """A simulated model with a :class:`SimProfile`; bind a task with :meth:`for_task`."""
 
@@ -300,29 +306,38 @@ class _TaskBoundSimulatedWorker:
     """A :class:`SimulatedWorker` that knows the ground truth of one task."""
 
     def __init__(self, parent: SimulatedWorker, task: Task) -> None:
+        # Kept cheap: the env binds every worker of the pool at each reset, and most are
+        # never called; what a call needs is derived on first use.
         self.name = parent.name
         self._parent = parent
         self._task = task
-        self._grader = get_grader(task.grader)
-        dyn = parent.dynamics
-        self._threshold = _threshold(parent.profile.p_correct(task.profile))
-        self._skill = math.sqrt(dyn.call_correlation) * _task_model_latent(
-            task.id, task.question, parent.profile.key, dyn.task_correlation
+
+    @cached_property
+    def _attempt(self) -> tuple[float, float, float]:
+        """``(skill, noise scale, threshold)``: an attempt succeeds when
+        ``skill + noise scale * N(0, 1) < threshold`` (module docstring)."""
+        dyn = self._parent.dynamics
+        task = self._task
+        latent = _task_model_latent(
+            task.id, task.question, self._parent.profile.key, dyn.task_correlation
         )
-        self._call_noise = math.sqrt(1.0 - dyn.call_correlation)
-        self._numbers = set(_NUMBER.findall(task.question))
-        self._words = set(_WORD.findall(task.question.lower()))
+        return (
+            math.sqrt(dyn.call_correlation) * latent,
+            math.sqrt(1.0 - dyn.call_correlation),
+            _threshold(self._parent.profile.p_correct(task.profile)),
+        )
 
     def sees_question(self, text: str) -> bool:
         """Whether ``text`` carries the task's question (verbatim or a faithful paraphrase)."""
         if self._task.question in text:
             return True
-        if not self._numbers <= set(_NUMBER.findall(text)):
+        numbers, words = _question_tokens(self._task.question)
+        if not numbers <= set(_NUMBER.findall(text)):
             return False
-        if not self._words:
-            return bool(self._numbers)
-        shared = len(self._words & set(_WORD.findall(text.lower())))
-        return shared >= self._parent.dynamics.word_coverage * len(self._words)
+        if not words:
+            return bool(numbers)
+        shared = len(words & set(_WORD.findall(text.lower())))
+        return shared >= self._parent.dynamics.word_coverage * len(words)
 
     def _wrong_answer(self, rng: random.Random) -> str | None:
         distractors = self._task.metadata.get("distractors")
@@ -352,8 +367,9 @@ class _TaskBoundSimulatedWorker:
         dyn = self._parent.dynamics
         rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
         asked = "\n".join(m["content"] for m in messages if m["role"] != "assistant")
+        grader = get_grader(self._task.grader)
         earlier = [
-            self._grader(m["content"], self._task.reference, self._task.metadata)
+            grader(m["content"], self._task.reference, self._task.metadata)
             for m in messages
             if m["role"] == "assistant"
         ]
@@ -361,7 +377,8 @@ class _TaskBoundSimulatedWorker:
         sees = self.sees_question(asked)
         # The worker's own attempt; marginally P(solved) = p, correlated across calls
         # and models through the task's latent difficulty (module docstring).
-        solved = self._skill + self._call_noise * rng.gauss(0.0, 1.0) < self._threshold
+        skill, noise, threshold = self._attempt
+        solved = skill + noise * rng.gauss(0.0, 1.0) < threshold
         if not earlier:
             mode = "solve" if sees else "none"
             ok = solved and sees
