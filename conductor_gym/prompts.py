@@ -146,12 +146,16 @@ DEFAULT_EXAMPLES: tuple[FewShotExample, ...] = (
             "D) left main"
         ),
         response=(
-            "This is a recall question, so one strong model can answer it; a second model "
-            "double-checks the reasoning before the letter goes back.\n"
+            "This is a recall question, so one strong model can answer it; a second model, "
+            "given the question again, double-checks the reasoning before the letter goes "
+            "back.\n"
             "model_id = [2, 0]\n"
             'subtasks = ["Answer the question. Explain which heart territory these ECG leads '
-            'show and which artery supplies it, then give the letter.", "Check the reasoning '
-            'above and reply with the single letter of the correct option."]\n'
+            'show and which artery supplies it, then give the letter.", "A patient with 40 '
+            "minutes of crushing chest pain has ST elevation in leads II, III and aVF. Which "
+            "artery is most likely blocked: A) left anterior descending, B) left circumflex, "
+            "C) right coronary, D) left main? Check the reasoning above and reply with the "
+            'single letter of the correct option."]\n'
             "access_list = [[], [0]]"
         ),
     ),

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conductor_gym.plan import Plan
+from conductor_gym.plan import Plan, parse_plan
 from conductor_gym.prompts import DEFAULT_TEMPLATES, FewShotExample, PromptTemplates
 from conductor_gym.workers.simulated import PAPER_PROFILES
 
@@ -119,3 +119,10 @@ def test_question_to_all_workers_and_system_prompt() -> None:
     )
     assert messages[0] == {"role": "system", "content": "Be brief."}
     assert messages[-1] == {"role": "user", "content": f"{QUESTION}\n\nsecond"}
+
+
+@pytest.mark.parametrize("index", range(len(DEFAULT_TEMPLATES.examples)))
+def test_every_few_shot_example_is_a_valid_plan(index: int) -> None:
+    example = DEFAULT_TEMPLATES.examples[index]
+    plan = parse_plan(example.response, num_workers=4, max_steps=5)
+    assert 1 <= len(plan) <= 5 and plan.subtasks[-1]
