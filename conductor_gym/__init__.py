@@ -19,10 +19,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 import gymnasium
 
-from conductor_gym.env import ConductorEnv
+from conductor_gym.env import ConductorEnv, Round
 from conductor_gym.execute import (
     BoundWorker,
     ExecutionError,
+    PolicyFailure,
     RetryPolicy,
     StepRecord,
     Trace,
@@ -57,10 +58,12 @@ __all__ = [
     "Outcome",
     "Plan",
     "PlanParseError",
+    "PolicyFailure",
     "PoolDraw",
     "PromptTemplates",
     "RetryPolicy",
     "RewardScheme",
+    "Round",
     "StepRecord",
     "Task",
     "TaskSource",

@@ -36,3 +36,7 @@ class LoopRunner:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.close()
         self._loop = None
+
+    def __del__(self) -> None:
+        # An env dropped without close() must not leak its loop's selector.
+        self.close()

@@ -3,51 +3,47 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import is_int, require_int
-from conductor_gym.execute import BoundWorker, ExecutionError, RetryPolicy, Trace, run_plan
+from conductor_gym.episode import ENV_REASONS, EpisodeState, Round, bind_task
+from conductor_gym.execute import (
+    BoundWorker,
+    ExecutionError,
+    PolicyFailure,
+    RetryPolicy,
+    Trace,
+    run_plan,
+    step_seed,
+)
 from conductor_gym.graders import Grade, GraderError, grade
-from conductor_gym.plan import PlanParseError, parse_plan
-from conductor_gym.pool import PoolDraw, WorkerPool, WorkerSpec, make_pool
+from conductor_gym.plan import Plan, PlanParseError, parse_plan
+from conductor_gym.pool import WorkerPool, WorkerSpec, make_pool
 from conductor_gym.prompts import DEFAULT_TEMPLATES, PromptTemplates
+from conductor_gym.render import render_episode
 from conductor_gym.reward import Outcome, RewardScheme, make_reward_scheme
+from conductor_gym.self_worker import (
+    SELF_WORKER_NAME,
+    ConductorPolicy,
+    RecursionBudget,
+    SelfWorker,
+    check_self_steps,
+)
 from conductor_gym.spaces import UnicodeText
 from conductor_gym.tasks import Task, TaskSource, make_task_source
 
-__all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "StepResult"]
+__all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "Round", "StepResult"]
 
 MAX_OBSERVATION_CHARS = 1 << 20
-_RESET_OPTIONS = ("task_index",)
-_EMPTY_PLAN_DETAIL = (
-    "three empty lists return an earlier answer in a recursive round; the first plan of an "
-    "episode needs at least one step"
-)
+_RESET_OPTIONS = ("task_index", "force_recursion")
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
-
-
-@dataclass
-class _Episode:
-    task: Task
-    task_index: int
-    draw: PoolDraw
-    workers: tuple[BoundWorker, ...]
-    seed: int
-    prompt: str
-    done: bool = False
-
-
-def _bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
-    # Simulated backends need the task's ground truth to simulate an answer; real
-    # backends have no ``for_task`` and are used as they are.
-    for_task = getattr(bound.worker, "for_task", None)
-    return dataclasses.replace(bound, worker=for_task(task)) if for_task else bound
+_ROUND_SEED = 1 << 20  # recursive round r runs with step_seed(episode seed, _ROUND_SEED + r)
 
 
 class ConductorEnv(gym.Env[str, str]):
@@ -65,6 +61,24 @@ class ConductorEnv(gym.Env[str, str]):
     Offline by default: the ``offline`` procedural tasks on the ``sim-paper``
     simulated pool, with no network and no keys.
 
+    ## Recursion (paper §3.2)
+
+    With ``max_recursions=R > 0`` an episode is multi-turn. After a plan runs, the
+    observation is the recursive prompt (the question, the current final answer, the
+    step limit) and the next action is a new plan, or three empty lists, which return
+    the current answer as final. In a recursive round the access entry ``"all"`` also
+    shows the previous round's final step (its subtask and answer) first. With a
+    ``conductor`` policy the conductor is also offered as worker ``Model k`` (listed as
+    itself); a step routed to it runs an inner plan that the policy writes for that step
+    (:mod:`conductor_gym.self_worker`). Recursive rounds and self-calls spend one
+    budget of ``R`` inner calls; when it is spent the episode ends on the current
+    answer. Without a ``conductor`` the self-worker is not offered.
+
+    ``force_recursion`` (``True``, or a probability drawn per episode from the env's
+    RNG, or ``reset(options={"force_recursion": ...})``) requires at least one inner
+    call: the recursive prompt then withdraws the stop option, and an empty plan before
+    an inner call is invalid (``recursion_required``).
+
     ## Action space
 
     ``UnicodeText(0, max_plan_chars)``: any string (the conductor's completion).
@@ -72,21 +86,33 @@ class ConductorEnv(gym.Env[str, str]):
 
     ## Observation space
 
-    ``UnicodeText(1, 2**20)``: the conductor prompt (rules, worked examples, the
-    question and ``Model 0 .. Model k-1``). After the final step the observation is
-    the same prompt, unchanged.
+    ``UnicodeText(1, 2**20)``: the conductor prompt at reset, the recursive prompt
+    between rounds. After the final step the observation is unchanged.
 
     ## Rewards
 
     From ``reward`` (default ``"paper"``: 1.0 correct, 0.5 a valid plan with a wrong
-    final answer, 0.0 an invalid plan, paper §3.1). Three empty lists (the empty plan)
-    are invalid at the start of an episode. When a worker or the grader fails after
-    retries the reward is 0.0 and ``truncated`` is ``True``: that is not a score, and
-    ``info["error"]`` says what failed.
+    final answer, 0.0 an invalid plan, paper §3.1). Three empty lists are invalid at the
+    start of an episode (``empty_plan``). Rounds that continue the episode earn 0.0; the
+    reward comes at the end, on the final answer. An invalid plan in any round (or in
+    an inner call) ends the episode with the ``invalid`` reward.
+
+    ``initial_round_weight = w`` (default 0) is the training variant of the paper's
+    recursive fine-tune, which scales the reward of the initial, non-recursive answer by
+    0.25 and normalises across rounds without giving a formula. We use
+    ``(w * r(initial answer) + r(final answer)) / (1 + w)``: with ``w = 0.25`` the first
+    plan keeps a stake in being right on its own, the reward stays within the scheme's
+    range, and an episode that stops after its first plan scores exactly ``r(answer)``.
+    It applies only to episodes that end on a graded answer (not to invalid plans).
+
+    When a worker or the grader fails after retries the reward is 0.0 and
+    ``truncated`` is ``True``: that is not a score, and ``info["error"]`` says what
+    failed.
 
     ## Episode end
 
-    Single-turn: ``terminated=True`` after one valid or invalid plan;
+    ``terminated=True`` after an invalid plan, an empty plan that stops, or a plan that
+    leaves no recursion budget (always after the first plan when ``R = 0``);
     ``truncated=True`` (and ``terminated=False``) after an infrastructure failure.
 
     ## Arguments
@@ -100,33 +126,43 @@ class ConductorEnv(gym.Env[str, str]):
       ordinal ids every episode (default off). Both only with a name or specs.
     * ``reward``: ``"paper"``, ``"binary"`` or a :class:`~conductor_gym.reward.RewardScheme`.
     * ``max_steps``: most steps a plan may have (paper: 5).
+    * ``max_recursions``, ``force_recursion``, ``initial_round_weight``, ``conductor``:
+      recursion, above.
     * ``templates``: :class:`~conductor_gym.prompts.PromptTemplates` for every prompt.
     * ``question_to_all_workers``: also give the question to every step's worker, not
       just the first (default off, as in the paper).
     * ``max_plan_chars``: longest completion parsed (default 65536).
     * ``retry``: :class:`~conductor_gym.execute.RetryPolicy` for transient worker errors.
-    * ``render_mode``: ``None`` or ``"ansi"`` (a text account of the last episode).
+    * ``render_mode``: ``None`` or ``"ansi"`` (a text account of the episode).
 
     ## Reset
 
-    ``reset(seed=s)`` fixes the task, the worker draw and every simulated outcome: the
-    same seed and the same action give the same reward and trace.
-    ``options={"task_index": i}`` picks task ``i`` of the source; the RNG is consumed
-    exactly as without it, so the worker draw for a seed does not depend on the option.
+    ``reset(seed=s)`` fixes the task, the worker draw, forced recursion and every
+    simulated outcome in every round: the same seed and the same actions give the same
+    rewards and traces. ``options={"task_index": i}`` picks task ``i`` of the source;
+    the RNG is consumed exactly as without it, so the worker draw for a seed does not
+    depend on the option. ``options={"force_recursion": bool}`` overrides the draw.
 
     ## Info
 
     After ``reset``: ``task_id``, ``task_index``, ``domain``, ``question``, ``pool``
-    (real worker names; position ``i`` is ``Model i``), ``num_workers``, ``max_steps``.
-    After ``step``, additionally: ``outcome`` (``"correct"``, ``"wrong"``,
-    ``"invalid"`` or ``"error"``), ``plan`` (:class:`~conductor_gym.plan.Plan` or
-    ``None``), ``parse_error`` (``{"reason", "detail"}`` or ``None``; ``reason`` is one of
-    :data:`conductor_gym.plan.REASONS`, or ``"empty_plan"``), ``trace``
-    (:class:`~conductor_gym.execute.Trace` or ``None``; partial after a failure),
-    ``grade`` (:class:`~conductor_gym.graders.Grade` or ``None``), ``error`` (``None``
-    or a dict naming the failed step, worker and error class), and the totals
-    ``worker_calls``, ``prompt_tokens``, ``completion_tokens``, ``cost_usd``,
-    ``latency_s`` (summed worker latency).
+    (worker names; position ``i`` is ``Model i``), ``num_workers``, ``max_steps``,
+    ``round`` (0), ``can_stop`` (whether three empty lists are accepted now),
+    ``recursions_left``, ``forced_recursion``, ``self_worker_id`` (or ``None``).
+    After ``step``, additionally, for the round just played: ``plan``
+    (:class:`~conductor_gym.plan.Plan` or ``None``), ``parse_error``
+    (``{"reason", "detail"}`` or ``None``; ``reason`` is one of
+    :data:`conductor_gym.plan.REASONS`, ``"empty_plan"``, ``"recursion_required"`` or
+    ``"recursion_budget"``), ``trace`` (:class:`~conductor_gym.execute.Trace` or
+    ``None``; partial after a failure); for the episode: ``rounds`` (every
+    :class:`Round` so far), ``outcome`` (``None`` while it goes on, then
+    ``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``), ``grade``
+    (:class:`~conductor_gym.graders.Grade` of the final answer, or ``None``),
+    ``initial_grade`` (with ``initial_round_weight > 0``), ``error`` (``None`` or a
+    dict naming the failed step, worker and error class), and totals over every round
+    and inner call: ``worker_calls`` (calls to real workers, retries included),
+    ``prompt_tokens``, ``completion_tokens``, ``cost_usd``, ``latency_s`` (summed
+    worker latency).
 
     ## Async use
 
@@ -147,6 +183,10 @@ class ConductorEnv(gym.Env[str, str]):
         shuffle_workers: bool | None = None,
         reward: str | RewardScheme = "paper",
         max_steps: int = 5,
+        max_recursions: int = 0,
+        force_recursion: bool | float = False,
+        initial_round_weight: float = 0.0,
+        conductor: ConductorPolicy | None = None,
         templates: PromptTemplates | None = None,
         question_to_all_workers: bool = False,
         max_plan_chars: int = 65536,
@@ -155,6 +195,30 @@ class ConductorEnv(gym.Env[str, str]):
     ) -> None:
         require_int("max_steps", max_steps)
         require_int("max_plan_chars", max_plan_chars)
+        require_int("max_recursions", max_recursions, minimum=0)
+        if not (
+            isinstance(force_recursion, bool)
+            or (isinstance(force_recursion, int | float) and 0.0 <= force_recursion <= 1.0)
+        ):
+            raise ValueError(
+                f"force_recursion must be a bool or a probability in [0, 1], "
+                f"got {force_recursion!r}"
+            )
+        if force_recursion and max_recursions == 0:
+            raise ValueError("force_recursion needs max_recursions >= 1")
+        if not (
+            isinstance(initial_round_weight, int | float)
+            and math.isfinite(initial_round_weight)
+            and initial_round_weight >= 0
+        ):
+            raise ValueError(
+                f"initial_round_weight must be a number >= 0, got {initial_round_weight!r}"
+            )
+        if conductor is not None and max_recursions == 0:
+            raise ValueError(
+                "conductor: the conductor is offered as a worker only with max_recursions >= 1"
+                " (each self-call spends one inner call)"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: unknown mode {render_mode!r}; choose one of "
@@ -168,6 +232,10 @@ class ConductorEnv(gym.Env[str, str]):
         self.pool = make_pool(pool, k=k, shuffle=shuffle_workers)
         self.reward_scheme = make_reward_scheme(reward)
         self.max_steps = max_steps
+        self.max_recursions = max_recursions
+        self.force_recursion = force_recursion
+        self.initial_round_weight = float(initial_round_weight)
+        self.conductor = conductor
         self.templates = templates or DEFAULT_TEMPLATES
         self.question_to_all_workers = bool(question_to_all_workers)
         self.max_plan_chars = max_plan_chars
@@ -177,7 +245,7 @@ class ConductorEnv(gym.Env[str, str]):
         self.action_space = UnicodeText(max_plan_chars, min_length=0)
         self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS, min_length=1)
 
-        self._episode: _Episode | None = None
+        self._episode: EpisodeState | None = None
         self._last_info: dict[str, Any] | None = None
         self._runner = LoopRunner()
 
@@ -203,17 +271,50 @@ class ConductorEnv(gym.Env[str, str]):
         task = self.tasks[task_index]
         draw = self.pool.sample(rng)
         episode_seed = int(rng.integers(0, 2**63 - 1))
-        prompt = self.templates.conductor_prompt(task.question, len(draw), self.max_steps)
-        self._episode = _Episode(
+        forced = bool(self.force_recursion)
+        if not isinstance(self.force_recursion, bool) and 0.0 < self.force_recursion < 1.0:
+            forced = bool(rng.random() < self.force_recursion)
+        if "force_recursion" in options:
+            if not isinstance(options["force_recursion"], bool):
+                raise ValueError("reset: options['force_recursion'] must be a bool")
+            if options["force_recursion"] and self.max_recursions == 0:
+                raise ValueError("reset: force_recursion needs max_recursions >= 1")
+            forced = options["force_recursion"]
+
+        budget = RecursionBudget(self.max_recursions)
+        workers = tuple(bind_task(w, task) for w in draw.workers)
+        self_worker = None
+        if self.conductor is not None:
+            self_worker = SelfWorker(
+                policy=self.conductor,
+                self_id=len(workers),
+                budget=budget,
+                templates=self.templates,
+                max_steps=self.max_steps,
+                max_plan_chars=self.max_plan_chars,
+                retry=self.retry,
+                question_to_all_workers=self.question_to_all_workers,
+            )
+            workers = (*workers, BoundWorker(self_worker))
+            self_worker.workers = workers
+        self._episode = EpisodeState(
             task=task,
             task_index=task_index,
             draw=draw,
-            workers=tuple(_bind_task(w, task) for w in draw.workers),
+            workers=workers,
+            self_worker=self_worker,
             seed=episode_seed,
-            prompt=prompt,
+            budget=budget,
+            force_recursion=forced,
+            observation=self.templates.conductor_prompt(
+                task.question,
+                len(workers),
+                self.max_steps,
+                self_id=self_worker.self_id if self_worker else None,
+            ),
         )
         self._last_info = None
-        return prompt, self._reset_info(self._episode)
+        return self._episode.observation, self._base_info(self._episode)
 
     def step(self, action: str) -> StepResult:
         return self._runner.run(self.astep(action))
@@ -225,57 +326,62 @@ class ConductorEnv(gym.Env[str, str]):
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
             raise TypeError(f"action must be a str (the completion), got {type(action).__name__}")
-        episode.done = True
-        info = self._reset_info(episode)
-        info.update(
-            outcome=None,
-            plan=None,
-            parse_error=None,
-            trace=None,
-            grade=None,
-            error=None,
-        )
+        index = len(episode.rounds)
         try:
             plan = parse_plan(
-                action, len(episode.draw), self.max_steps, max_chars=self.max_plan_chars
+                action, len(episode.workers), self.max_steps, max_chars=self.max_plan_chars
             )
         except PlanParseError as exc:
-            error = {"reason": exc.reason, "detail": exc.detail}
-            return self._finish(episode, info, Outcome.INVALID, parse_error=error)
+            return self._invalid(episode, Round(index, None, None), exc.reason, exc.detail)
         if plan.is_empty:
-            error = {"reason": "empty_plan", "detail": _EMPTY_PLAN_DETAIL}
-            return self._finish(episode, info, Outcome.INVALID, parse_error=error)
-        info["plan"] = plan
+            if index == 0:
+                reason = "empty_plan"
+            elif self._must_continue(episode):
+                reason = "recursion_required"
+            else:
+                episode.rounds.append(Round(index, plan, None))
+                return self._end(episode)
+            return self._invalid(episode, Round(index, plan, None), reason, ENV_REASONS[reason])
+
+        calls_before = episode.self_call_count
         try:
-            trace = await run_plan(
-                plan,
-                episode.workers,
-                question=episode.task.question,
-                seed=episode.seed,
-                templates=self.templates,
-                question_to_all_workers=self.question_to_all_workers,
-                retry=self.retry,
-            )
+            trace = await self._run_round(episode, plan, index)
+        except PolicyFailure as exc:
+            new_round = Round(index, plan, None, None, episode.self_calls_since(calls_before))
+            return self._invalid(episode, new_round, exc.reason, exc.detail)
         except ExecutionError as exc:
-            info["trace"] = exc.trace
-            return self._fail(episode, info, exc.to_dict())
-        info["trace"] = trace
-        try:
-            verdict = self._grade(episode.task, trace.final_response or "")
-        except GraderError as exc:
-            return self._fail(
-                episode,
-                info,
-                {"kind": "grader", "grader": episode.task.grader, "message": str(exc)},
-            )
-        info["grade"] = verdict
-        outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
-        return self._finish(episode, info, outcome)
+            calls = episode.self_calls_since(calls_before)
+            episode.rounds.append(Round(index, plan, exc.trace, None, calls))
+            return self._fail(episode, exc.to_dict())
+        episode.rounds.append(
+            Round(index, plan, trace, None, episode.self_calls_since(calls_before))
+        )
+        episode.answer = trace.final_response
+        episode.last_subtask = plan.subtasks[-1]
+        if index == 0:
+            episode.initial_answer = episode.answer
+        if episode.budget.left < 1:
+            return self._end(episode)
+        episode.observation = self.templates.recursive_prompt(
+            episode.task.question,
+            episode.answer or "",
+            len(episode.workers),
+            self.max_steps,
+            may_stop=not self._must_continue(episode),
+            self_id=episode.self_id,
+        )
+        info = self._step_info(episode)
+        self._last_info = info
+        return episode.observation, 0.0, False, False, info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return _render_ansi(self._episode, self._last_info)
+        if self._episode is None:
+            return "(no episode: call reset())\n"
+        return render_episode(
+            self._episode.task, self._episode.draw.names, self._episode.rounds, self._last_info
+        )
 
     def close(self) -> None:
         self._runner.close()
@@ -283,74 +389,106 @@ class ConductorEnv(gym.Env[str, str]):
 
     # -- internals ---------------------------------------------------------------------
 
+    async def _run_round(self, episode: EpisodeState, plan: Plan, index: int) -> Trace:
+        """Run ``plan`` as round ``index``: a recursive round spends one inner call, and
+        sees the previous round's final step through ``"all"``."""
+        if index > 0:
+            episode.budget.left -= 1
+        check_self_steps(plan, episode.self_id, episode.budget)
+        return await run_plan(
+            plan,
+            episode.workers,
+            question=episode.task.question,
+            seed=episode.seed if index == 0 else step_seed(episode.seed, _ROUND_SEED + index),
+            templates=self.templates,
+            question_to_all_workers=self.question_to_all_workers,
+            retry=self.retry,
+            prior=() if index == 0 else ((episode.last_subtask, episode.answer or ""),),
+        )
+
+    def _must_continue(self, episode: EpisodeState) -> bool:
+        """Forced recursion and no inner call made yet."""
+        return episode.force_recursion and episode.inner_calls(self.max_recursions) == 0
+
     @staticmethod
     def _grade(task: Task, response: str) -> Grade:
         return grade(task.grader, response, task.reference, **task.metadata)
 
-    def _reset_info(self, episode: _Episode) -> dict[str, Any]:
+    def _base_info(self, episode: EpisodeState) -> dict[str, Any]:
+        index = len(episode.rounds)
         return {
             "task_id": episode.task.id,
             "task_index": episode.task_index,
             "domain": episode.task.domain,
             "question": episode.task.question,
-            "pool": episode.draw.names,
-            "num_workers": len(episode.draw),
+            "pool": (*episode.draw.names, *([SELF_WORKER_NAME] if episode.self_worker else [])),
+            "num_workers": len(episode.workers),
             "max_steps": self.max_steps,
+            "round": index,
+            "can_stop": index > 0 and not self._must_continue(episode),
+            "recursions_left": episode.budget.left,
+            "forced_recursion": episode.force_recursion,
+            "self_worker_id": episode.self_id,
         }
 
-    def _totals(self, info: dict[str, Any]) -> None:
-        trace: Trace = info["trace"] or Trace()
+    def _step_info(self, episode: EpisodeState) -> dict[str, Any]:
+        last = episode.rounds[-1]
+        info = self._base_info(episode)
         info.update(
-            worker_calls=trace.worker_calls,
-            prompt_tokens=trace.prompt_tokens,
-            completion_tokens=trace.completion_tokens,
-            cost_usd=trace.cost_usd,
-            latency_s=trace.latency_s,
+            round=last.index,
+            rounds=tuple(episode.rounds),
+            plan=last.plan,
+            parse_error=last.parse_error,
+            trace=last.trace,
+            outcome=None,
+            grade=None,
+            initial_grade=None,
+            error=None,
         )
+        info.update(episode.totals())
+        return info
 
-    def _finish(
-        self,
-        episode: _Episode,
-        info: dict[str, Any],
-        outcome: Outcome,
-        *,
-        parse_error: dict[str, str] | None = None,
+    def _close(self, episode: EpisodeState, info: dict[str, Any], reward: float) -> StepResult:
+        episode.done = True
+        self._last_info = info
+        truncated = info["outcome"] == "error"
+        return episode.observation, reward, not truncated, truncated, info
+
+    def _invalid(
+        self, episode: EpisodeState, new_round: Round, reason: str, detail: str
     ) -> StepResult:
-        info["outcome"] = outcome.value
-        info["parse_error"] = parse_error
-        self._totals(info)
-        self._last_info = info
-        return episode.prompt, self.reward_scheme(outcome), True, False, info
-
-    def _fail(self, episode: _Episode, info: dict[str, Any], error: dict[str, Any]) -> StepResult:
-        info["outcome"] = "error"
-        info["error"] = error
-        self._totals(info)
-        self._last_info = info
-        return episode.prompt, 0.0, False, True, info
-
-
-def _render_ansi(episode: _Episode | None, info: dict[str, Any] | None) -> str:
-    if episode is None:
-        return "(no episode: call reset())\n"
-    lines = [f"task {episode.task.id} [{episode.task.domain}]", f"Q: {episode.task.question}"]
-    lines.append("pool: " + ", ".join(f"Model {i}={n}" for i, n in enumerate(episode.draw.names)))
-    if info is None:
-        return "\n".join([*lines, "(awaiting a plan)"]) + "\n"
-    if info["parse_error"] is not None:
-        lines.append(
-            f"invalid plan: {info['parse_error']['reason']}: {info['parse_error']['detail']}"
+        episode.rounds.append(
+            dataclasses.replace(new_round, parse_error={"reason": reason, "detail": detail})
         )
-    trace: Trace | None = info["trace"]
-    for step in trace.steps if trace else ():
-        shown = "no earlier step" if not step.visible else f"steps {list(step.visible)}"
-        lines.append(f"step {step.index}: Model {step.model_id} ({step.worker}) sees {shown}")
-        lines.append(f"  subtask:  {step.subtask}")
-        lines.append(f"  response: {step.response}")
-    if info["grade"] is not None:
-        g: Grade = info["grade"]
-        lines.append(f"grade: correct={g.correct} extracted={g.extracted!r} ({g.reason})")
-    if info["error"] is not None:
-        lines.append(f"error: {info['error']}")
-    lines.append(f"outcome: {info['outcome']}")
-    return "\n".join(lines) + "\n"
+        info = self._step_info(episode)
+        info["outcome"] = Outcome.INVALID.value
+        return self._close(episode, info, self.reward_scheme(Outcome.INVALID))
+
+    def _end(self, episode: EpisodeState) -> StepResult:
+        """Grade the current answer (and, with ``initial_round_weight``, the first one)."""
+        info = self._step_info(episode)
+        try:
+            final = self._grade(episode.task, episode.answer or "")
+            initial = None
+            if self.initial_round_weight > 0:
+                initial = (
+                    final
+                    if episode.initial_answer == episode.answer
+                    else self._grade(episode.task, episode.initial_answer or "")
+                )
+        except GraderError as exc:
+            error = {"kind": "grader", "grader": episode.task.grader, "message": str(exc)}
+            return self._fail(episode, error)
+        outcome = Outcome.CORRECT if final.correct else Outcome.WRONG
+        reward = self.reward_scheme(outcome)
+        if initial is not None:
+            first = self.reward_scheme(Outcome.CORRECT if initial.correct else Outcome.WRONG)
+            weight = self.initial_round_weight
+            reward = (weight * first + reward) / (1.0 + weight)
+        info.update(outcome=outcome.value, grade=final, initial_grade=initial)
+        return self._close(episode, info, reward)
+
+    def _fail(self, episode: EpisodeState, error: dict[str, Any]) -> StepResult:
+        info = self._step_info(episode)
+        info.update(outcome="error", error=error)
+        return self._close(episode, info, 0.0)

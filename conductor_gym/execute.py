@@ -29,6 +29,7 @@ from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 __all__ = [
     "BoundWorker",
     "ExecutionError",
+    "PolicyFailure",
     "RetryPolicy",
     "StepRecord",
     "Trace",
@@ -189,6 +190,23 @@ class ExecutionError(RuntimeError):
         }
 
 
+class PolicyFailure(Exception):
+    """A step failed because of the conductor's own output, not the infrastructure: an
+    inner call of the conductor (a step routed to itself) wrote no valid plan. The
+    episode is an invalid plan (reward for ``invalid``), never a truncation.
+
+    Attributes:
+        reason: Machine-readable code (a :data:`conductor_gym.plan.REASONS` entry, or
+            an env-level one such as ``"empty_plan"`` or ``"recursion_budget"``).
+        detail: What was wrong, and where.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
 async def _call(
     bound: BoundWorker, messages: list[Message], seed: int | None, retry: RetryPolicy
 ) -> tuple[Completion, int]:
@@ -215,6 +233,8 @@ async def _call(
             if not exc.transient or attempt >= retry.max_attempts:
                 exc.worker = exc.worker or bound.name
                 raise _Failed(exc, attempt) from exc
+        except PolicyFailure:
+            raise
         except Exception as exc:  # an unexpected backend exception is a permanent failure
             error = WorkerError(f"{type(exc).__name__}: {exc}", transient=False, worker=bound.name)
             error.__cause__ = exc
@@ -238,6 +258,7 @@ async def run_plan(
     templates: PromptTemplates = DEFAULT_TEMPLATES,
     question_to_all_workers: bool = False,
     retry: RetryPolicy | None = None,
+    prior: Sequence[tuple[str, str]] = (),
 ) -> Trace:
     """Execute ``plan`` on ``workers`` (``workers[i]`` is ``Model i``).
 
@@ -252,12 +273,15 @@ async def run_plan(
         question_to_all_workers: Prefix every step's subtask with the question
             (off by default, as in the paper: only the first step gets it).
         retry: Retry policy for transient failures (default :class:`RetryPolicy`).
+        prior: ``(subtask, answer)`` turns from before this plan (in a recursive round,
+            the previous round's final step), seen by every step whose access is ``"all"``.
 
     Returns:
         The trace of every step.
 
     Raises:
         ExecutionError: A worker failed permanently or ran out of retries.
+        PolicyFailure: A step routed to the conductor itself got no valid plan.
     """
     retry = retry or RetryPolicy()
     records: list[StepRecord] = []
@@ -265,7 +289,12 @@ async def run_plan(
     for i, (model_id, subtask) in enumerate(zip(plan.model_ids, plan.subtasks, strict=True)):
         bound = workers[model_id]
         messages = templates.worker_messages(
-            question, plan, i, responses, question_to_all_workers=question_to_all_workers
+            question,
+            plan,
+            i,
+            responses,
+            question_to_all_workers=question_to_all_workers,
+            prior=prior,
         )
         try:
             completion, attempts = await _call(

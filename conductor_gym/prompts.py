@@ -73,16 +73,24 @@ CONDUCTOR_TEMPLATE = (
 
 RECURSIVE_TEMPLATE = (
     "You are a conductor directing a team of {num_workers} language models. A workflow has "
-    "already run for the question below, and its final answer is shown. Either return that "
-    "answer as it is, or write a new workflow of up to {max_steps} steps to verify or improve "
-    'it. In a new workflow the access entry "all" also includes the current final answer.\n\n'
+    "already run for the question below, and its final answer is shown. {continuation} "
+    'In a new workflow the access entry "all" also includes the current final answer.\n\n'
     + _RULES
     + "\n\n"
     + _FORMAT
-    + "\n\nTo return the current final answer unchanged, reply with three empty lists:\n"
-    "model_id = []\nsubtasks = []\naccess_list = []\n\n"
-    "USER QUESTION:\n{question}\n\nCURRENT FINAL ANSWER:\n{answer}\n\n"
+    + "\n\nUSER QUESTION:\n{question}\n\nCURRENT FINAL ANSWER:\n{answer}\n\n"
     "AVAILABLE LANGUAGE MODELS:\n{worker_list}\n"
+)
+
+RECURSIVE_MAY_STOP = (
+    "If that answer is right, return it as it is by replying with three empty lists "
+    "(model_id = [], subtasks = [], access_list = []). Otherwise write a new workflow of up "
+    "to {max_steps} steps to verify or improve it."
+)
+
+RECURSIVE_MUST_CONTINUE = (
+    "Write a new workflow of up to {max_steps} steps to verify or improve it (this round "
+    "must run a workflow: three empty lists are not accepted here)."
 )
 
 EXAMPLES_HEADER = (
@@ -185,9 +193,16 @@ _TEMPLATE_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"question", "worker_list", "num_workers", "max_steps", "examples"}),
     ),
     "recursive": (
-        frozenset({"question", "answer"}),
-        frozenset({"question", "answer", "worker_list", "num_workers", "max_steps"}),
+        frozenset({"question", "answer", "continuation"}),
+        frozenset(
+            {"question", "answer", "continuation", "worker_list", "num_workers", "max_steps"}
+        ),
     ),
+    "recursive_may_stop": (frozenset(), frozenset({"max_steps"})),
+    "recursive_must_continue": (frozenset(), frozenset({"max_steps"})),
+    "self_worker_item": (frozenset({"id"}), frozenset({"id"})),
+    "self_call": (frozenset({"task"}), frozenset({"context", "task"})),
+    "self_call_turn": (frozenset({"answer"}), frozenset({"subtask", "answer"})),
     "example": (frozenset({"question", "response"}), frozenset({"n", "question", "response"})),
     "worker_list_item": (frozenset({"id"}), frozenset({"id"})),
     "first_step": (frozenset({"question", "subtask"}), frozenset({"question", "subtask"})),
@@ -206,14 +221,25 @@ class PromptTemplates:
     Attributes:
         conductor: The conductor prompt. Fields: ``question``, ``worker_list`` (required),
             ``num_workers``, ``max_steps``, ``examples``.
-        recursive: The re-planning prompt. Fields: ``question``, ``answer`` (required),
-            ``worker_list``, ``num_workers``, ``max_steps``.
+        recursive: The re-planning prompt. Fields: ``question``, ``answer``,
+            ``continuation`` (required), ``worker_list``, ``num_workers``, ``max_steps``.
+        recursive_may_stop: ``continuation`` when the conductor may stop (field
+            ``max_steps``): it offers three empty lists.
+        recursive_must_continue: ``continuation`` when a new workflow is required
+            (forced recursion; field ``max_steps``).
         examples: Few-shot examples, rendered in order into ``{examples}``; empty for none.
         examples_header: Text placed before the examples (no fields).
         example: One example. Fields: ``question``, ``response`` (required), ``n`` (1-based).
         worker_list_item: One line of the worker list. Field: ``id``.
         first_step: The first worker's user message. Fields: ``question``, ``subtask``.
         worker_system: An optional system message given to every worker.
+        self_worker_item: The worker-list line of the conductor itself, when it is offered
+            as a worker. Field: ``id``.
+        self_call: The question of an inner conductor call (a step routed to the
+            conductor itself). Fields: ``task`` (the step's own message, required) and
+            ``context`` (its earlier turns, each rendered with ``self_call_turn``).
+        self_call_turn: One earlier (subtask, answer) turn in ``context``. Fields:
+            ``subtask``, ``answer``.
     """
 
     conductor: str = CONDUCTOR_TEMPLATE
@@ -224,6 +250,13 @@ class PromptTemplates:
     worker_list_item: str = "Model {id}"
     first_step: str = "{question}\n\n{subtask}"
     worker_system: str | None = None
+    recursive_may_stop: str = RECURSIVE_MAY_STOP
+    recursive_must_continue: str = RECURSIVE_MUST_CONTINUE
+    self_worker_item: str = (
+        "Model {id} (yourself: that step becomes a new workflow that you write for it)"
+    )
+    self_call: str = "{context}{task}"
+    self_call_turn: str = "An earlier step was asked:\n{subtask}\nIt answered:\n{answer}\n\n"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -261,29 +294,57 @@ class PromptTemplates:
         )
         return self.examples_header + body
 
-    def worker_list(self, num_workers: int) -> str:
-        """The workers as the conductor sees them: ``Model 0`` .. ``Model k-1``, one a line."""
-        return "\n".join(self.worker_list_item.format(id=i) for i in range(num_workers))
+    def worker_list(self, num_workers: int, self_id: int | None = None) -> str:
+        """The workers as the conductor sees them, ``Model 0`` .. ``Model k-1`` one a line;
+        ``self_id`` marks the conductor itself when it is offered as a worker."""
+        return "\n".join(
+            (self.self_worker_item if i == self_id else self.worker_list_item).format(id=i)
+            for i in range(num_workers)
+        )
 
-    def conductor_prompt(self, question: str, num_workers: int, max_steps: int) -> str:
-        """The observation for a new episode."""
+    def conductor_prompt(
+        self, question: str, num_workers: int, max_steps: int, *, self_id: int | None = None
+    ) -> str:
+        """The observation for a new episode (or for an inner call of the conductor)."""
         return self.conductor.format(
             question=question,
-            worker_list=self.worker_list(num_workers),
+            worker_list=self.worker_list(num_workers, self_id),
             num_workers=num_workers,
             max_steps=max_steps,
             examples=self._examples_block,
         )
 
-    def recursive_prompt(self, question: str, answer: str, num_workers: int, max_steps: int) -> str:
-        """The observation after a plan has run, in multi-turn episodes."""
+    def recursive_prompt(
+        self,
+        question: str,
+        answer: str,
+        num_workers: int,
+        max_steps: int,
+        *,
+        may_stop: bool = True,
+        self_id: int | None = None,
+    ) -> str:
+        """The observation after a plan has run, in multi-turn episodes. With
+        ``may_stop=False`` (forced recursion) the empty-lists option is withdrawn."""
+        continuation = self.recursive_may_stop if may_stop else self.recursive_must_continue
         return self.recursive.format(
             question=question,
             answer=answer,
-            worker_list=self.worker_list(num_workers),
+            continuation=continuation.format(max_steps=max_steps),
+            worker_list=self.worker_list(num_workers, self_id),
             num_workers=num_workers,
             max_steps=max_steps,
         )
+
+    def self_call_question(self, messages: Sequence[Message]) -> str:
+        """The question of an inner conductor call, written from the step's chat."""
+        turns = [m for m in messages if m["role"] != "system"]
+        *earlier, last = turns
+        context = "".join(
+            self.self_call_turn.format(subtask=user["content"], answer=reply["content"])
+            for user, reply in zip(earlier[::2], earlier[1::2], strict=True)
+        )
+        return self.self_call.format(context=context, task=last["content"])
 
     def worker_messages(
         self,
@@ -293,6 +354,7 @@ class PromptTemplates:
         responses: Sequence[str],
         *,
         question_to_all_workers: bool = False,
+        prior: Sequence[tuple[str, str]] = (),
     ) -> list[Message]:
         """The chat that step ``step``'s worker receives.
 
@@ -300,11 +362,17 @@ class PromptTemplates:
         steps appear as ``user`` (their subtask) / ``assistant`` (their answer) turns in
         step order, then the worker's own subtask as the last ``user`` turn, preceded by
         the question for the first step (or for every step with
-        ``question_to_all_workers``).
+        ``question_to_all_workers``). ``prior`` holds ``(subtask, answer)`` turns from
+        before this plan (a recursive round's previous final answer): a step whose access
+        is ``"all"`` sees them first.
         """
         messages: list[Message] = []
         if self.worker_system is not None:
             messages.append({"role": "system", "content": self.worker_system})
+        if plan.access[step] == "all":
+            for subtask, answer in prior:
+                messages.append({"role": "user", "content": subtask})
+                messages.append({"role": "assistant", "content": answer})
         for j in plan.visible(step):
             messages.append({"role": "user", "content": plan.subtasks[j]})
             messages.append({"role": "assistant", "content": responses[j]})

@@ -19,7 +19,8 @@ from conductor_gym.tasks import make_task_source
 
 STEP_KEYS = {
     "task_id", "task_index", "domain", "question", "pool", "num_workers", "max_steps",
-    "outcome", "plan", "parse_error", "trace", "grade", "error",
+    "round", "can_stop", "recursions_left", "forced_recursion", "self_worker_id",
+    "rounds", "outcome", "plan", "parse_error", "trace", "grade", "initial_grade", "error",
     "worker_calls", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
 }  # fmt: skip
 

@@ -54,7 +54,8 @@ def test_custom_example_and_braces_in_question() -> None:
             "conductor lacks the field(s) ['question', 'worker_list']",
         ),
         ("conductor", "{question} {worker_list} {oops}", "unknown field(s) ['oops']"),
-        ("recursive", "{question}", "recursive lacks the field(s) ['answer']"),
+        ("recursive", "{question}", "recursive lacks the field(s) ['answer', 'continuation']"),
+        ("self_call", "{context}", "self_call lacks the field(s) ['task']"),
         ("first_step", "{subtask}", "first_step lacks the field(s) ['question']"),
         ("worker_list_item", "Model {id", "worker_list_item is not a valid template"),
     ],
@@ -64,11 +65,33 @@ def test_bad_template_fails_at_construction(field: str, value: str, message: str
         PromptTemplates(**{field: value})
 
 
-def test_recursive_prompt_offers_empty_lists() -> None:
+def test_recursive_prompt_offers_empty_lists_unless_forced() -> None:
     prompt = DEFAULT_TEMPLATES.recursive_prompt(QUESTION, "391", num_workers=2, max_steps=4)
-    assert "model_id = []\nsubtasks = []\naccess_list = []" in prompt
+    assert "model_id = [], subtasks = [], access_list = []" in prompt
     assert "CURRENT FINAL ANSWER:\n391" in prompt
-    assert QUESTION in prompt and "up to 4 steps" in prompt
+    assert QUESTION in prompt and "up to 4 steps" in prompt and "between 1 and 4 steps" in prompt
+    forced = DEFAULT_TEMPLATES.recursive_prompt(QUESTION, "391", 2, 4, may_stop=False)
+    assert "three empty lists are not accepted" in forced
+    assert "model_id = [], subtasks = []" not in forced
+
+
+def test_self_worker_is_marked_in_the_worker_list() -> None:
+    prompt = DEFAULT_TEMPLATES.conductor_prompt(QUESTION, num_workers=3, max_steps=5, self_id=2)
+    models = prompt.split("AVAILABLE LANGUAGE MODELS:\n")[1]
+    assert models.startswith("Model 0\nModel 1\nModel 2 (yourself:")
+
+
+def test_self_call_question_flattens_the_step_chat() -> None:
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Solve it."},
+        {"role": "assistant", "content": "42"},
+        {"role": "user", "content": "Plan how to check 42."},
+    ]
+    question = DEFAULT_TEMPLATES.self_call_question(messages)
+    assert question == (
+        "An earlier step was asked:\nSolve it.\nIt answered:\n42\n\nPlan how to check 42."
+    )
 
 
 PLAN = Plan(
@@ -110,6 +133,14 @@ RESPONSES = ["r0", "r1", "r2"]
 def test_worker_messages_follow_access(step: int, expected: list[tuple[str, str]]) -> None:
     messages = DEFAULT_TEMPLATES.worker_messages(QUESTION, PLAN, step, RESPONSES[:step])
     assert [(m["role"], m["content"]) for m in messages] == expected
+
+
+def test_prior_turns_reach_only_steps_with_all_access() -> None:
+    prior = [("Solve it (previous round).", "r-prev")]
+    with_all = DEFAULT_TEMPLATES.worker_messages(QUESTION, PLAN, 2, RESPONSES[:2], prior=prior)
+    assert [m["content"] for m in with_all[:2]] == ["Solve it (previous round).", "r-prev"]
+    indices = DEFAULT_TEMPLATES.worker_messages(QUESTION, PLAN, 3, RESPONSES, prior=prior)
+    assert "r-prev" not in [m["content"] for m in indices]
 
 
 def test_question_to_all_workers_and_system_prompt() -> None:

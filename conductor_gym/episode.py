@@ -1,0 +1,112 @@
+"""The state of one conductor episode, and its rounds."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from conductor_gym.execute import BoundWorker, Trace
+from conductor_gym.plan import Plan
+from conductor_gym.pool import PoolDraw
+from conductor_gym.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
+from conductor_gym.tasks import Task
+
+__all__ = ["ENV_REASONS", "EpisodeState", "Round", "bind_task"]
+
+ENV_REASONS: dict[str, str] = {
+    "empty_plan": (
+        "three empty lists return the current answer in a recursive round; the first plan "
+        "of an episode needs at least one step"
+    ),
+    "recursion_required": (
+        "this episode must make an inner call (forced recursion): three empty lists are not "
+        "accepted before one"
+    ),
+}
+"""Invalid-plan reasons the env adds to :data:`conductor_gym.plan.REASONS` (and their
+details); ``"recursion_budget"`` comes from :mod:`conductor_gym.self_worker`."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """One plan of an episode: round 0 answers the question, later rounds re-plan.
+
+    ``plan`` is ``None`` when the completion did not parse (``parse_error`` says why);
+    the empty plan (stop) has no trace. ``self_calls`` lists the inner conductor calls
+    made by this round's steps.
+    """
+
+    index: int
+    plan: Plan | None
+    trace: Trace | None
+    parse_error: dict[str, str] | None = None
+    self_calls: tuple[SelfCall, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "plan": self.plan.to_dict() if self.plan is not None else None,
+            "trace": self.trace.to_dict() if self.trace is not None else None,
+            "parse_error": self.parse_error,
+            "self_calls": [c.to_dict() for c in self.self_calls],
+        }
+
+
+@dataclass
+class EpisodeState:
+    task: Task
+    task_index: int
+    draw: PoolDraw
+    workers: tuple[BoundWorker, ...]
+    self_worker: SelfWorker | None
+    seed: int
+    budget: RecursionBudget
+    force_recursion: bool
+    observation: str
+    rounds: list[Round] = field(default_factory=list)
+    answer: str | None = None
+    last_subtask: str = ""
+    initial_answer: str | None = None
+    done: bool = False
+
+    @property
+    def self_id(self) -> int | None:
+        return self.self_worker.self_id if self.self_worker is not None else None
+
+    def self_calls_since(self, start: int) -> tuple[SelfCall, ...]:
+        """Inner conductor calls made after the first ``start`` of them."""
+        return tuple(self.self_worker.calls[start:]) if self.self_worker is not None else ()
+
+    @property
+    def self_call_count(self) -> int:
+        return len(self.self_worker.calls) if self.self_worker is not None else 0
+
+    def inner_calls(self, max_recursions: int) -> int:
+        return max_recursions - self.budget.left
+
+    def totals(self) -> dict[str, Any]:
+        """Accounting over every round and inner call so far."""
+        traces = [r.trace for r in self.rounds if r.trace is not None]
+        inner = [c.trace for r in self.rounds for c in r.self_calls]
+        return {
+            # A self-call step stands for its inner plan: count the inner workers' calls.
+            "worker_calls": sum(
+                step.attempts
+                for t in (*traces, *inner)
+                for step in t.steps
+                if step.worker != SELF_WORKER_NAME
+            ),
+            # A self-call step's completion already carries its inner plan's totals.
+            "prompt_tokens": sum(t.prompt_tokens for t in traces),
+            "completion_tokens": sum(t.completion_tokens for t in traces),
+            "cost_usd": sum(t.cost_usd for t in traces),
+            "latency_s": sum(t.latency_s for t in traces),
+        }
+
+
+def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
+    # Simulated backends need the task's ground truth to simulate an answer; real
+    # backends have no ``for_task`` and are used as they are.
+    for_task = getattr(bound.worker, "for_task", None)
+    return dataclasses.replace(bound, worker=for_task(task)) if for_task else bound
