@@ -27,3 +27,20 @@ def test_full_episode_three_steps(benchmark) -> None:  # type: ignore[no-untyped
 
     reward = benchmark(episode)
     assert reward in (0.5, 1.0)
+
+
+def test_grading_one_offline_answer(benchmark) -> None:  # type: ignore[no-untyped-def]
+    """Grading alone, over the four offline families' graders, to subtract from the above."""
+    from conductor_gym.graders import grade
+    from conductor_gym.tasks import make_task_source
+
+    tasks = [make_task_source("offline")[i] for i in range(4)]  # one task per family
+    responses = [f"Checked.\n\nFinal answer: \\boxed{{{t.metadata['solution']}}}" for t in tasks]
+
+    def grade_all() -> int:
+        return sum(
+            grade(t.grader, r, t.reference, **t.metadata).correct
+            for t, r in zip(tasks, responses, strict=True)
+        )
+
+    assert benchmark(grade_all) == 4
