@@ -8,20 +8,28 @@ reference, missing metadata, a bug) is an error, and :func:`grade` reports any s
 exception as :class:`GraderError`, so an infrastructure fault never reads as a wrong
 answer.
 
-Importing this package registers the built-in graders (stdlib only):
+Importing this package registers the built-in graders (importing only the standard library):
 
 * ``"numeric"`` (:mod:`~conductor_gym.graders.numeric`): exact rational comparison of the
   final number;
 * ``"choice"`` (:mod:`~conductor_gym.graders.choice`): the chosen option letter;
 * ``"countdown"`` (:mod:`~conductor_gym.graders.countdown`): an arithmetic expression over
-  given numbers that must reach a target.
+  given numbers that must reach a target;
+* ``"math"`` (:mod:`~conductor_gym.graders.math`): mathematical equivalence by math-verify
+  (``pip install math-verify``; imported on first use, not by this package);
+* ``"freeform"`` (:mod:`~conductor_gym.graders.freeform`): option letter, math-verify,
+  numeric tolerance, then normalised string match, for short free-form answers
+  (``"freeform-judge"``, an LLM judge, is registered only on request);
+* ``"code"`` (:mod:`~conductor_gym.graders.code`): the response's program passes the
+  task's tests (stdin/stdout, function calls or ``unittest``) in
+  :mod:`conductor_gym.sandbox` (imported when a program is graded).
 
 Answer extraction shared by them lives in :mod:`~conductor_gym.graders.extract`.
 """
 
 from __future__ import annotations
 
-from conductor_gym.graders import choice, countdown, numeric
+from conductor_gym.graders import choice, code, countdown, freeform, math, numeric
 from conductor_gym.graders.base import (
     Grade,
     GraderError,
@@ -37,9 +45,12 @@ __all__ = [
     "GraderError",
     "GraderFn",
     "choice",
+    "code",
     "countdown",
+    "freeform",
     "get_grader",
     "grade",
+    "math",
     "numeric",
     "register_grader",
     "registered_graders",

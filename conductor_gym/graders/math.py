@@ -1,0 +1,407 @@
+r"""Grader ``"math"``: the response's final answer is mathematically equal to the reference.
+
+Used for MATH500 and AIME-style tasks. Equivalence is decided by
+`math-verify <https://github.com/huggingface/Math-Verify>`_ (``pip install math-verify``,
+which brings ``sympy`` and ``latex2sympy2_extended``). It is imported lazily, inside the
+functions that need it, so ``import conductor_gym`` loads neither ``math_verify`` nor
+``sympy``; a missing install raises :class:`~conductor_gym.graders.base.GraderError`.
+
+Contract: ``reference`` is a MATH500-style LaTeX answer (``\frac{1}{2}``, ``\sqrt{3}``,
+``(3, \frac{\pi}{2})``, ``10\%``, ``x \in [1, 2]``, ``\text{Evelyn}``) or an AIME
+integer. It is parsed first, as ``\boxed{reference}``, because ``math_verify.verify`` is
+not symmetric (``verify(gold, answer)``); a reference math-verify cannot read at all
+raises ``GraderError`` (a broken task). The response's answer is found by the first rule
+that applies (the ``reason`` starts with the rule's name):
+
+1. ``boxed``: the content of the last balanced ``\boxed{...}``
+   (:func:`~conductor_gym.graders.extract.last_boxed`, linear in the response), parsed as
+   ``\boxed{content}``. A box is the committed answer: an empty box is wrong.
+2. ``anchored``: the value after the last anchored phrase ("The final answer is X",
+   "Answer: X"; :func:`~conductor_gym.graders.extract.last_anchored`). A value that still
+   holds math delimiters (``$``, ``\(``, ``\[``, as in ``$\frac12$. I hope it is
+   correct``) is handed to math-verify's own extraction; otherwise it is parsed as
+   ``\boxed{value}``.
+3. ``math-verify``: math-verify's own extraction (LaTeX environments, then plain
+   expressions and numbers, by its priorities) over the end of the response.
+
+Input bounds: rules 1 and 2 run on the whole response (our extractors are linear); an
+extracted answer longer than :data:`MAX_ANSWER_CHARS` is graded wrong unparsed (no
+MATH500 or AIME answer comes near it). Rule 3 hands math-verify only the last
+:data:`MAX_RESPONSE_CHARS` characters, since a final answer is at the end and its regular
+expressions are not linear.
+
+Timeouts and threads. math-verify bounds its work with ``signal.alarm`` (SIGALRM), which
+Python allows only in the main thread. So:
+
+* in the main thread math-verify runs in-process with its own timeouts
+  (:data:`PARSE_TIMEOUT_S` per parse, :data:`VERIFY_TIMEOUT_S` per comparison);
+* in any other thread (the environment may grade from a helper thread) the same check
+  runs in a worker process: a lazily created, module-level
+  :class:`concurrent.futures.ProcessPoolExecutor` (``spawn`` context, one worker), where
+  the check runs in that process's main thread with the same SIGALRM timeouts, plus a
+  wall-clock limit of :data:`WORKER_TIMEOUT_S` enforced by the parent, which kills the
+  worker if it is exceeded (a SIGALRM handler cannot interrupt a long C-level
+  computation, a wall clock in another process can). One check runs at a time (a lock),
+  so the wall limit measures the check itself, never time spent queueing.
+
+We chose the worker process over "timeouts disabled and input bounded" because bounding
+the input does not bound sympy's time: ``\boxed{9^{9^{9}}}`` is 16 characters and never
+finishes. The cost is a one-off worker start (about a second, mostly importing sympy)
+and under a millisecond of inter-process traffic per check. The worker is started with
+the caller's ``__main__`` hidden from it, so ``spawn`` neither re-runs an unguarded
+script nor loads a training script's heavy imports into it. :func:`shutdown_worker` stops
+the worker early (it is otherwise stopped at interpreter exit).
+
+A math-verify timeout or crash, a dead worker, or a missing install is a
+:class:`~conductor_gym.graders.base.GraderError`, never a wrong answer. (math-verify is
+called with ``raise_on_error=True``; a comparison between answers of different kinds,
+such as an interval and a number, returns ``False`` there rather than raising.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import types
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
+
+from conductor_gym.graders.base import Grade, GraderError, register_grader
+from conductor_gym.graders.extract import last_anchored, last_boxed
+
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_RESPONSE_CHARS",
+    "PARSE_TIMEOUT_S",
+    "VERIFY_TIMEOUT_S",
+    "WORKER_TIMEOUT_S",
+    "MathCheck",
+    "Mode",
+    "ReferenceParseError",
+    "grade_math",
+    "math_equal",
+    "shutdown_worker",
+    "verify_answer",
+]
+
+MAX_RESPONSE_CHARS = 20_000
+"""How much of the end of a response math-verify's own extraction (rule 3) may see."""
+
+MAX_ANSWER_CHARS = 2_000
+"""Longest extracted answer handed to math-verify; a longer one is graded wrong."""
+
+PARSE_TIMEOUT_S = 5
+"""math-verify's timeout for parsing one text (whole seconds: it uses ``signal.alarm``)."""
+
+VERIFY_TIMEOUT_S = 5
+"""math-verify's timeout for one gold/answer comparison (whole seconds)."""
+
+WORKER_TIMEOUT_S = 30.0
+"""Wall-clock limit, in the parent, on one check run in the worker process."""
+
+WORKER_START_TIMEOUT_S = 120.0
+"""Wall-clock limit on starting the worker process and importing math-verify in it."""
+
+_INSTALL_HINT = "math-verify is not installed; install it with `pip install math-verify`"
+_DELIMITERS = ("$", "\\(", "\\[")
+
+Mode = Literal["answer", "text"]
+"""``"answer"``: a bare answer, parsed as ``\\boxed{answer}``; ``"text"``: prose, from
+which math-verify extracts the answer itself."""
+
+
+@dataclass(frozen=True)
+class MathCheck:
+    """The outcome of one equivalence check.
+
+    Attributes:
+        equivalent: Whether math-verify judged the candidate equal to the reference.
+        extracted: The candidate as math-verify read it (its normalised LaTeX string, or the
+            parsed expression), or ``None`` when it found nothing to read.
+    """
+
+    equivalent: bool
+    extracted: str | None
+
+
+class ReferenceParseError(GraderError):
+    """math-verify cannot read the reference at all (a broken task for ``"math"``; the
+    ``"freeform"`` grader takes it to mean the reference is not mathematics)."""
+
+
+class _Outcome(NamedTuple):
+    """What :func:`_check` reports; plain data, so it crosses the process boundary."""
+
+    status: Literal["ok", "no-gold", "timeout", "error", "missing"]
+    equivalent: bool
+    extracted: str | None
+    detail: str
+
+
+# -- the check itself (runs in the main thread of this process or of the worker) ----------
+
+
+def _math_verify() -> Any:
+    """The ``math_verify`` package, imported on first use (it imports sympy)."""
+    import math_verify  # type: ignore[import-untyped]
+    import math_verify.errors  # type: ignore[import-untyped]
+
+    return math_verify
+
+
+@lru_cache(maxsize=4096)
+def _parse_gold(reference: str, parse_timeout: int) -> tuple[Any, ...]:
+    """The reference parsed by math-verify (cached: a reference is graded many times)."""
+    mv = _math_verify()
+    parsed = mv.parse(
+        "\\boxed{" + reference + "}",
+        extraction_config=[mv.LatexExtractionConfig()],
+        parsing_timeout=parse_timeout,
+        raise_on_error=True,
+    )
+    return tuple(parsed)
+
+
+def _parse_candidate(candidate: str, mode: Mode, parse_timeout: int) -> list[Any]:
+    mv = _math_verify()
+    if mode == "answer":
+        text = "\\boxed{" + candidate + "}"
+        configs: list[Any] = [mv.LatexExtractionConfig()]
+    else:
+        text = candidate[-MAX_RESPONSE_CHARS:]
+        configs = [mv.LatexExtractionConfig(), mv.ExprExtractionConfig()]
+    parsed: list[Any] = mv.parse(
+        text, extraction_config=configs, parsing_timeout=parse_timeout, raise_on_error=True
+    )
+    return parsed
+
+
+def _describe(parsed: list[Any]) -> str | None:
+    """The string math-verify matched (its fallback entry), else the first parsed value."""
+    for item in reversed(parsed):
+        if isinstance(item, str) and item.strip():
+            return item.strip()
+    return str(parsed[0]) if parsed else None
+
+
+def _check(
+    reference: str, candidate: str, mode: Mode, parse_timeout: int, verify_timeout: int
+) -> _Outcome:
+    """Parse and compare with math-verify; every failure is reported, never raised.
+
+    Must run in the main thread of its process (math-verify's timeouts use SIGALRM).
+    """
+    try:
+        mv = _math_verify()
+    except ImportError:
+        return _Outcome("missing", False, None, _INSTALL_HINT)
+    timeout_exc: type[BaseException] = mv.errors.TimeoutException
+    try:
+        gold = _parse_gold(reference, parse_timeout)
+        if not gold:
+            return _Outcome("no-gold", False, None, f"math-verify cannot read {reference!r}")
+        parsed = _parse_candidate(candidate, mode, parse_timeout)
+        extracted = _describe(parsed)
+        if not parsed:
+            return _Outcome("ok", False, None, "math-verify found no answer")
+        equivalent = bool(
+            mv.verify(list(gold), parsed, timeout_seconds=verify_timeout, raise_on_error=True)
+        )
+        return _Outcome("ok", equivalent, extracted, "")
+    except timeout_exc as exc:
+        return _Outcome("timeout", False, None, f"math-verify timed out: {exc}")
+    except Exception as exc:
+        return _Outcome("error", False, None, f"math-verify failed: {type(exc).__name__}: {exc}")
+
+
+# -- the worker process (used off the main thread) ----------------------------------------
+
+_pool_lock = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
+_pool_pid: int | None = None
+
+
+def _worker_start() -> int:
+    """Run in the new worker: import math-verify once, return the worker's pid."""
+    try:
+        _math_verify()
+    except ImportError:
+        return -1
+    return os.getpid()
+
+
+def _discard_pool(kill: bool) -> None:
+    """Forget the worker (killing its process first when ``kill``); caller holds the lock."""
+    global _pool, _pool_pid
+    pool, pid = _pool, _pool_pid
+    _pool, _pool_pid = None, None
+    if kill and pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Spawn children without re-running the caller's ``__main__`` in them.
+
+    A ``spawn`` child normally re-imports the parent's main script (as ``__mp_main__``):
+    an unguarded script would run again, and a training script would load its heavy
+    imports into the grader's worker. The worker needs nothing from ``__main__``, so while
+    it is started ``sys.modules["__main__"]`` is briefly a bare module with no file,
+    which :mod:`multiprocessing` then does not ask the child to import.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+        else:
+            del sys.modules["__main__"]
+
+
+def _ensure_pool() -> ProcessPoolExecutor:
+    """The worker pool, started on first use; caller holds the lock."""
+    global _pool, _pool_pid
+    if _pool is not None:
+        return _pool
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        with _main_module_hidden():  # the worker process is spawned inside ``submit``
+            started = pool.submit(_worker_start)
+        pid = started.result(timeout=WORKER_START_TIMEOUT_S)
+    except Exception as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise GraderError(f"math: could not start the math-verify worker: {exc!r}") from exc
+    if pid < 0:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise GraderError(f"math: {_INSTALL_HINT}")
+    _pool, _pool_pid = pool, pid
+    return pool
+
+
+def _check_in_worker(
+    reference: str, candidate: str, mode: Mode, parse_timeout: int, verify_timeout: int
+) -> _Outcome:
+    with _pool_lock:
+        pool = _ensure_pool()
+        future: Future[_Outcome] = pool.submit(
+            _check, reference, candidate, mode, parse_timeout, verify_timeout
+        )
+        try:
+            return future.result(timeout=WORKER_TIMEOUT_S)
+        except TimeoutError:
+            _discard_pool(kill=True)
+            raise GraderError(
+                f"math: math-verify did not finish within {WORKER_TIMEOUT_S:g} s "
+                "(worker process killed)"
+            ) from None
+        except BrokenProcessPool as exc:
+            _discard_pool(kill=True)
+            raise GraderError(f"math: the math-verify worker process died: {exc}") from exc
+
+
+def shutdown_worker() -> None:
+    """Stop the math-verify worker process, if one is running (a later check restarts it)."""
+    with _pool_lock:
+        _discard_pool(kill=False)
+
+
+# -- public helpers -----------------------------------------------------------------------
+
+
+def _run_check(reference: str, candidate: str, mode: Mode) -> _Outcome:
+    args = (reference, candidate, mode, PARSE_TIMEOUT_S, VERIFY_TIMEOUT_S)
+    if threading.current_thread() is threading.main_thread():
+        outcome = _check(*args)
+    else:
+        outcome = _check_in_worker(*args)
+    if outcome.status == "ok":
+        return outcome
+    if outcome.status == "no-gold":
+        raise ReferenceParseError(f"math: math-verify cannot parse the reference {reference!r}")
+    raise GraderError(f"math: {outcome.detail}")
+
+
+def verify_answer(reference: str, candidate: str, *, mode: Mode = "answer") -> MathCheck:
+    r"""Whether ``candidate`` is mathematically equal to ``reference``, by math-verify.
+
+    ``reference`` is a bare LaTeX answer. With ``mode="answer"`` (the default)
+    ``candidate`` is a bare answer too (the content of a box: ``\frac{1}{2}``, ``0.5``);
+    with ``mode="text"`` it is prose, and math-verify extracts the answer itself (from the
+    last :data:`MAX_RESPONSE_CHARS` characters). An empty candidate, or a bare answer
+    longer than :data:`MAX_ANSWER_CHARS`, is not equivalent (math-verify is not called).
+
+    Safe to call from any thread (see the module docstring). Raises
+    :class:`~conductor_gym.graders.base.GraderError` when math-verify is missing, times
+    out or crashes, and its subclass :class:`ReferenceParseError` when it cannot read the
+    reference.
+    """
+    if not candidate.strip() or (mode == "answer" and len(candidate) > MAX_ANSWER_CHARS):
+        return MathCheck(False, None)
+    outcome = _run_check(reference, candidate, mode)
+    return MathCheck(outcome.equivalent, outcome.extracted)
+
+
+def math_equal(reference: str, answer: str) -> bool:
+    """Whether the bare ``answer`` is mathematically equal to ``reference`` (see
+    :func:`verify_answer`)."""
+    return verify_answer(reference, answer).equivalent
+
+
+# -- the grader ---------------------------------------------------------------------------
+
+
+def _verdict(rule: str, shown: str, check: MathCheck, reference: str) -> Grade:
+    if check.equivalent:
+        return Grade(True, shown, f"{rule}: {shown!r} is equivalent to the reference {reference!r}")
+    if check.extracted is None:
+        return Grade(False, shown, f"{rule}: math-verify could not read {shown!r} as an answer")
+    return Grade(
+        False, shown, f"{rule}: {shown!r} is not equivalent to the reference {reference!r}"
+    )
+
+
+@register_grader("math")
+def grade_math(response: str, reference: str, metadata: Mapping[str, Any]) -> Grade:
+    """Grade ``response`` as correct when its final answer equals ``reference`` by math-verify.
+
+    The answer is found by the rules in the module docstring (``boxed``, ``anchored``,
+    ``math-verify``); ``metadata`` is not used.
+    """
+    reference = reference.strip()
+    if not reference:
+        raise GraderError("math: the reference is empty")
+    boxed = last_boxed(response)
+    if boxed is not None:
+        shown = boxed.strip()
+        if not shown:
+            return Grade(False, "", "boxed: the box is empty")
+        if len(shown) > MAX_ANSWER_CHARS:
+            return Grade(False, shown[:80] + "...", f"boxed: answer over {MAX_ANSWER_CHARS} chars")
+        return _verdict("boxed", shown, verify_answer(reference, shown), reference)
+    anchored = last_anchored(response)
+    if anchored is not None:
+        if len(anchored) > MAX_ANSWER_CHARS:
+            return Grade(
+                False, anchored[:80] + "...", f"anchored: answer over {MAX_ANSWER_CHARS} chars"
+            )
+        if any(delimiter in anchored for delimiter in _DELIMITERS):
+            check = verify_answer(reference, anchored, mode="text")
+            return _verdict("anchored", check.extracted or anchored, check, reference)
+        return _verdict("anchored", anchored, verify_answer(reference, anchored), reference)
+    check = verify_answer(reference, response, mode="text")
+    if check.extracted is None:
+        return Grade(False, None, "math-verify: no answer found in the response")
+    return _verdict("math-verify", check.extracted, check, reference)

@@ -1,0 +1,516 @@
+"""The "code" grader on hand-written programs, run in the real sandbox.
+
+stdio, call and unittest tasks; timeouts, crashes and memory; programs that try to game
+their tests (an always-equal result, a fake result line, patched unittest machinery);
+and a check that expected outputs never reach the sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from conductor_gym import sandbox
+from conductor_gym.graders import GraderError, grade
+from conductor_gym.graders.code import (
+    count_test_methods,
+    extract_code,
+    json_equal,
+    missing_libraries,
+    normalize_output,
+    scan_program,
+)
+
+
+def fenced(code: str, tag: str = "python") -> str:
+    return f"Here is my solution.\n\n```{tag}\n{code.strip()}\n```\n"
+
+
+@dataclass
+class RecordingSandbox:
+    """A spy around the real ``run_python``: it records every argument the grader hands to
+    the sandbox (to verify what the sandboxed program can see) and then runs the real
+    sandbox unchanged. It is a verification aid, not a mock of the sandbox's behaviour."""
+
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, code: str, **kwargs: Any) -> sandbox.ExecResult:
+        self.calls.append({"code": code, **kwargs})
+        return REAL_RUN_PYTHON(code, **kwargs)
+
+    def everything_sent(self) -> str:
+        parts: list[str] = []
+        for call in self.calls:
+            parts += [call["code"], call.get("stdin", ""), *map(str, call.get("argv", ()))]
+            for name, content in (call.get("files") or {}).items():
+                parts += [name, content if isinstance(content, str) else content.decode()]
+        return "\n".join(parts)
+
+
+REAL_RUN_PYTHON = sandbox.run_python
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingSandbox]:
+    recorder = RecordingSandbox()
+    monkeypatch.setattr(sandbox, "run_python", recorder)
+    yield recorder
+
+
+# -- extraction and helpers ----------------------------------------------------------------
+
+
+def test_extract_code_takes_the_last_python_block() -> None:
+    response = (
+        "Draft:\n```python\nprint(1)\n```\nFinal:\n```py\nprint(2)\n```\n"
+        "Example output:\n```text\n2\n```\n"
+    )
+    assert extract_code(response) == "print(2)\n"
+    assert extract_code("```\nprint(3)\n```") == "print(3)\n"
+    assert extract_code("no code here") is None
+    # An unclosed (truncated) block does not count, nor hides an earlier complete one.
+    assert extract_code("```python\nprint(1)\n```\n```python\nprint(2)") == "print(1)\n"
+    # A longer fence may hold a shorter one.
+    assert extract_code("````python\ns = '''\n```\n'''\n````") == "s = '''\n```\n'''\n"
+
+
+def test_normalize_output_and_json_equal() -> None:
+    assert normalize_output("1 2  \r\n3\n\n\n") == normalize_output("1 2\n3")
+    assert normalize_output(" 1") != normalize_output("1")
+    assert json_equal([1, 2.0, {"a": None}], [1.0, 2, {"a": None}])
+    assert not json_equal(1, True)
+    assert not json_equal([1, 2], [2, 1])
+    assert not json_equal("1", 1)
+
+
+def test_missing_libraries() -> None:
+    assert missing_libraries(["os", "json", "numpy"]) == []
+    assert missing_libraries(["os", "no_such_module_q9z", "no_such_module_q9z", "x.y_q9z"]) == [
+        "no_such_module_q9z",
+        "x.y_q9z",
+    ]
+
+
+def test_count_test_methods() -> None:
+    test_code = """
+import unittest
+from unittest import TestCase as TC
+
+class Base(unittest.TestCase):
+    def test_a(self): pass
+    def helper(self): pass
+
+class Sub(Base):
+    def test_a(self): pass
+    def test_b(self): pass
+
+class Aliased(TC):
+    async def test_c(self): pass
+
+class Mixin:
+    def test_m(self): pass
+
+class WithMixin(Mixin, unittest.TestCase):
+    def test_w(self): pass
+"""
+    assert count_test_methods(test_code) == {"Base": 1, "Sub": 2, "Aliased": 1, "WithMixin": 2}
+    with pytest.raises(GraderError):
+        count_test_methods("class (:")
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("import unittest\nunittest.TestCase.assertEqual = lambda *a: None", "test machinery"),
+        ("from unittest import TestCase\nTestCase.run = None", "test machinery"),
+        ("import unittest as u\nu.TestResult.addFailure = print", "test machinery"),
+        ("import unittest\nT = unittest.TestCase\nT.run = None", "test machinery"),
+        ("import unittest\nsetattr(unittest.TestCase, 'run', None)", "setattr"),
+        ("import builtins\nbuiltins.len = lambda x: 0", "test machinery"),
+        ("import sys\nsys.modules['unittest'] = None", "sys.modules"),
+        ("from sys import modules", "sys.modules"),
+        ("import sys\nf = sys._getframe(1)", "sys._getframe"),
+        ("import inspect\nf = inspect.currentframe().f_back", "frame access"),
+        ("import inspect as i\ns = i.stack()", "inspect frame access"),
+        ("import gc\nobjs = gc.get_objects()", "gc.get_objects"),
+        ("import os\nos._exit(0)", "os._exit"),
+        ("import sys\nsys.exit(0)", "sys.exit"),
+        ("m = __import__('unittest')", "__import__"),
+        ("x = __builtins__", "__builtins__"),
+        ("def f(): pass\ng = f.__globals__", "__globals__"),
+    ],
+)
+def test_scan_program_rejects_tampering(source: str, reason: str) -> None:
+    found = scan_program(source)
+    assert found is not None and reason in found, found
+
+
+def test_scan_program_accepts_ordinary_programs() -> None:
+    ordinary = """
+import os, sys, json, math, inspect
+import numpy as np
+from collections import Counter
+
+def task_func(values, path="out.json"):
+    sig = inspect.signature(task_func)
+    counts = Counter(values)
+    data = {"mean": float(np.mean(values)), "n": len(values), "args": len(sig.parameters)}
+    with open(os.path.join(".", path), "w") as f:
+        json.dump(data, f)
+    print(math.sqrt(2), file=sys.stderr)
+    return counts
+"""
+    assert scan_program(ordinary) is None
+    assert scan_program("this is not python (") is None
+
+
+# -- stdio ---------------------------------------------------------------------------------
+
+ADD = "a, b = map(int, input().split())\nprint(a + b)"
+STDIO_TESTS = [
+    {"input": "1 2\n", "output": "3\n"},
+    {"input": "20 22\n", "output": "42"},
+    {"input": "-5 5\n", "output": "0\n\n"},
+]
+
+
+def test_stdio_passes() -> None:
+    verdict = grade("code", fenced(ADD), "", code_kind="stdio", tests=STDIO_TESTS)
+    assert verdict.correct, verdict
+    assert verdict.extracted == ADD + "\n"
+    assert verdict.reason == "stdio: passed all 3 tests"
+
+
+def test_stdio_ignores_trailing_whitespace_and_uses_main_guard() -> None:
+    program = (
+        "def main():\n    n = int(input())\n    print(n * 2, '  ')\n    print()\n"
+        "if __name__ == '__main__':\n    main()"
+    )
+    tests = [{"input": "21\n", "output": "42"}]
+    assert grade("code", fenced(program), "", code_kind="stdio", tests=tests).correct
+
+
+def test_stdio_wrong_output_stops_at_the_first_failure(spy: RecordingSandbox) -> None:
+    program = "a, b = map(int, input().split())\nprint(a + b if a < 10 else 0)"
+    verdict = grade("code", fenced(program), "", code_kind="stdio", tests=STDIO_TESTS)
+    assert not verdict.correct
+    assert verdict.reason == "stdio: test 2 of 3 failed: wrong output"
+    assert len(spy.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("program", "why"),
+    [
+        ("while True:\n    pass", "timed out after 1 s"),
+        ("raise ValueError('boom')", "crashed (ValueError: boom)"),
+        ("print(3)\nimport sys\nsys.exit(2)", "crashed (exit status 2)"),
+        ("block = bytearray(1 << 32)\nprint(3)", "ran out of memory"),
+    ],
+)
+def test_stdio_runs_that_do_not_exit_cleanly_fail(program: str, why: str) -> None:
+    tests = [{"input": "1 2\n", "output": "3"}]
+    verdict = grade(
+        "code", fenced(program), "", code_kind="stdio", tests=tests, timeout_s=1, memory_mb=256
+    )
+    assert not verdict.correct
+    assert verdict.reason == f"stdio: test 1 of 1 failed: {why}"
+
+
+def test_no_code_block_is_wrong() -> None:
+    verdict = grade("code", "print(3)  # no fence", "", code_kind="stdio", tests=STDIO_TESTS)
+    assert not verdict.correct and verdict.extracted is None
+    unclosed = grade("code", "```python\nprint(3)\n", "", code_kind="stdio", tests=STDIO_TESTS)
+    assert not unclosed.correct and unclosed.extracted is None
+
+
+def test_the_last_block_is_graded() -> None:
+    response = fenced("print(0)") + "Fixed:\n" + fenced(ADD) + "Output:\n" + fenced("3", "text")
+    assert grade("code", response, "", code_kind="stdio", tests=STDIO_TESTS).correct
+
+
+def test_malformed_metadata_is_a_grader_error() -> None:
+    with pytest.raises(GraderError, match="code_kind"):
+        grade("code", fenced(ADD), "", code_kind="java", tests=STDIO_TESTS)
+    with pytest.raises(GraderError, match="tests"):
+        grade("code", fenced(ADD), "", code_kind="stdio", tests=[])
+    with pytest.raises(GraderError, match="fn_name"):
+        grade("code", fenced(ADD), "", code_kind="call", tests=[{"input": [], "output": 1}])
+
+
+# -- call ------------------------------------------------------------------------------------
+
+CALL_TESTS = [
+    {"input": [[2, 7, 11, 15], 9], "output": [0, 1]},
+    {"input": [[3, 2, 4], 6], "output": [1, 2]},
+    {"input": [[3, 3], 6], "output": [0, 1]},
+]
+TWO_SUM = """
+class Solution:
+    def twoSum(self, nums: list[int], target: int) -> list[int]:
+        seen = {}
+        for i, x in enumerate(nums):
+            if target - x in seen:
+                return [seen[target - x], i]
+            seen[x] = i
+        return []
+"""
+
+
+def call(program: str, tests: list[dict[str, Any]] = CALL_TESTS, fn: str = "twoSum") -> Any:
+    return grade("code", fenced(program), "", code_kind="call", fn_name=fn, tests=tests)
+
+
+def test_call_solution_class_passes() -> None:
+    verdict = call(TWO_SUM)
+    assert verdict.correct, verdict
+    assert verdict.reason == "call: passed all 3 tests"
+
+
+def test_call_top_level_function_and_its_prints_pass() -> None:
+    program = """
+def twoSum(nums, target):
+    print("debugging", nums)
+    for i in range(len(nums)):
+        for j in range(i + 1, len(nums)):
+            if nums[i] + nums[j] == target:
+                return (i, j)
+"""
+    assert call(program).correct  # a tuple serialises as a JSON list
+
+
+@pytest.mark.parametrize(
+    ("program", "why"),
+    [
+        (
+            "class Solution:\n    def twoSum(self, nums, target):\n        return [1, 0]",
+            "wrong result",
+        ),
+        ("def two_sum(nums, target):\n    return [0, 1]", "defines neither Solution.twoSum"),
+        ("def twoSum(nums, target):\n    raise KeyError('x')", "the call raised KeyError"),
+        ("import sys\nsys.exit(0)", "the program raised SystemExit: 0 when loaded"),
+        ("import os\nos._exit(0)", "expected one result line from the harness, found 0"),
+        ("def twoSum(nums, target):\n    return float('nan')", "not JSON-serialisable"),
+    ],
+)
+def test_call_failures(program: str, why: str) -> None:
+    verdict = call(program)
+    assert not verdict.correct
+    assert verdict.reason.startswith("call: test 1 of 3 failed: ") and why in verdict.reason
+
+
+def test_call_always_equal_object_fails() -> None:
+    program = """
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+
+class Solution:
+    def twoSum(self, nums, target):
+        return AlwaysEqual()
+"""
+    verdict = call(program)
+    assert not verdict.correct and "not JSON-serialisable" in verdict.reason
+
+
+def test_call_equal_claiming_subclass_is_compared_as_data() -> None:
+    program = """
+class Sneaky(list):
+    def __eq__(self, other):
+        return True
+
+class Solution:
+    def twoSum(self, nums, target):
+        return Sneaky([9, 9])
+"""
+    assert call(program).reason.endswith("wrong result")
+
+
+def test_call_bool_is_not_an_int() -> None:
+    tests = [{"input": [4], "output": True}]
+    assert call("def isEven(n):\n    return n % 2 == 0", tests, "isEven").correct
+    assert not call("def isEven(n):\n    return 1", tests, "isEven").correct
+
+
+def test_expected_outputs_never_reach_the_sandbox(spy: RecordingSandbox) -> None:
+    stdio_tests = [{"input": "7\n", "output": "EXPECTED-7f3a-zebra\n"}]
+    program = "n = int(input())\nprint('EXPECTED-7f3a-' + 'zebra' if n == 7 else 'no')"
+    assert grade("code", fenced(program), "", code_kind="stdio", tests=stdio_tests).correct
+    call_tests = [{"input": ["kiwi"], "output": "SECRET-91c2-kiwi"}]
+    program = "def tag(word):\n    return 'SECRET-91c2-' + word"
+    assert call(program, call_tests, "tag").correct
+    assert len(spy.calls) == 2
+    sent = spy.everything_sent()
+    assert "EXPECTED-7f3a-zebra" not in sent
+    assert "SECRET-91c2-kiwi" not in sent
+
+
+# -- unittest --------------------------------------------------------------------------------
+
+TEST_CODE = """
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_small(self):
+        self.assertEqual(task_func([1, 2, 3]), 6)
+
+    def test_empty(self):
+        self.assertEqual(task_func([]), 0)
+
+    def test_negative(self):
+        self.assertEqual(task_func([-1, 1, -5]), -5)
+"""
+GOOD = "def task_func(values):\n    return sum(values)"
+
+
+def unit(program: str, test_code: str = TEST_CODE, **metadata: Any) -> Any:
+    return grade(
+        "code",
+        fenced(program),
+        "",
+        code_kind="unittest",
+        test_code=test_code,
+        entry_point="task_func",
+        **metadata,
+    )
+
+
+def test_unittest_passes() -> None:
+    verdict = unit(GOOD, libs=["math"])
+    assert verdict.correct, verdict
+    assert verdict.reason == "unittest: passed all 3 tests"
+
+
+def test_unittest_failure_names_the_test() -> None:
+    verdict = unit("def task_func(values):\n    return sum(values) if values else 1")
+    assert not verdict.correct
+    assert verdict.reason == "unittest: test_solution.TestCases.test_empty failed: " + (
+        "AssertionError: 1 != 0"
+    )
+
+
+def test_unittest_missing_entry_point_and_import_errors() -> None:
+    assert "does not define task_func" in unit("def other(v):\n    return 0").reason
+    assert "raised ZeroDivisionError" in unit("x = 1 / 0\n" + GOOD).reason
+
+
+def test_unittest_with_libraries_fixtures_and_mocks() -> None:
+    test_code = """
+import unittest
+from unittest.mock import patch
+
+class TestCases(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.data = np.arange(4)  # np comes from the solution's namespace
+
+    def test_mean(self):
+        self.assertAlmostEqual(task_func(self.data), 1.5)
+
+    @patch("builtins.print")
+    def test_prints(self, mocked):
+        task_func(self.data)
+        mocked.assert_called_once()
+"""
+    program = (
+        "import numpy as np\ndef task_func(a):\n    print('mean')\n    return float(np.mean(a))"
+    )
+    verdict = unit(program, test_code, libs=["numpy"])
+    assert verdict.correct, verdict
+
+
+def test_unittest_static_patch_is_rejected() -> None:
+    program = "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n" + (
+        "def task_func(values):\n    return 0"
+    )
+    verdict = unit(program)
+    assert not verdict.correct
+    assert verdict.reason.startswith("unittest: rejected: the program writes an attribute")
+
+
+def test_unittest_runtime_patch_is_rejected() -> None:
+    # getattr with computed names slips past the static scan; the harness catches it.
+    program = """
+import unittest
+
+def task_func(values):
+    case = getattr(unittest, "Test" + "Case")
+    setattr(case, "assert" + "Equal", lambda *args, **kwargs: None)
+    return 0
+"""
+    assert scan_program(program) is None
+    verdict = unit(program)
+    assert not verdict.correct
+    assert verdict.reason == "unittest: rejected: TestCase.assertEqual was replaced"
+
+
+def test_unittest_fake_result_line_cannot_pass() -> None:
+    # The program prints a result line claiming success on every file descriptor, then
+    # leaves through libc's exit(0) so the harness never reports. Without the nonce the
+    # line is worthless.
+    program = """
+import ctypes, json, os
+
+def task_func(values):
+    return -1
+
+line = "0" * 32 + " " + json.dumps({"run": 3, "stopped": 3, "failures": 0, "errors": 0,
+                                    "skipped": 0, "unexpected": 0, "first": None})
+print(line)
+for fd in range(1, 16):
+    try:
+        os.write(fd, (line + "\\n").encode())
+    except OSError:
+        pass
+ctypes.CDLL(None).exit(0)
+"""
+    verdict = unit(program)
+    assert not verdict.correct
+    assert verdict.reason == (
+        "unittest: the test run failed: expected one result line from the harness, found 0"
+    )
+
+
+def test_unittest_skipping_is_not_passing() -> None:
+    program = "import unittest\ndef task_func(values):\n    raise unittest.SkipTest('later')"
+    verdict = unit(program)
+    assert not verdict.correct and "skipped: later" in verdict.reason
+
+
+def test_unittest_test_count_must_match_the_parsed_test_code() -> None:
+    # A test the ast count cannot see (added at run time) makes the counts differ.
+    test_code = TEST_CODE + "\nTestCases.test_extra = lambda self: None\n"
+    assert sum(count_test_methods(test_code).values()) == 3
+    verdict = unit(GOOD, test_code)
+    assert not verdict.correct
+    assert verdict.reason == "unittest: ran 4 tests, expected 3, with 0 not passing"
+
+
+def test_unittest_timeout() -> None:
+    verdict = unit("def task_func(values):\n    while True:\n        pass", timeout_s=0.5)
+    assert not verdict.correct
+    assert verdict.reason == "unittest: the test run failed: timed out after 1.5 s"
+
+
+def test_unittest_missing_libraries_are_a_grader_error() -> None:
+    with pytest.raises(GraderError, match="missing libraries: no_such_lib_q9z"):
+        unit(GOOD, libs=["numpy", "no_such_lib_q9z"])
+
+
+def test_unittest_broken_test_code_is_a_grader_error() -> None:
+    with pytest.raises(GraderError, match="no test methods"):
+        unit(GOOD, "import unittest\nclass Helper:\n    pass\n")
+    with pytest.raises(GraderError, match="does not parse"):
+        unit(GOOD, "class (:\n")
+
+
+def test_harnesses_are_valid_python() -> None:
+    from conductor_gym.graders import code
+
+    ast.parse(code._CALL_HARNESS)
+    ast.parse(code._UNITTEST_HARNESS)
