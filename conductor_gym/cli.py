@@ -2,6 +2,8 @@
 
 ``conductor-gym demo`` plays a few episodes of the random planner on the offline
 default (procedural tasks, simulated paper pool) and prints rewards and one trace.
+``conductor-gym tasks list`` shows every task source, its size, its domain and whether
+it runs offline here (no download, no network).
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tasks_list(args: argparse.Namespace) -> int:
+    from conductor_gym.cli_tasks import format_table, list_sources
+
+    print(format_table(list_sources()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conductor-gym", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -53,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--tasks", default="offline")
     demo.add_argument("--pool", default="sim-paper")
     demo.set_defaults(handler=_demo)
+    tasks = commands.add_parser("tasks", help="task sources")
+    tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
+    tasks_list = tasks_commands.add_parser("list", help="every source, size, domain, offline?")
+    tasks_list.set_defaults(handler=_tasks_list)
     return parser
 
 

@@ -52,3 +52,14 @@ def test_cli_demo_prints_rewards_and_a_trace(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert out.count("episode ") >= 3 and "mean reward over 3 episodes" in out
     assert "trace of episode 0:" in out and "step 0: Model" in out
+
+
+def test_cli_tasks_list_shows_every_source(capsys: pytest.CaptureFixture[str]) -> None:
+    from conductor_gym.tasks import task_source_names
+
+    assert main(["tasks", "list"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert set(task_source_names()) <= set(rows)
+    assert rows["offline"].split()[1] == "2000" and rows["offline"].rstrip().endswith("yes")
+    assert rows["math500"].split()[1] == "100"

@@ -21,7 +21,7 @@ The procedural families stand in for the Conductor paper's benchmarks by *diffic
 profile for the simulated workers*: each task's ``metadata["profile"]`` names the paper
 benchmark whose single-model accuracies the simulated pool uses on it. They are not
 those benchmarks and say nothing about real-model accuracy on them; they exist so the
-environment runs, trains and tests offline until real dataset loaders are added.
+environment runs, trains and tests offline.
 
 ==========================  =================================  =========================
 family                      stands in for (profile)            grader
@@ -36,15 +36,45 @@ family                      stands in for (profile)            grader
 ``program_trace_hard``      BigCodeBench (``bigcodebench``),   ``numeric``
                             unseen
 ==========================  =================================  =========================
+
+Benchmark loaders (the paper's datasets; need ``pip install datasets``, read from the
+Hugging Face Hub, its local cache or a local ``data_dir``). They are registered as lazy
+factories: building one imports its module (stdlib only) and validates the options; the
+data is read on first use (``len()``, indexing, iteration, ``fingerprint()``,
+``load()``), and ``datasets`` is imported only then. Each task's ``domain`` and
+``metadata["profile"]`` are the source name.
+
+==================  ===================================  ========  ===================  =====
+name                dataset                              grader    default split        size
+==================  ===================================  ========  ===================  =====
+``math500``         HuggingFaceH4/MATH-500               math      hash-split test      100
+``mmlu``            cais/mmlu (all)                      choice    test                 14042
+``gpqa-diamond``    Idavidrein/gpqa (gated, HF_TOKEN)    choice    gpqa_diamond         198
+``aime25``          opencompass/AIME2025 (I and II)      math      test                 30
+``rlpr``            openbmb/RLPR-Train-Dataset           freeform  hash-split test      15540
+``livecodebench``   livecodebench/code_generation_lite   code      v6 (train:           175
+                                                                   release_v1)
+``bigcodebench``    bigcode/bigcodebench-hard            code      v0.1.4 (complete)    148
+``paper-train``     the four in-domain training pools    mixed     240 per domain       960
+``jsonl:<path>``    a local JSON Lines file              per line  file order           -
+==================  ===================================  ========  ===================  =====
+
+Options (keyword arguments of :func:`make_task_source`): ``split``/``subset``/
+``version``/``part`` per loader, ``seed``, ``shuffle``, ``cache_dir``, ``data_dir``,
+``data_files``, ``revision``, ``token``. Failures to get the data raise
+:class:`TaskSourceError` with the fix.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
+from conductor_gym.tasks.errors import TaskSourceError
+from conductor_gym.tasks.jsonl import JSONL_PREFIX, JsonlTasks
 from conductor_gym.tasks.procedural import (
     FAMILIES,
     IN_DOMAIN_FAMILIES,
@@ -54,13 +84,16 @@ from conductor_gym.tasks.procedural import (
 )
 
 __all__ = [
+    "BENCHMARK_SOURCES",
     "FAMILIES",
     "IN_DOMAIN_FAMILIES",
     "OOD_FAMILIES",
+    "JsonlTasks",
     "ProceduralTasks",
     "Task",
     "TaskFamily",
     "TaskSource",
+    "TaskSourceError",
     "TaskSourceFactory",
     "fingerprint_tasks",
     "make_task_source",
@@ -84,13 +117,21 @@ def register_task_source(name: str, factory: TaskSourceFactory) -> None:
 def make_task_source(name: str, **kwargs: Any) -> TaskSource:
     """Build the task source registered as ``name``, passing ``kwargs`` to its factory.
 
-    An unknown name raises ``ValueError`` listing the registered names.
+    ``"jsonl:<path>"`` builds a :class:`JsonlTasks` over ``<path>`` (``kwargs``: ``name``,
+    ``seed``, ``shuffle``). Any other unknown name raises ``ValueError`` listing the
+    registered names.
     """
+    if name not in _SOURCES and name.startswith(JSONL_PREFIX):
+        path = name[len(JSONL_PREFIX) :]
+        if not path:
+            raise ValueError(f"task source {name!r}: give a file after {JSONL_PREFIX!r}")
+        return JsonlTasks(path, **kwargs)
     try:
         factory = _SOURCES[name]
     except KeyError:
         raise ValueError(
-            f"unknown task source {name!r}; registered: {task_source_names()}"
+            f"unknown task source {name!r}; registered: {task_source_names()} "
+            f"(or {JSONL_PREFIX}<path to a .jsonl file>)"
         ) from None
     return factory(**kwargs)
 
@@ -112,3 +153,36 @@ for _family in FAMILIES:
         partial(ProceduralTasks, (_family,), size=1000, seed=0, name=f"offline/{_family}"),
     )
 del _family
+
+
+class _LazyFactory:
+    """Imports ``module`` and builds ``attr(**kwargs)`` only when called."""
+
+    def __init__(self, module: str, attr: str) -> None:
+        self.module = module
+        self.attr = attr
+
+    def __call__(self, **kwargs: Any) -> TaskSource:
+        factory = getattr(importlib.import_module(self.module), self.attr)
+        source: TaskSource = factory(**kwargs)
+        return source
+
+    def __repr__(self) -> str:
+        return f"<lazy {self.module}.{self.attr}>"
+
+
+BENCHMARK_SOURCES: dict[str, tuple[str, str]] = {
+    "math500": ("conductor_gym.tasks.math500", "Math500Tasks"),
+    "mmlu": ("conductor_gym.tasks.mmlu", "MmluTasks"),
+    "gpqa-diamond": ("conductor_gym.tasks.gpqa", "GpqaTasks"),
+    "aime25": ("conductor_gym.tasks.aime", "Aime25Tasks"),
+    "rlpr": ("conductor_gym.tasks.rlpr", "RlprTasks"),
+    "livecodebench": ("conductor_gym.tasks.livecodebench", "LiveCodeBenchTasks"),
+    "bigcodebench": ("conductor_gym.tasks.bigcodebench", "BigCodeBenchTasks"),
+    "paper-train": ("conductor_gym.tasks.mix", "paper_train_mix"),
+}
+"""Registry name -> (module, factory) of the benchmark loaders, imported on first use."""
+
+for _name, (_module, _attr) in BENCHMARK_SOURCES.items():
+    register_task_source(_name, _LazyFactory(_module, _attr))
+del _name, _module, _attr
