@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from conductor_gym.execute import (
     run_plan,
     step_seed,
 )
-from conductor_gym.graders import Grade, GraderError, grade
+from conductor_gym.graders import Grade, GraderError, grade, grader_blocks
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
 from conductor_gym.pool import WorkerPool, WorkerSpec, make_pool
 from conductor_gym.prompts import DEFAULT_TEMPLATES, PromptTemplates
@@ -340,7 +341,7 @@ class ConductorEnv(gym.Env[str, str]):
                 reason = "recursion_required"
             else:
                 episode.rounds.append(Round(index, plan, None))
-                return self._end(episode)
+                return await self._end(episode)
             return self._invalid(episode, Round(index, plan, None), reason, ENV_REASONS[reason])
 
         calls_before = episode.self_call_count
@@ -361,7 +362,7 @@ class ConductorEnv(gym.Env[str, str]):
         if index == 0:
             episode.initial_answer = episode.answer
         if episode.budget.left < 1:
-            return self._end(episode)
+            return await self._end(episode)
         episode.observation = self.templates.recursive_prompt(
             episode.task.question,
             episode.answer or "",
@@ -411,7 +412,14 @@ class ConductorEnv(gym.Env[str, str]):
         return episode.force_recursion and episode.inner_calls(self.max_recursions) == 0
 
     @staticmethod
-    def _grade(task: Task, response: str) -> Grade:
+    async def _grade(task: Task, response: str) -> Grade:
+        # Graders that wait on subprocesses (code) run on a worker thread, so the other
+        # episodes of a vector env keep stepping; the rest (math-verify's SIGALRM
+        # timeouts among them) run on the loop's own thread.
+        if grader_blocks(task.grader):
+            return await asyncio.to_thread(
+                grade, task.grader, response, task.reference, **task.metadata
+            )
         return grade(task.grader, response, task.reference, **task.metadata)
 
     def _base_info(self, episode: EpisodeState) -> dict[str, Any]:
@@ -464,17 +472,17 @@ class ConductorEnv(gym.Env[str, str]):
         info["outcome"] = Outcome.INVALID.value
         return self._close(episode, info, self.reward_scheme(Outcome.INVALID))
 
-    def _end(self, episode: EpisodeState) -> StepResult:
+    async def _end(self, episode: EpisodeState) -> StepResult:
         """Grade the current answer (and, with ``initial_round_weight``, the first one)."""
         info = self._step_info(episode)
         try:
-            final = self._grade(episode.task, episode.answer or "")
+            final = await self._grade(episode.task, episode.answer or "")
             initial = None
             if self.initial_round_weight > 0:
                 initial = (
                     final
                     if episode.initial_answer == episode.answer
-                    else self._grade(episode.task, episode.initial_answer or "")
+                    else await self._grade(episode.task, episode.initial_answer or "")
                 )
         except GraderError as exc:
             error = {"kind": "grader", "grader": episode.task.grader, "message": str(exc)}

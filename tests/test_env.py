@@ -5,7 +5,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import warnings
+from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -15,6 +18,7 @@ from support import plan_text, solve_plan
 import conductor_gym
 from conductor_gym import ConductorEnv, WorkerSpec
 from conductor_gym.execute import RetryPolicy
+from conductor_gym.graders import Grade, register_grader
 from conductor_gym.tasks import make_task_source
 
 STEP_KEYS = {
@@ -261,3 +265,30 @@ def test_episodes_replay_identically_in_another_process() -> None:
         for hash_seed in ("1", "2")
     ]
     assert runs[0] == runs[1] and len(json.loads(runs[0])) == 25
+
+
+def test_blocking_graders_run_off_the_loop_thread(tmp_path: Path) -> None:
+    threads: dict[str, str] = {}
+
+    def recorder(name: str) -> Any:
+        def grader(response: str, reference: str, metadata: Any) -> Grade:
+            threads[name] = threading.current_thread().name
+            return Grade(reference in response, None, "recorded")
+
+        return grader
+
+    register_grader("test-blocking", blocking=True)(recorder("test-blocking"))
+    register_grader("test-inline")(recorder("test-inline"))
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"question": "What is 6 * 7?", "answer": "42", "grader": g}) + "\n"
+            for g in ("test-blocking", "test-inline")
+        )
+    )
+    env = ConductorEnv(tasks=f"jsonl:{path}")
+    for index in (0, 1):
+        _, info = env.reset(seed=0, options={"task_index": index})
+        env.step(solve_plan(info["question"]))
+    assert threads["test-inline"] == threading.main_thread().name
+    assert threads["test-blocking"] != threading.main_thread().name

@@ -17,6 +17,7 @@ import conductor_gym  # noqa: F401  (registers the env)
 from conductor_gym import ConductorEnv, ConductorVectorEnv, WorkerSpec
 from conductor_gym.agents import RandomPlanner
 from conductor_gym.execute import RetryPolicy
+from conductor_gym.graders import grade
 
 STOP = "model_id = []\nsubtasks = []\naccess_list = []"
 
@@ -63,7 +64,8 @@ def test_two_recursive_rounds_then_stop() -> None:
     assert [r.index for r in info["rounds"]] == [0, 1, 2]
     assert info["rounds"][2].plan.is_empty and info["rounds"][2].trace is None
     final = info["rounds"][1].trace.final_response
-    assert info["grade"] == env.unwrapped._grade(env.tasks[info["task_index"]], final)  # type: ignore[attr-defined]
+    task = env.tasks[info["task_index"]]
+    assert info["grade"] == grade(task.grader, final, task.reference, **task.metadata)
     assert reward == (1.0 if info["grade"].correct else 0.5)
     assert info["worker_calls"] == 3  # 2 steps in round 0, 1 in round 1
     assert info["prompt_tokens"] == sum(r.trace.prompt_tokens for r in info["rounds"][:2])

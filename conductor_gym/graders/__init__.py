@@ -36,6 +36,7 @@ from conductor_gym.graders.base import (
     GraderFn,
     get_grader,
     grade,
+    grader_blocks,
     register_grader,
     registered_graders,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "freeform",
     "get_grader",
     "grade",
+    "grader_blocks",
     "math",
     "numeric",
     "register_grader",

@@ -6,7 +6,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Grade", "GraderError", "GraderFn", "get_grader", "grade", "register_grader"]
+__all__ = [
+    "Grade",
+    "GraderError",
+    "GraderFn",
+    "get_grader",
+    "grade",
+    "grader_blocks",
+    "register_grader",
+]
 
 
 @dataclass(frozen=True)
@@ -35,18 +43,30 @@ GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
 """``grader(response, reference, metadata) -> Grade``."""
 
 _GRADERS: dict[str, GraderFn] = {}
+_BLOCKING: set[str] = set()
 
 
-def register_grader(name: str) -> Callable[[GraderFn], GraderFn]:
-    """Decorator registering ``fn`` under ``name`` (names are unique)."""
+def register_grader(name: str, *, blocking: bool = False) -> Callable[[GraderFn], GraderFn]:
+    """Decorator registering ``fn`` under ``name`` (names are unique).
+
+    ``blocking=True`` marks a grader that waits on something slow (a subprocess): the
+    env then runs it on a worker thread so other episodes keep stepping meanwhile.
+    """
 
     def decorate(fn: GraderFn) -> GraderFn:
         if name in _GRADERS and _GRADERS[name] is not fn:
             raise ValueError(f"grader {name!r} is already registered")
         _GRADERS[name] = fn
+        if blocking:
+            _BLOCKING.add(name)
         return fn
 
     return decorate
+
+
+def grader_blocks(name: str) -> bool:
+    """Whether the grader ``name`` was registered as ``blocking``."""
+    return name in _BLOCKING
 
 
 def get_grader(name: str) -> GraderFn:
