@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +11,13 @@ import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import is_int, require_int
-from conductor_gym.episode import ENV_REASONS, EpisodeState, Round, bind_task
+from conductor_gym.episode import (
+    ENV_REASONS,
+    EpisodeState,
+    Round,
+    bind_task,
+    check_recursion_arguments,
+)
 from conductor_gym.execute import (
     BoundWorker,
     ExecutionError,
@@ -196,30 +201,7 @@ class ConductorEnv(gym.Env[str, str]):
     ) -> None:
         require_int("max_steps", max_steps)
         require_int("max_plan_chars", max_plan_chars)
-        require_int("max_recursions", max_recursions, minimum=0)
-        if not (
-            isinstance(force_recursion, bool)
-            or (isinstance(force_recursion, int | float) and 0.0 <= force_recursion <= 1.0)
-        ):
-            raise ValueError(
-                f"force_recursion must be a bool or a probability in [0, 1], "
-                f"got {force_recursion!r}"
-            )
-        if force_recursion and max_recursions == 0:
-            raise ValueError("force_recursion needs max_recursions >= 1")
-        if not (
-            isinstance(initial_round_weight, int | float)
-            and math.isfinite(initial_round_weight)
-            and initial_round_weight >= 0
-        ):
-            raise ValueError(
-                f"initial_round_weight must be a number >= 0, got {initial_round_weight!r}"
-            )
-        if conductor is not None and max_recursions == 0:
-            raise ValueError(
-                "conductor: the conductor is offered as a worker only with max_recursions >= 1"
-                " (each self-call spends one inner call)"
-            )
+        check_recursion_arguments(max_recursions, force_recursion, initial_round_weight, conductor)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode: unknown mode {render_mode!r}; choose one of "

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from conductor_gym._validate import require_int
 from conductor_gym.execute import BoundWorker, Trace
 from conductor_gym.plan import Plan
 from conductor_gym.pool import PoolDraw
 from conductor_gym.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
 from conductor_gym.tasks import Task
 
-__all__ = ["ENV_REASONS", "EpisodeState", "Round", "bind_task"]
+__all__ = [
+    "ENV_REASONS",
+    "EpisodeState",
+    "Round",
+    "bind_task",
+    "check_recursion_arguments",
+]
 
 ENV_REASONS: dict[str, str] = {
     "empty_plan": (
@@ -110,3 +118,36 @@ def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
     # backends have no ``for_task`` and are used as they are.
     for_task = getattr(bound.worker, "for_task", None)
     return dataclasses.replace(bound, worker=for_task(task)) if for_task else bound
+
+
+def check_recursion_arguments(
+    max_recursions: int,
+    force_recursion: bool | float,
+    initial_round_weight: float,
+    conductor: object | None,
+) -> None:
+    """Validate :class:`~conductor_gym.env.ConductorEnv`'s recursion arguments; the
+    ``ValueError`` names the argument."""
+    require_int("max_recursions", max_recursions, minimum=0)
+    if not (
+        isinstance(force_recursion, bool)
+        or (isinstance(force_recursion, int | float) and 0.0 <= force_recursion <= 1.0)
+    ):
+        raise ValueError(
+            f"force_recursion must be a bool or a probability in [0, 1], got {force_recursion!r}"
+        )
+    if force_recursion and max_recursions == 0:
+        raise ValueError("force_recursion needs max_recursions >= 1")
+    if not (
+        isinstance(initial_round_weight, int | float)
+        and math.isfinite(initial_round_weight)
+        and initial_round_weight >= 0
+    ):
+        raise ValueError(
+            f"initial_round_weight must be a number >= 0, got {initial_round_weight!r}"
+        )
+    if conductor is not None and max_recursions == 0:
+        raise ValueError(
+            "conductor: the conductor is offered as a worker only with max_recursions >= 1"
+            " (each self-call spends one inner call)"
+        )
