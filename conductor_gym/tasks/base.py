@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Task", "TaskSource", "fingerprint_tasks"]
+__all__ = ["LoadedTasks", "Task", "TaskSource", "fingerprint_tasks"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +72,37 @@ def fingerprint_tasks(tasks: Iterator[Task] | list[Task]) -> str:
         digest.update(json.dumps([task.id, task.reference, task.grader]).encode())
         digest.update(b"\n")
     return digest.hexdigest()[:16]
+
+
+class LoadedTasks(ABC):
+    """Base of task sources that read their tasks into a list on first use.
+
+    Subclasses implement :meth:`load` (returning the same list every time, cached);
+    indexing, length, iteration and :meth:`fingerprint` (computed once) follow from it.
+    """
+
+    name: str
+    _fingerprint: str | None = None
+
+    @abstractmethod
+    def load(self) -> list[Task]:
+        """Every task, in order (read on the first call, then cached)."""
+
+    def __len__(self) -> int:
+        return len(self.load())
+
+    def __getitem__(self, index: int) -> Task:
+        tasks = self.load()
+        index = operator.index(index)
+        if not 0 <= index < len(tasks):
+            raise IndexError(f"task index {index} is outside 0..{len(tasks) - 1}")
+        return tasks[index]
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self.load())
+
+    def fingerprint(self) -> str:
+        """Hash of every task's id, reference and grader, in order (computed once)."""
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint_tasks(self.load())
+        return self._fingerprint

@@ -26,18 +26,17 @@ split other than the paper's evaluation split (``"math500[train]"``).
 from __future__ import annotations
 
 import dataclasses
-import operator
 import os
-from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from conductor_gym.tasks.base import Task, fingerprint_tasks
+from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.hub import HubFiles, cached_locally, read_rows, resolve_files
-from conductor_gym.tasks.splits import shuffled
+from conductor_gym.tasks.splits import SPLITS, shuffled, split_sizes
 
 __all__ = ["DatasetTasks", "SourceConfig"]
 
@@ -108,10 +107,28 @@ class SourceConfig:
         return fields
 
 
+@dataclass(frozen=True)
+class SplitConfig(SourceConfig):
+    """A :class:`SourceConfig` for datasets split by a documented hash (see
+    :mod:`conductor_gym.tasks.splits`).
+
+    Attributes:
+        split: ``"test"`` (default, 20 %), ``"val"`` (20 %), ``"train"`` (60 %) or ``"all"``.
+    """
+
+    split: str = "test"
+
+    def validate(self) -> None:
+        """Check every field; ``ValueError`` names the first bad one."""
+        super().validate()
+        if self.split not in SPLITS:
+            raise ValueError(f"split: must be one of {SPLITS}, got {self.split!r}")
+
+
 C = TypeVar("C", bound=SourceConfig)
 
 
-class DatasetTasks(ABC, Generic[C]):
+class DatasetTasks(LoadedTasks, Generic[C]):
     """A lazy, deterministic :class:`~conductor_gym.tasks.base.TaskSource` over a dataset.
 
     Subclasses set :attr:`domain` and implement :meth:`default_config`,
@@ -138,7 +155,6 @@ class DatasetTasks(ABC, Generic[C]):
         variant = self.variant()
         self.name: str = f"{self.domain}[{variant}]" if variant else self.domain
         self._tasks: list[Task] | None = None
-        self._fingerprint: str | None = None
 
     # -- to implement -----------------------------------------------------------------
 
@@ -247,28 +263,31 @@ class DatasetTasks(ABC, Generic[C]):
             self.hub_files(), cache_dir=self.config.cache_path, revision=self.config.revision
         )
 
-    def __len__(self) -> int:
-        return len(self.load())
-
-    def __getitem__(self, index: int) -> Task:
-        tasks = self.load()
-        index = operator.index(index)
-        if not 0 <= index < len(tasks):
-            raise IndexError(f"task index {index} is outside 0..{len(tasks) - 1}")
-        return tasks[index]
-
-    def __iter__(self) -> Iterator[Task]:
-        return iter(self.load())
-
-    def fingerprint(self) -> str:
-        """Hash of every task's id, reference and grader, in order (computed once)."""
-        if self._fingerprint is None:
-            self._fingerprint = fingerprint_tasks(self.load())
-        return self._fingerprint
-
     def __repr__(self) -> str:
         fields = ", ".join(
             f"{k}={v!r}" for k, v in self.config.public_dict().items() if v is not None
         )
         state = "loaded" if self.loaded else "not loaded"
         return f"{type(self).__name__}({fields}) [{state}]"
+
+
+S = TypeVar("S", bound=SplitConfig)
+
+
+class HashSplitTasks(DatasetTasks[S]):
+    """A :class:`DatasetTasks` whose config has a hash ``split``; subclasses set
+    :attr:`total_size`, the dataset's full size (for :attr:`expected_size`)."""
+
+    total_size: int = 0
+
+    def variant(self) -> str:
+        """The split when it is not ``"test"``."""
+        return "" if self.config.split == "test" else self.config.split
+
+    @property
+    def expected_size(self) -> int:
+        """The split's size on the full dataset."""
+        sizes = split_sizes(self.total_size)
+        return {"test": sizes.test, "val": sizes.val, "train": sizes.train}.get(
+            self.config.split, self.total_size
+        )

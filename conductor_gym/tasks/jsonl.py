@@ -20,13 +20,11 @@ duplicate id raises :class:`~conductor_gym.tasks.errors.TaskSourceError` naming
 from __future__ import annotations
 
 import json
-import operator
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from conductor_gym.tasks.base import Task, fingerprint_tasks
+from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.splits import shuffled
 
@@ -36,7 +34,7 @@ JSONL_PREFIX = "jsonl:"
 """The registry prefix: ``"jsonl:<path>"`` names a :class:`JsonlTasks`."""
 
 
-class JsonlTasks:
+class JsonlTasks(LoadedTasks):
     """A task source over a local JSON Lines file (see the module docstring).
 
     Args:
@@ -63,7 +61,6 @@ class JsonlTasks:
         self.seed = seed
         self.shuffle = bool(shuffle)
         self._tasks: list[Task] | None = None
-        self._fingerprint: str | None = None
 
     @property
     def expected_size(self) -> None:
@@ -144,25 +141,6 @@ class JsonlTasks:
             tasks = shuffled(tasks, [t.id for t in tasks], "jsonl", self.seed)
         self._tasks = tasks
         return tasks
-
-    def __len__(self) -> int:
-        return len(self.load())
-
-    def __getitem__(self, index: int) -> Task:
-        tasks = self.load()
-        index = operator.index(index)
-        if not 0 <= index < len(tasks):
-            raise IndexError(f"task index {index} is outside 0..{len(tasks) - 1}")
-        return tasks[index]
-
-    def __iter__(self) -> Iterator[Task]:
-        return iter(self.load())
-
-    def fingerprint(self) -> str:
-        """Hash of every task's id, reference and grader, in order (computed once)."""
-        if self._fingerprint is None:
-            self._fingerprint = fingerprint_tasks(self.load())
-        return self._fingerprint
 
     def __repr__(self) -> str:
         return f"JsonlTasks({str(self.path)!r}, seed={self.seed}, shuffle={self.shuffle})"

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.tasks.base import Task
-from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
+from conductor_gym.tasks.dataset_source import HashSplitTasks, SplitConfig
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.hub import HubFiles
-from conductor_gym.tasks.splits import SPLITS, hash_split, split_sizes
+from conductor_gym.tasks.splits import hash_split
 
 __all__ = ["MATH500_SIZE", "Math500Config", "Math500Tasks"]
 
@@ -34,7 +34,7 @@ _FILES = HubFiles("HuggingFaceH4/MATH-500", ("test.jsonl",), "json")
 
 
 @dataclass(frozen=True)
-class Math500Config(SourceConfig):
+class Math500Config(SplitConfig):
     """Options of :class:`Math500Tasks` (plus those of :class:`SourceConfig`).
 
     Attributes:
@@ -42,18 +42,11 @@ class Math500Config(SourceConfig):
             100) or ``"all"`` (500).
     """
 
-    split: str = "test"
 
-    def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
-        super().validate()
-        if self.split not in SPLITS:
-            raise ValueError(f"split: must be one of {SPLITS}, got {self.split!r}")
-
-
-class Math500Tasks(DatasetTasks[Math500Config]):
+class Math500Tasks(HashSplitTasks[Math500Config]):
     """MATH500 as a task source (see the module docstring)."""
 
+    total_size = MATH500_SIZE
     domain = "math500"
 
     @classmethod
@@ -64,18 +57,6 @@ class Math500Tasks(DatasetTasks[Math500Config]):
     def hub_files(self) -> HubFiles:
         """``HuggingFaceH4/MATH-500``'s ``test.jsonl``."""
         return _FILES
-
-    def variant(self) -> str:
-        """The split when it is not ``"test"``."""
-        return "" if self.config.split == "test" else self.config.split
-
-    @property
-    def expected_size(self) -> int:
-        """100 (test), 300 (train), 100 (val) or 500 (all)."""
-        sizes = split_sizes(MATH500_SIZE)
-        return {"test": sizes.test, "val": sizes.val, "train": sizes.train}.get(
-            self.config.split, MATH500_SIZE
-        )
 
     def build(self, rows: list[dict[str, Any]]) -> list[Task]:
         """One ``math`` task per row."""

@@ -34,11 +34,10 @@ of :func:`~conductor_gym.tasks.splits.shuffled`.
 from __future__ import annotations
 
 import hashlib
-import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
+from conductor_gym.tasks.base import LoadedTasks, Task, TaskSource
 from conductor_gym.tasks.splits import hash_rank, shuffled
 
 __all__ = [
@@ -125,7 +124,7 @@ def stratified_pick(tasks: Sequence[Task], count: int, salt: str) -> list[Task]:
     return picked
 
 
-class MixedTasks:
+class MixedTasks(LoadedTasks):
     """A lazy task source over several sources (see the module docstring).
 
     Args:
@@ -160,7 +159,6 @@ class MixedTasks:
         self.shuffle = bool(shuffle)
         self._expected_size = expected_size
         self._tasks: list[Task] | None = None
-        self._fingerprint: str | None = None
 
     @property
     def expected_size(self) -> int | None:
@@ -202,25 +200,6 @@ class MixedTasks:
         for task in self.load():
             result[task.domain] = result.get(task.domain, 0) + 1
         return result
-
-    def __len__(self) -> int:
-        return len(self.load())
-
-    def __getitem__(self, index: int) -> Task:
-        tasks = self.load()
-        index = operator.index(index)
-        if not 0 <= index < len(tasks):
-            raise IndexError(f"task index {index} is outside 0..{len(tasks) - 1}")
-        return tasks[index]
-
-    def __iter__(self) -> Iterator[Task]:
-        return iter(self.load())
-
-    def fingerprint(self) -> str:
-        """Hash of every task's id, reference and grader, in order (computed once)."""
-        if self._fingerprint is None:
-            self._fingerprint = fingerprint_tasks(self.load())
-        return self._fingerprint
 
     def __repr__(self) -> str:
         names = [source.name for source in self.sources]

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.tasks.base import Task
-from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
+from conductor_gym.tasks.dataset_source import HashSplitTasks, SplitConfig
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.hub import HubFiles
-from conductor_gym.tasks.splits import SPLITS, hash_split, split_sizes
+from conductor_gym.tasks.splits import hash_split
 
 __all__ = ["RLPR_SIZE", "RlprConfig", "RlprTasks", "user_question"]
 
@@ -61,7 +61,7 @@ def user_question(prompt: Any) -> str:
 
 
 @dataclass(frozen=True)
-class RlprConfig(SourceConfig):
+class RlprConfig(SplitConfig):
     """Options of :class:`RlprTasks` (plus those of :class:`SourceConfig`).
 
     Attributes:
@@ -69,18 +69,11 @@ class RlprConfig(SourceConfig):
             20 %) or ``"all"``.
     """
 
-    split: str = "test"
 
-    def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
-        super().validate()
-        if self.split not in SPLITS:
-            raise ValueError(f"split: must be one of {SPLITS}, got {self.split!r}")
-
-
-class RlprTasks(DatasetTasks[RlprConfig]):
+class RlprTasks(HashSplitTasks[RlprConfig]):
     """RLPR as a task source (see the module docstring)."""
 
+    total_size = RLPR_SIZE
     domain = "rlpr"
 
     @classmethod
@@ -91,18 +84,6 @@ class RlprTasks(DatasetTasks[RlprConfig]):
     def hub_files(self) -> HubFiles:
         """``openbmb/RLPR-Train-Dataset``'s ``rlpr_train.parquet``."""
         return _FILES
-
-    def variant(self) -> str:
-        """The split when it is not ``"test"``."""
-        return "" if self.config.split == "test" else self.config.split
-
-    @property
-    def expected_size(self) -> int:
-        """15,540 (test), 46,620 (train), 15,540 (val) or 77,700 (all), per the paper."""
-        sizes = split_sizes(RLPR_SIZE)
-        return {"test": sizes.test, "val": sizes.val, "train": sizes.train}.get(
-            self.config.split, RLPR_SIZE
-        )
 
     def build(self, rows: list[dict[str, Any]]) -> list[Task]:
         """One ``freeform`` task per row."""
