@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+from pathlib import Path
 
 import pytest
 from support import plan_text, solve_plan
@@ -174,3 +176,32 @@ def test_attempts_are_correlated_within_and_across_models() -> None:
     across_models = _disagreement(env, (2, 1))  # gpt-5 and claude-sonnet-4
     assert same_model < 0.6 * independent
     assert same_model < across_models < independent
+
+
+def test_code_tasks_are_answered_with_a_runnable_solution(tmp_path: Path) -> None:
+    rows = [
+        {
+            "question": "Read an integer n from stdin and print 2 * n.",
+            "answer": "",
+            "grader": "code",
+            "metadata": {
+                "profile": "livecodebench",
+                "code_kind": "stdio",
+                "tests": [{"input": "4\n", "output": "8\n"}, {"input": "-3\n", "output": "-6\n"}],
+                **extra,
+            },
+        }
+        for extra in ({"solution": "print(2 * int(input()))"}, {})
+    ]
+    path = tmp_path / "code.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    always_right = {"accuracy": {"livecodebench": 1.0}}
+    pool = [WorkerSpec(name="coder", model="gpt-5", backend_options=always_right)]
+    env = ConductorEnv(tasks=f"jsonl:{path}", pool=pool)
+    outcomes = []
+    for index in (0, 1):
+        _, info = env.reset(seed=0, options={"task_index": index})
+        _, _, _, _, info = env.step(solve_plan(info["question"]))
+        outcomes.append((info["outcome"], "```python" in info["trace"].final_response))
+    # with a solution: run by the real grader in the sandbox and passed; without: no code
+    assert outcomes == [("correct", True), ("wrong", False)]

@@ -45,6 +45,10 @@ accuracy on the task's profile:
 
   A wrong worker that saw wrong earlier answers repeats one of them with probability
   ``echo_wrong`` (errors propagate); otherwise it gives a distractor.
+* **Code tasks** (grader ``code``): a correct worker writes the task's
+  ``metadata["solution"]`` as a fenced Python block, which the real code grader runs in
+  the sandbox. A task without a runnable solution (LiveCodeBench has none) cannot be
+  answered correctly by the simulator: its simulated accuracy there is 0, not the paper's.
 * **Tokens, cost, latency.** Completion tokens are log-normal around the model's mean
   for the profile (:data:`PROFILE_TOKEN_FACTOR` scales a per-model mean; the paper
   gives no per-model token counts, so these are our estimates). A draw above the call's
@@ -265,8 +269,13 @@ class _TaskBoundSimulatedWorker:
             return rng.choice(others) if others else None
         return None
 
-    def _correct_answer(self) -> str:
-        return str(self._task.metadata.get("solution", self._task.reference))
+    def _correct_answer(self) -> str | None:
+        solution = self._task.metadata.get("solution")
+        if solution is not None:
+            return str(solution)
+        # A code task's reference is a hash of its tests, not a program: without a
+        # runnable solution the simulator has nothing correct to write.
+        return None if self._task.grader == "code" else self._task.reference
 
     async def complete(
         self,
@@ -328,6 +337,9 @@ class _TaskBoundSimulatedWorker:
             tokens = max_tokens
         elif answer is None:
             text = _LEADS[mode] + " I could not reach a confident final answer."
+        elif self._task.grader == "code":
+            fenced = answer if answer.lstrip().startswith("```") else f"```python\n{answer}\n```"
+            text = f"{_LEADS[mode]}\n\n{fenced}"
         else:
             text = f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
 
