@@ -1,18 +1,15 @@
 """Helpers shared by the "code" grader tests (``test_graders_code_*.py``).
 
 ``fenced`` wraps a program in a response; ``call`` and ``unit`` grade a program as a
-``call`` or ``unittest`` task with the shared example tests; the ``spy`` fixture (a
-:class:`RecordingSandbox` around the real ``run_python``) records what the grader sends
-to the sandbox. A test module uses the fixture by importing ``spy_fixture``.
+``call`` or ``unittest`` task with the shared example tests; :class:`RecordingSandbox`
+(behind the ``spy`` fixture of ``conftest.py``) records what the grader sends to the
+sandbox.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-import pytest
 
 from conductor_gym import sandbox
 from conductor_gym.graders import grade
@@ -44,13 +41,6 @@ class RecordingSandbox:
 
 
 REAL_RUN_PYTHON = sandbox.run_python
-
-
-@pytest.fixture(name="spy")
-def spy_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingSandbox]:
-    recorder = RecordingSandbox()
-    monkeypatch.setattr(sandbox, "run_python", recorder)
-    yield recorder
 
 
 # -- call ------------------------------------------------------------------------------------

@@ -1,10 +1,15 @@
-"""Fixtures shared by the tests (helpers and test doubles live in support.py)."""
+"""Fixtures shared by the tests (helpers and test doubles live in support.py and the
+*_support.py modules; the loader tests add their own in loaders/conftest.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from code_grader_support import RecordingSandbox
 from support import CountingWorker, FlakyWorker
 
+from conductor_gym import sandbox
 from conductor_gym.plan import Plan
 from conductor_gym.pool import register_backend
 
@@ -24,3 +29,11 @@ def three_step_plan() -> Plan:
         subtasks=("Solve it.", "Check the answer above.", "Give the final answer."),
         access=((), "all", (1,)),
     )
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingSandbox]:
+    """Records every sandbox run (a verification spy around the real ``run_python``)."""
+    recorder = RecordingSandbox()
+    monkeypatch.setattr(sandbox, "run_python", recorder)
+    yield recorder

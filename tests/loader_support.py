@@ -1,7 +1,4 @@
-"""Helpers shared by the loader tests (``test_loaders_*.py``).
-
-``_offline`` (autouse) and ``arrow_cache`` are fixtures: a test module gets them by
-importing ``_offline`` and ``arrow_cache_fixture``.
+"""Helpers shared by the loader tests (``loaders/test_loaders_*.py``).
 
 No test touches the network: loaders read ``tests/fixtures/<name>/`` (files in each
 dataset's Hub format, written by ``tests/fixtures/make_fixtures.py``) or a fake Hugging
@@ -23,19 +20,6 @@ from conductor_gym.tasks import Task, make_task_source
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 HAS_DATASETS = importlib.util.find_spec("datasets") is not None
 needs_datasets = pytest.mark.skipif(not HAS_DATASETS, reason="needs the datasets package")
-
-
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test runs offline with no token, whatever the caller's environment."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-
-
-@pytest.fixture(scope="module", name="arrow_cache")
-def arrow_cache_fixture(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Where ``datasets`` keeps its Arrow files for these tests."""
-    return str(tmp_path_factory.mktemp("arrow-cache"))
 
 
 def load(name: str, arrow_cache: str, **options: Any) -> list[Task]:

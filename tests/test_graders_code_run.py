@@ -16,7 +16,6 @@ from code_grader_support import (
     RecordingSandbox,
     call,
     fenced,
-    spy_fixture,  # noqa: F401  (provides the ``spy`` fixture)
     unit,
 )
 

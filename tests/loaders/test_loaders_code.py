@@ -20,8 +20,6 @@ from typing import Any
 import pytest
 from loader_support import (
     FIXTURES,
-    _offline,  # noqa: F401  (an autouse fixture)
-    arrow_cache_fixture,  # noqa: F401  (provides the ``arrow_cache`` fixture)
     load,
     needs_datasets,
     sha,

@@ -21,8 +21,6 @@ import pytest
 from loader_support import (
     FIXTURES,
     HAS_DATASETS,
-    _offline,  # noqa: F401  (an autouse fixture)
-    arrow_cache_fixture,  # noqa: F401  (provides the ``arrow_cache`` fixture)
     needs_datasets,
     sha,
 )

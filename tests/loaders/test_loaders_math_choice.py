@@ -12,8 +12,6 @@ import csv
 
 from loader_support import (
     FIXTURES,
-    _offline,  # noqa: F401  (an autouse fixture)
-    arrow_cache_fixture,  # noqa: F401  (provides the ``arrow_cache`` fixture)
     load,
     needs_datasets,
     read_jsonl,
