@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from conductor_gym._validate import is_int
 from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.hub import HubFiles, cached_locally, read_rows, resolve_files
@@ -69,7 +70,7 @@ class SourceConfig:
 
     def validate(self) -> None:
         """Check every field; ``ValueError`` names the first bad one."""
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+        if not is_int(self.seed):
             raise ValueError(f"seed: must be an int, got {self.seed!r}")
         if not isinstance(self.shuffle, bool):
             raise ValueError(f"shuffle: must be a bool, got {self.shuffle!r}")

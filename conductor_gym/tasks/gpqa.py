@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym._validate import is_int
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -68,7 +69,7 @@ class GpqaConfig(SourceConfig):
         super().validate()
         if self.subset not in GPQA_SIZES:
             raise ValueError(f"subset: must be one of {sorted(GPQA_SIZES)}, got {self.subset!r}")
-        if isinstance(self.option_seed, bool) or not isinstance(self.option_seed, int):
+        if not is_int(self.option_seed):
             raise ValueError(f"option_seed: must be an int, got {self.option_seed!r}")
 
 

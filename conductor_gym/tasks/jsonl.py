@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from conductor_gym._validate import is_int
 from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.splits import shuffled
@@ -54,7 +55,7 @@ class JsonlTasks(LoadedTasks):
     ) -> None:
         if not str(path):
             raise ValueError("path: give the JSON Lines file to read")
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if not is_int(seed):
             raise ValueError(f"seed: must be an int, got {seed!r}")
         self.path = Path(path)
         self.name: str = name or f"{JSONL_PREFIX}{path}"

@@ -37,6 +37,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from conductor_gym._validate import is_int
 from conductor_gym.tasks.base import LoadedTasks, Task, TaskSource
 from conductor_gym.tasks.splits import hash_rank, shuffled
 
@@ -148,9 +149,9 @@ class MixedTasks(LoadedTasks):
     ) -> None:
         if not sources:
             raise ValueError("sources: give at least one task source")
-        if per_source is not None and (isinstance(per_source, bool) or per_source < 1):
+        if per_source is not None and (not is_int(per_source) or per_source < 1):
             raise ValueError(f"per_source: must be an int >= 1 or None, got {per_source!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if not is_int(seed):
             raise ValueError(f"seed: must be an int, got {seed!r}")
         self.sources = tuple(sources)
         self.name: str = name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 
+from conductor_gym._validate import is_int
 from conductor_gym.tasks.base import Task, fingerprint_tasks
 from conductor_gym.tasks.procedural.arithmetic import ArithmeticConfig, ModularConfig
 from conductor_gym.tasks.procedural.base import TaskFamily
@@ -82,9 +83,9 @@ class ProceduralTasks:
         names = [fam.name for fam in resolved]
         if len(set(names)) != len(names):
             raise ValueError(f"families: each family may appear once, got {names}")
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
+        if not is_int(self.size) or self.size < 1:
             raise ValueError(f"size: must be an int >= 1, got {self.size!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+        if not is_int(self.seed):
             raise ValueError(f"seed: must be an int, got {self.seed!r}")
         self.families = tuple(resolved)
 
