@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -38,9 +39,14 @@ __all__ = [
 
 WorkerFactory = Callable[["WorkerSpec"], Worker]
 
+_SECRET_NAME = re.compile(r"(api_?key|secret|password|token$|authori[sz]ation|headers)", re.I)
+
 # backend name -> "module:function" (imported on first use) or the factory itself
 _BACKENDS: dict[str, str | WorkerFactory] = {
     "simulated": "conductor_gym.workers.simulated:make_simulated_worker",
+    "litellm": "conductor_gym.workers.litellm:make_litellm_worker",
+    "hf": "conductor_gym.workers.hf:make_hf_worker",
+    "vllm": "conductor_gym.workers.vllm:make_vllm_worker",
 }
 
 
@@ -75,6 +81,15 @@ class WorkerSpec:
             base URL, or ``latency_scale`` for the simulated backend).
         price_in_per_mtok: USD per million prompt tokens, or ``None`` for the backend's own.
         price_out_per_mtok: USD per million completion tokens, or ``None``.
+        max_concurrency: Most calls to this worker in flight at once in this process
+            (``None``: no limit).
+        requests_per_minute: Most calls started per minute (``None``: no limit).
+        tokens_per_minute: Most prompt plus completion tokens per minute (``None``: no
+            limit); calls wait while the last minute's tokens exceed it.
+
+    Credentials belong in ``backend_options`` (better: in the environment variables the
+    backend reads), never in ``params``: ``params`` enter the response cache's keys and
+    the traces, so a secret-looking parameter name is rejected.
     """
 
     name: str
@@ -86,6 +101,9 @@ class WorkerSpec:
     backend_options: Mapping[str, Any] = field(default_factory=dict)
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    max_concurrency: int | None = None
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
@@ -113,6 +131,19 @@ class WorkerSpec:
                 isinstance(value, int | float) and math.isfinite(value) and value >= 0
             ):
                 raise ValueError(f"{where}.{price} must be None or a number >= 0")
+        if self.max_concurrency is not None:
+            require_int(f"{where}.max_concurrency", self.max_concurrency)
+        for rate in ("requests_per_minute", "tokens_per_minute"):
+            value = getattr(self, rate)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value > 0
+            ):
+                raise ValueError(f"{where}.{rate} must be None or a number > 0")
+        if secrets := sorted(k for k in self.params if _SECRET_NAME.search(k)):
+            raise ValueError(
+                f"{where}.params: {secrets} look like credentials; params enter cache keys "
+                "and traces, so pass credentials in backend_options or environment variables"
+            )
 
     @property
     def model_name(self) -> str:

@@ -7,10 +7,31 @@ observing concurrency; everything else in the tests runs the real library.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import os
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
+import pytest
+
 from conductor_gym.workers.base import Completion, Message, WorkerError
+
+
+REQUIRE_EXTRAS = os.environ.get("CONDUCTOR_GYM_REQUIRE_EXTRAS") == "1"
+"""CI sets ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1``: a missing optional dependency then fails
+the tests that need it instead of skipping them."""
+
+
+def require(module: str) -> ModuleType:
+    """Import ``module`` for a test: skip when it is not installed, or fail under
+    ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1`` (so CI cannot pass by skipping)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if REQUIRE_EXTRAS:
+            pytest.fail(f"{module} is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
+        pytest.skip(f"{module} is not installed: {exc}")
 
 
 def plan_text(model_ids: Sequence[int], subtasks: Sequence[str], access: Sequence[Any]) -> str:

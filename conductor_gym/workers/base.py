@@ -16,9 +16,11 @@ Message = Mapping[str, str]
 class Completion:
     """One worker response with its accounting.
 
-    ``cost_usd`` is what the call billed (0.0 for local models unless priced);
+    ``cost_usd`` is what the call cost (0.0 for local models unless priced);
     ``latency_s`` is the wall time of the call (simulated workers report their
-    simulated latency).
+    simulated latency). ``cached`` is ``True`` when the response came from the
+    response cache (:mod:`conductor_gym.workers.cache`): tokens, cost and latency are
+    then those of the original call, which nobody paid for again.
     """
 
     text: str
@@ -27,6 +29,7 @@ class Completion:
     cost_usd: float
     latency_s: float
     model: str
+    cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
