@@ -1,0 +1,490 @@
+"""A persistent response cache for workers (SQLite): record a run, replay it exactly.
+
+:class:`CachedWorker` wraps any :class:`~conductor_gym.workers.base.Worker`. Each call is
+looked up by :func:`cache_key`, a SHA-256 of the canonical JSON of what determines the
+answer: the model, the full message list, ``max_tokens``, ``temperature``, the extra
+``params`` and the *sample*:
+
+* a greedy call (``temperature == 0``) has sample ``None``: calls that differ only in
+  their seed share one row, since greedy decoding ignores the seed;
+* a sampled call (``temperature > 0``) has the call's ``seed`` as its sample (the env
+  derives it from the episode seed and the step), so a replay returns the very sample
+  that was recorded while a training run with fresh seeds still sees independent ones;
+* a sampled call without a seed asks for a fresh, unrepeatable sample: it is never
+  cached (``"read-write"`` passes it through to the worker; ``"replay"`` refuses it,
+  since no recorded row can stand for a sample that was never identified).
+
+Modes (:data:`CacheMode`): ``"off"`` never opens or creates the file; ``"read-write"``
+answers hits from the cache and calls the worker on a miss, storing the answer;
+``"replay"`` answers only from the cache and raises :class:`ReplayMiss` on a miss, so a
+recorded run replays with no backend reachable.
+
+Several processes may write one cache file at once (WAL journal, a busy timeout, one
+short transaction per row, ``INSERT OR IGNORE`` so the first answer for a key wins). All
+SQLite work of a :class:`ResponseCache` runs on one dedicated thread that owns the
+connection; coroutines await it through ``loop.run_in_executor``, so no event loop ever
+blocks on the disk, and any number of event loops may use the cache over its lifetime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
+
+if TYPE_CHECKING:
+    from conductor_gym.tasks.base import Task
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "CacheError",
+    "CacheMode",
+    "CachedWorker",
+    "ReplayMiss",
+    "ResponseCache",
+    "cache_key",
+    "cache_request",
+    "is_cacheable",
+]
+
+CacheMode = Literal["off", "read-write", "replay"]
+
+SCHEMA_VERSION = 1
+"""Stored in ``PRAGMA user_version``; a file with another version is refused."""
+
+BUSY_TIMEOUT_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at TEXT NOT NULL
+) WITHOUT ROWID
+"""
+_INSERT = """INSERT OR IGNORE INTO responses
+    (key, model, request, text, prompt_tokens, completion_tokens, cost_usd, latency_s, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+_SELECT = (
+    "SELECT text, prompt_tokens, completion_tokens, cost_usd, latency_s, model "
+    "FROM responses WHERE key = ?"
+)
+
+_T = TypeVar("_T")
+
+
+class CacheError(RuntimeError):
+    """The cache file cannot be used: not a SQLite database, not a response cache, a
+    schema version this code does not read, or (in replay) no recorded cache at all."""
+
+
+class ReplayMiss(WorkerError):
+    """A replayed run made a call the recorded run did not make (always permanent)."""
+
+    def __init__(self, message: str, *, worker: str | None = None, key: str | None = None) -> None:
+        super().__init__(message, transient=False, worker=worker)
+        self.key = key
+
+
+# -- keys ---------------------------------------------------------------------------------
+
+
+def _canonical(value: Any) -> str:
+    # ASCII escapes keep the text encodable whatever it holds (lone surrogates included).
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def is_cacheable(temperature: float, seed: int | None) -> bool:
+    """Whether a call can be cached: greedy, or sampled with a seed naming the sample."""
+    return temperature <= 0 or seed is not None
+
+
+def cache_request(
+    model: str,
+    messages: Sequence[Message],
+    *,
+    max_tokens: int,
+    temperature: float,
+    seed: int | None,
+    params: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The JSON-ready description of a call that its cache key hashes.
+
+    Keys: ``model``, ``messages``, ``max_tokens``, ``temperature``, ``params`` and
+    ``sample`` (``seed`` when ``temperature > 0``, else ``None``).
+
+    Raises:
+        ValueError: A sampled call without a seed (not cacheable, see the module).
+        TypeError: A parameter or the messages are not JSON-serialisable (the message
+            names the parameter).
+    """
+    if not is_cacheable(temperature, seed):
+        raise ValueError(
+            f"a sampled call (temperature={temperature}) without a seed is not cacheable"
+        )
+    for name, value in params.items():
+        try:
+            _canonical(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"cache key: param {name!r}={value!r} is not JSON-serialisable ({exc}); "
+                "cached calls take only JSON values as params"
+            ) from None
+    request = {
+        "model": str(model),
+        "messages": [dict(m) for m in messages],
+        "max_tokens": int(max_tokens),
+        # 0 and 0.0 are one temperature: never let int/float spelling split a key.
+        "temperature": float(temperature),
+        "params": dict(params),
+        "sample": seed if temperature > 0 else None,
+    }
+    try:
+        _canonical(request["messages"])
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cache key: messages are not JSON-serialisable ({exc})") from None
+    return request
+
+
+def _request_key(request: Mapping[str, Any]) -> str:
+    return hashlib.sha256(_canonical(request).encode("ascii")).hexdigest()
+
+
+def cache_key(
+    model: str,
+    messages: Sequence[Message],
+    *,
+    max_tokens: int,
+    temperature: float,
+    seed: int | None,
+    params: Mapping[str, Any],
+) -> str:
+    """SHA-256 (hex) of the canonical JSON of :func:`cache_request`'s description
+    (sorted keys, no whitespace); same errors."""
+    return _request_key(
+        cache_request(
+            model,
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            params=params,
+        )
+    )
+
+
+# -- the store ----------------------------------------------------------------------------
+
+
+class ResponseCache:
+    """A response cache in the SQLite file ``path`` (created in ``"read-write"`` mode).
+
+    Each row holds exactly: ``key``; ``model`` (the model the *backend reported* in its
+    :class:`Completion`); ``request`` (the canonical JSON of :func:`cache_request`,
+    which names the requested model); the answer's ``text``, ``prompt_tokens``,
+    ``completion_tokens``, ``cost_usd`` and ``latency_s`` (of the original call); and
+    ``created_at`` (UTC, ISO 8601). Nothing else is stored: the cache sees only calls
+    and answers, never a backend's options or credentials.
+
+    Args:
+        path: The database file.
+        mode: ``"off"`` (never touches the file), ``"read-write"`` or ``"replay"``
+            (the file must exist and is only read).
+
+    Raises:
+        ValueError: An unknown ``mode``.
+        FileNotFoundError: ``"replay"`` of a file that does not exist.
+        CacheError: The file is not a usable response cache (see :class:`CacheError`).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], mode: CacheMode = "read-write") -> None:
+        if mode not in get_args(CacheMode):
+            raise ValueError(
+                f"mode: unknown cache mode {mode!r}; choose one of {get_args(CacheMode)}"
+            )
+        self.path = os.fspath(path)
+        self.mode: CacheMode = mode
+        self._stats = {"hits": 0, "misses": 0, "writes": 0, "uncached": 0}
+        self._stats_lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None  # used only on the executor's thread
+        self._executor: ThreadPoolExecutor | None = None
+        if mode == "off":
+            return
+        if mode == "replay" and not os.path.exists(self.path):
+            raise FileNotFoundError(f"replay: no recorded response cache at {self.path!r}")
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
+        try:
+            self._executor.submit(self._open).result()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- public API -------------------------------------------------------------------
+
+    async def get(self, key: str) -> Completion | None:
+        """The stored answer for ``key`` (``cached=True``, original accounting), or
+        ``None``. Always ``None`` in mode ``"off"``."""
+        if self.mode == "off":
+            return None
+        return await self._run(self._get, key)
+
+    async def put(self, request: Mapping[str, Any], completion: Completion) -> str:
+        """Store ``completion`` as the answer to ``request`` (a :func:`cache_request`
+        result) unless the key already has one; return the key.
+
+        The row is committed when this returns (its own transaction). Mode ``"off"``
+        stores nothing; ``"replay"`` raises ``RuntimeError``."""
+        key = _request_key(request)
+        if self.mode == "off":
+            return key
+        if self.mode == "replay":
+            raise RuntimeError(f"ResponseCache({self.path!r}) is in replay mode: it never writes")
+        row = (
+            key,
+            completion.model,
+            _canonical(dict(request)),
+            completion.text,
+            int(completion.prompt_tokens),
+            int(completion.completion_tokens),
+            float(completion.cost_usd),
+            float(completion.latency_s),
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        await self._run(self._put, row)
+        return key
+
+    def stats(self) -> dict[str, int]:
+        """This process's ``hits``, ``misses``, ``writes`` (rows this process inserted)
+        and ``uncached`` (sampled calls without a seed, passed through)."""
+        with self._stats_lock:
+            return dict(self._stats)
+
+    def close(self) -> None:
+        """Finish pending work, close the connection and stop the thread (idempotent)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        executor.submit(self._close_connection)
+        executor.shutdown(wait=True)
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({self.path!r}, mode={self.mode!r})"
+
+    # -- internals: the methods passed to _run run on the executor's thread ------------
+
+    def _count(self, name: str) -> None:
+        with self._stats_lock:
+            self._stats[name] += 1
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        executor = self._executor
+        if executor is None:
+            raise RuntimeError(f"ResponseCache({self.path!r}) is closed")
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    def _open(self) -> None:
+        where = f"response cache {self.path!r}"
+        # Autocommit (isolation_level=None): each INSERT is its own short transaction.
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self._conn = conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            journal = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(journal).lower() != "wal":
+                raise CacheError(f"{where}: cannot use WAL journaling (got {journal!r})")
+            # With WAL, NORMAL syncs only at checkpoints: a committed row is in the WAL
+            # file (the OS has it) when the commit returns, so a process killed with -9
+            # loses nothing committed and never corrupts the file. Only an OS crash or
+            # power loss may drop the last commits, which a cache can afford.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if self.mode == "replay":
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                self._check_version(conn, version, where, creating=False)
+            else:
+                # IMMEDIATE: two processes creating one new file must not both create it.
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    version = conn.execute("PRAGMA user_version").fetchone()[0]
+                    if self._check_version(conn, version, where, creating=True):
+                        conn.execute(_SCHEMA)
+                        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+        except sqlite3.DatabaseError as exc:
+            self._close_connection()
+            raise CacheError(f"{where}: not a usable SQLite database ({exc})") from exc
+        except BaseException:
+            self._close_connection()
+            raise
+
+    @staticmethod
+    def _check_version(
+        conn: sqlite3.Connection, version: int, where: str, *, creating: bool
+    ) -> bool:
+        """Raise unless the file holds this schema; ``True`` when it is new and empty."""
+        if version == SCHEMA_VERSION:
+            return False
+        if version != 0:
+            raise CacheError(
+                f"{where}: schema version {version}, but this conductor-gym reads version "
+                f"{SCHEMA_VERSION}; use a new cache file (or the matching conductor-gym)"
+            )
+        tables = conn.execute("SELECT name FROM sqlite_master").fetchall()
+        if tables:
+            raise CacheError(
+                f"{where}: an SQLite database that is not a response cache "
+                f"(it has {sorted(t[0] for t in tables)} and no cache schema version)"
+            )
+        if not creating:
+            raise CacheError(f"{where}: empty file, not a recorded response cache")
+        return True
+
+    def _get(self, key: str) -> Completion | None:
+        assert self._conn is not None
+        row = self._conn.execute(_SELECT, (key,)).fetchone()
+        self._count("hits" if row is not None else "misses")
+        if row is None:
+            return None
+        text, prompt_tokens, completion_tokens, cost_usd, latency_s, model = row
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=cost_usd,
+            latency_s=latency_s,
+            model=model,
+            cached=True,
+        )
+
+    def _put(self, row: tuple[Any, ...]) -> None:
+        assert self._conn is not None
+        if self._conn.execute(_INSERT, row).rowcount == 1:
+            self._count("writes")
+
+    def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+
+# -- the worker ---------------------------------------------------------------------------
+
+
+class CachedWorker:
+    """``worker`` behind ``cache``: same ``name``, same protocol.
+
+    A hit returns the stored :class:`Completion` with ``cached=True`` and the original
+    call's text, tokens, cost and latency (a replayed trace equals the recorded one but
+    for that flag). A miss calls ``worker`` and stores its answer (``"read-write"``) or
+    raises :class:`ReplayMiss` (``"replay"``). :class:`WorkerError`\\ s of ``worker``
+    propagate unchanged and are never stored. Mode ``"off"`` always calls ``worker``.
+
+    ``model`` is the model identifier that enters the key: workers that share it (and
+    the rest of a call) share rows, so it must name what really answers (e.g. the
+    backend's model id, not a pool label).
+
+    When ``worker`` binds tasks (has ``for_task``, as simulated workers do), so does
+    this one: ``for_task(task)`` returns a :class:`CachedWorker` around the bound worker,
+    with the same cache (see :func:`conductor_gym.episode.bind_task`). Otherwise it has
+    no ``for_task`` and is used as it is, like the worker it wraps.
+    """
+
+    def __init__(self, worker: Worker, cache: ResponseCache, model: str) -> None:
+        self.name = worker.name
+        self.worker = worker
+        self.cache = cache
+        self.model = model
+        # Exposed only when the wrapped worker has it: bind_task treats a worker with
+        # ``for_task`` as one that must be bound, and one without as ready to use.
+        if callable(getattr(worker, "for_task", None)):
+            self.for_task: Callable[[Task], CachedWorker] = self._bind
+
+    def _bind(self, task: Task) -> CachedWorker:
+        bound: Worker = self.worker.for_task(task)  # type: ignore[attr-defined]
+        return CachedWorker(bound, self.cache, self.model)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        cache = self.cache
+
+        async def call() -> Completion:
+            return await self.worker.complete(
+                messages, max_tokens=max_tokens, temperature=temperature, seed=seed, **params
+            )
+
+        if cache.mode == "off":
+            return await call()
+        if not is_cacheable(temperature, seed):
+            if cache.mode == "replay":
+                raise ReplayMiss(
+                    f"worker {self.name!r}: a sampled call (temperature={temperature}) "
+                    "without a seed cannot be replayed: no recorded row identifies a fresh "
+                    "sample; pass a seed (the env always does)",
+                    worker=self.name,
+                )
+            cache._count("uncached")
+            return await call()
+        request = cache_request(
+            self.model,
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            params=params,
+        )
+        key = _request_key(request)
+        hit = await cache.get(key)
+        if hit is not None:
+            return hit
+        if cache.mode == "replay":
+            raise ReplayMiss(
+                f"worker {self.name!r}: the recorded run has no such call "
+                f"(cache key {key[:12]}) in {cache.path!r}",
+                worker=self.name,
+                key=key,
+            )
+        completion = await call()
+        # Anything but a well-formed Completion is left for run_plan to reject, unstored.
+        if isinstance(completion, Completion) and isinstance(completion.text, str):
+            await cache.put(request, dataclasses.replace(completion, cached=False))
+        return completion
+
+    def __repr__(self) -> str:
+        # Not the wrapped worker's repr: it may show client settings.
+        return f"CachedWorker({self.name!r}, {self.cache!r}, model={self.model!r})"
