@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import is_int, require_int
+from conductor_gym.budget import Budget, BudgetExceeded, Ledger
 from conductor_gym.episode import (
     ENV_REASONS,
     EpisodeState,
@@ -42,6 +43,9 @@ from conductor_gym.self_worker import (
 )
 from conductor_gym.spaces import UnicodeText
 from conductor_gym.tasks import Task, TaskSource, make_task_source
+
+if TYPE_CHECKING:
+    from conductor_gym.workers.cache import ResponseCache
 
 __all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "Round", "StepResult"]
 
@@ -111,23 +115,27 @@ class ConductorEnv(gym.Env[str, str]):
     range, and an episode that stops after its first plan scores exactly ``r(answer)``.
     It applies only to episodes that end on a graded answer (not to invalid plans).
 
-    When a worker or the grader fails after retries the reward is 0.0 and
-    ``truncated`` is ``True``: that is not a score, and ``info["error"]`` says what
-    failed.
+    When a worker or the grader fails after retries, or a spending budget runs out,
+    the reward is 0.0 and ``truncated`` is ``True``: that is not a score, and
+    ``info["error"]`` says what failed (``kind``: ``"infrastructure"``, ``"grader"`` or
+    ``"budget"``).
 
     ## Episode end
 
     ``terminated=True`` after an invalid plan, an empty plan that stops, or a plan that
     leaves no recursion budget (always after the first plan when ``R = 0``);
-    ``truncated=True`` (and ``terminated=False``) after an infrastructure failure.
+    ``truncated=True`` (and ``terminated=False``) after an infrastructure failure or a
+    spent budget.
 
     ## Arguments
 
     * ``tasks``: a task source name (``"offline"``, ``"offline-ood"``,
       ``"offline/<family>"``, see :func:`conductor_gym.tasks.task_source_names`) or a
       :class:`~conductor_gym.tasks.TaskSource`.
-    * ``pool``: a pool preset name (``"sim-paper"``), a list of
-      :class:`~conductor_gym.pool.WorkerSpec` or a :class:`~conductor_gym.pool.WorkerPool`.
+    * ``pool``: a pool preset name (``"sim-paper"``, ``"local-smol"``,
+      ``"paper-constrained"``, ...: ``conductor-gym pools list``), a pool file
+      (``*.toml``), a list of :class:`~conductor_gym.pool.WorkerSpec` or a
+      :class:`~conductor_gym.pool.WorkerPool`.
     * ``k``: workers per episode (default: all); ``shuffle_workers``: shuffle the
       ordinal ids every episode (default off). Both only with a name or specs.
     * ``reward``: ``"paper"``, ``"binary"`` or a :class:`~conductor_gym.reward.RewardScheme`.
@@ -139,6 +147,12 @@ class ConductorEnv(gym.Env[str, str]):
       just the first (default off, as in the paper).
     * ``max_plan_chars``: longest completion parsed (default 65536).
     * ``retry``: :class:`~conductor_gym.execute.RetryPolicy` for transient worker errors.
+    * ``episode_budget``: a :class:`~conductor_gym.budget.Budget` on each episode's worker
+      calls, tokens and dollars (default: the pool file's, else none). The run's budget
+      belongs to the pool (``run_budget``).
+    * ``cache``: a response-cache file (read and written) or a
+      :class:`~conductor_gym.workers.cache.ResponseCache` (e.g. ``mode="replay"`` to
+      reproduce a recorded run offline); only with a pool name, file or specs.
     * ``render_mode``: ``None`` or ``"ansi"`` (a text account of the episode).
 
     ## Reset
@@ -167,8 +181,9 @@ class ConductorEnv(gym.Env[str, str]):
     ``initial_grade`` (with ``initial_round_weight > 0``), ``error`` (``None`` or a
     dict naming the failed step, worker and error class), and totals over every round
     and inner call: ``worker_calls`` (calls to real workers, retries included),
-    ``prompt_tokens``, ``completion_tokens``, ``cost_usd``, ``latency_s`` (summed
-    worker latency).
+    ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (every call, cached ones at their
+    recorded cost), ``billed_usd`` (calls that reached a backend), ``cache_saved_usd``
+    (calls answered from the cache), ``latency_s`` (summed worker latency).
 
     ## Async use
 
@@ -197,6 +212,8 @@ class ConductorEnv(gym.Env[str, str]):
         question_to_all_workers: bool = False,
         max_plan_chars: int = 65536,
         retry: RetryPolicy | None = None,
+        episode_budget: Budget | None = None,
+        cache: str | ResponseCache | None = None,
         render_mode: str | None = None,
     ) -> None:
         require_int("max_steps", max_steps)
@@ -212,7 +229,10 @@ class ConductorEnv(gym.Env[str, str]):
         self.tasks: TaskSource = make_task_source(tasks) if isinstance(tasks, str) else tasks
         if len(self.tasks) < 1:
             raise ValueError("tasks: the task source is empty")
-        self.pool = make_pool(pool, k=k, shuffle=shuffle_workers)
+        if episode_budget is not None and not isinstance(episode_budget, Budget):
+            raise ValueError(f"episode_budget must be a Budget, got {episode_budget!r}")
+        self.pool = make_pool(pool, k=k, shuffle=shuffle_workers, cache=cache)
+        self.episode_budget = episode_budget or self.pool.episode_budget
         self.reward_scheme = make_reward_scheme(reward)
         self.max_steps = max_steps
         self.max_recursions = max_recursions
@@ -265,6 +285,7 @@ class ConductorEnv(gym.Env[str, str]):
             forced = options["force_recursion"]
 
         budget = RecursionBudget(self.max_recursions)
+        ledgers = (Ledger(self.episode_budget, scope="episode"), self.pool.run_ledger)
         workers = tuple(bind_task(w, task) for w in draw.workers)
         self_worker = None
         if self.conductor is not None:
@@ -277,6 +298,7 @@ class ConductorEnv(gym.Env[str, str]):
                 max_plan_chars=self.max_plan_chars,
                 retry=self.retry,
                 question_to_all_workers=self.question_to_all_workers,
+                ledgers=ledgers,
             )
             workers = (*workers, BoundWorker(self_worker))
             self_worker.workers = workers
@@ -289,6 +311,7 @@ class ConductorEnv(gym.Env[str, str]):
             seed=episode_seed,
             budget=budget,
             force_recursion=forced,
+            ledgers=ledgers,
             observation=self.templates.conductor_prompt(
                 task.question,
                 len(workers),
@@ -332,7 +355,7 @@ class ConductorEnv(gym.Env[str, str]):
         except PolicyFailure as exc:
             new_round = Round(index, plan, None, None, episode.self_calls_since(calls_before))
             return self._invalid(episode, new_round, exc.reason, exc.detail)
-        except ExecutionError as exc:
+        except (ExecutionError, BudgetExceeded) as exc:
             calls = episode.self_calls_since(calls_before)
             episode.rounds.append(Round(index, plan, exc.trace, None, calls))
             return self._fail(episode, exc.to_dict())
@@ -387,6 +410,7 @@ class ConductorEnv(gym.Env[str, str]):
             question_to_all_workers=self.question_to_all_workers,
             retry=self.retry,
             prior=() if index == 0 else ((episode.last_subtask, episode.answer or ""),),
+            ledgers=episode.ledgers,
         )
 
     def _must_continue(self, episode: EpisodeState) -> bool:

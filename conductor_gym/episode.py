@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym._validate import require_int
+from conductor_gym.budget import Ledger
 from conductor_gym.execute import BoundWorker, Trace
 from conductor_gym.plan import Plan
 from conductor_gym.pool import PoolDraw
@@ -72,6 +73,8 @@ class EpisodeState:
     budget: RecursionBudget
     force_recursion: bool
     observation: str
+    ledgers: tuple[Ledger, ...] = ()
+    """The episode's spending ledger, then the run's (the pool's)."""
     rounds: list[Round] = field(default_factory=list)
     answer: str | None = None
     last_subtask: str = ""
@@ -97,18 +100,16 @@ class EpisodeState:
         """Accounting over every round and inner call so far."""
         traces = [r.trace for r in self.rounds if r.trace is not None]
         inner = [c.trace for r in self.rounds for c in r.self_calls]
+        # A self-call step stands for its inner plan: count the inner workers' steps.
+        real = [s for t in (*traces, *inner) for s in t.steps if s.worker != SELF_WORKER_NAME]
         return {
-            # A self-call step stands for its inner plan: count the inner workers' calls.
-            "worker_calls": sum(
-                step.attempts
-                for t in (*traces, *inner)
-                for step in t.steps
-                if step.worker != SELF_WORKER_NAME
-            ),
+            "worker_calls": sum(step.attempts for step in real),
             # A self-call step's completion already carries its inner plan's totals.
             "prompt_tokens": sum(t.prompt_tokens for t in traces),
             "completion_tokens": sum(t.completion_tokens for t in traces),
             "cost_usd": sum(t.cost_usd for t in traces),
+            "billed_usd": sum(step.cost_usd for step in real if not step.cached),
+            "cache_saved_usd": sum(step.cost_usd for step in real if step.cached),
             "latency_s": sum(t.latency_s for t in traces),
         }
 

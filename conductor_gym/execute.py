@@ -10,6 +10,10 @@ A worker failure is never an answer. Transient :class:`WorkerError`\\ s are retr
 jittered exponential backoff (:class:`RetryPolicy`); a permanent error, any other
 exception raised by a backend, or a transient one that outlives its retries ends the
 run with :class:`ExecutionError`, which carries the partial :class:`Trace`.
+
+Spending limits (:mod:`conductor_gym.budget`) are checked before every call against each
+ledger passed in ``ledgers`` and charged after it; a spent budget ends the run with
+:class:`~conductor_gym.budget.BudgetExceeded`, whose ``trace`` holds the steps completed.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from conductor_gym._validate import require_int
+from conductor_gym.budget import BudgetExceeded, Ledger
 from conductor_gym.plan import Plan
 from conductor_gym.prompts import DEFAULT_TEMPLATES, PromptTemplates
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
@@ -100,6 +105,8 @@ class StepRecord:
     cost_usd: float
     latency_s: float
     attempts: int
+    cached: bool = False
+    """The response came from the response cache (nothing was billed for it)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -141,6 +148,16 @@ class Trace:
         """Summed worker latency: the plan's critical path, since steps run in order."""
         return sum(s.latency_s for s in self.steps)
 
+    @property
+    def billed_usd(self) -> float:
+        """Cost of the steps that called a backend (cached steps cost nothing again)."""
+        return sum(s.cost_usd for s in self.steps if not s.cached)
+
+    @property
+    def cache_saved_usd(self) -> float:
+        """Recorded cost of the steps answered from the response cache."""
+        return sum(s.cost_usd for s in self.steps if s.cached)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "steps": [s.to_dict() for s in self.steps],
@@ -149,6 +166,8 @@ class Trace:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,
+            "billed_usd": self.billed_usd,
+            "cache_saved_usd": self.cache_saved_usd,
             "latency_s": self.latency_s,
         }
 
@@ -233,7 +252,7 @@ async def _call(
             if not exc.transient or attempt >= retry.max_attempts:
                 exc.worker = exc.worker or bound.name
                 raise _Failed(exc, attempt) from exc
-        except PolicyFailure:
+        except (PolicyFailure, BudgetExceeded):
             raise
         except Exception as exc:  # an unexpected backend exception is a permanent failure
             error = WorkerError(f"{type(exc).__name__}: {exc}", transient=False, worker=bound.name)
@@ -259,6 +278,7 @@ async def run_plan(
     question_to_all_workers: bool = False,
     retry: RetryPolicy | None = None,
     prior: Sequence[tuple[str, str]] = (),
+    ledgers: Sequence[Ledger] = (),
 ) -> Trace:
     """Execute ``plan`` on ``workers`` (``workers[i]`` is ``Model i``).
 
@@ -275,6 +295,9 @@ async def run_plan(
         retry: Retry policy for transient failures (default :class:`RetryPolicy`).
         prior: ``(subtask, answer)`` turns from before this plan (in a recursive round,
             the previous round's final step), seen by every step whose access is ``"all"``.
+        ledgers: Budgets to check before and charge after every call (the episode's and
+            the run's). A worker whose ``aggregates_calls`` is true (the conductor's
+            self-worker) is not charged: the calls inside it already were.
 
     Returns:
         The trace of every step.
@@ -282,6 +305,8 @@ async def run_plan(
     Raises:
         ExecutionError: A worker failed permanently or ran out of retries.
         PolicyFailure: A step routed to the conductor itself got no valid plan.
+        BudgetExceeded: A ledger's budget was spent before a step (``trace`` attribute:
+            the steps completed).
     """
     retry = retry or RetryPolicy()
     records: list[StepRecord] = []
@@ -297,9 +322,14 @@ async def run_plan(
             prior=prior,
         )
         try:
+            for ledger in ledgers:
+                ledger.check()
             completion, attempts = await _call(
                 bound, messages, None if seed is None else step_seed(seed, i), retry
             )
+        except BudgetExceeded as exc:
+            exc.trace = Trace(tuple(records))
+            raise
         except _Failed as failed:
             raise ExecutionError(
                 step=i,
@@ -308,6 +338,9 @@ async def run_plan(
                 attempts=failed.attempts,
                 trace=Trace(tuple(records)),
             ) from failed.error
+        if not getattr(bound.worker, "aggregates_calls", False):
+            for ledger in ledgers:
+                ledger.charge(completion)
         responses.append(completion.text)
         records.append(
             StepRecord(
@@ -323,6 +356,7 @@ async def run_plan(
                 cost_usd=completion.cost_usd,
                 latency_s=completion.latency_s,
                 attempts=attempts,
+                cached=completion.cached,
             )
         )
     return Trace(tuple(records))

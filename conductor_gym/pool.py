@@ -8,24 +8,34 @@ in configuration order unless ``shuffle`` asks for a random order. The conductor
 ever sees ordinal ids ``Model 0 .. Model k-1``; :class:`PoolDraw` maps them back to names.
 
 Backends register a factory by import path, so none is imported until a pool that
-uses it is built (``import conductor_gym`` stays free of heavy dependencies).
+uses it is built (``import conductor_gym`` stays free of heavy dependencies). Each
+worker is built once per pool and wrapped, when configured, in its rate limits
+(:mod:`conductor_gym.workers.limits`) and then the response cache
+(:mod:`conductor_gym.workers.cache`): a cache hit waits for no rate limit. The pool also
+holds the run's spending :class:`~conductor_gym.budget.Ledger`.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from conductor_gym._validate import is_int, require_int
+from conductor_gym.budget import Budget, Ledger
 from conductor_gym.execute import BoundWorker
 from conductor_gym.workers.base import Worker
+from conductor_gym.workers.limits import LimitedWorker, RateLimits
+
+if TYPE_CHECKING:
+    from conductor_gym.workers.cache import ResponseCache
 
 __all__ = [
     "POOL_PRESETS",
@@ -177,10 +187,25 @@ class WorkerPool:
         shuffle: Shuffle the ordinal ids every episode. Without it the drawn workers
             keep their configuration order (with ``k = n``, ``Model i`` is always the
             ``i``-th configured worker, as in the paper's main setting).
+        run_budget: Limits on worker use over every episode that uses this pool
+            (:attr:`run_ledger` counts them).
+        episode_budget: The default limits of each episode (an env's own
+            ``episode_budget`` replaces it).
+        cache: A :class:`~conductor_gym.workers.cache.ResponseCache` every worker
+            reads and writes (or replays from), or ``None``.
+        name: The preset or file the pool came from, for descriptions.
     """
 
     def __init__(
-        self, specs: Sequence[WorkerSpec], *, k: int | None = None, shuffle: bool = False
+        self,
+        specs: Sequence[WorkerSpec],
+        *,
+        k: int | None = None,
+        shuffle: bool = False,
+        run_budget: Budget | None = None,
+        episode_budget: Budget | None = None,
+        cache: ResponseCache | None = None,
+        name: str | None = None,
     ) -> None:
         self.specs: tuple[WorkerSpec, ...] = tuple(specs)
         if not self.specs:
@@ -196,8 +221,15 @@ class WorkerPool:
             k = n
         if not is_int(k) or not 1 <= k <= n:
             raise ValueError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
+        for label, budget in (("run_budget", run_budget), ("episode_budget", episode_budget)):
+            if budget is not None and not isinstance(budget, Budget):
+                raise ValueError(f"pool: {label} must be a Budget, got {budget!r}")
         self.k = k
         self.shuffle = bool(shuffle)
+        self.name = name
+        self.cache = cache
+        self.run_ledger = Ledger(run_budget or Budget(), scope="run")
+        self.episode_budget = episode_budget or Budget()
         self._workers: tuple[BoundWorker, ...] | None = None
 
     @property
@@ -210,7 +242,7 @@ class WorkerPool:
         if self._workers is None:
             self._workers = tuple(
                 BoundWorker(
-                    worker=_backend_factory(spec.backend)(spec),
+                    worker=self._build(spec),
                     max_tokens=spec.max_tokens,
                     temperature=spec.temperature,
                     params=spec.params,
@@ -218,6 +250,24 @@ class WorkerPool:
                 for spec in self.specs
             )
         return self._workers
+
+    def _build(self, spec: WorkerSpec) -> Worker:
+        worker = _backend_factory(spec.backend)(spec)
+        limits = RateLimits(
+            max_concurrency=spec.max_concurrency,
+            requests_per_minute=spec.requests_per_minute,
+            tokens_per_minute=spec.tokens_per_minute,
+        )
+        if limits.active:
+            worker = LimitedWorker(worker, limits)
+        if self.cache is not None and self.cache.mode != "off":
+            from conductor_gym.workers.cache import CachedWorker
+
+            # Real models answer by model; a simulated worker's answers also depend on its
+            # name (it seeds its draws with it), so two entries must not share rows.
+            model = spec.name if spec.backend == "simulated" else spec.model_name
+            worker = CachedWorker(worker, self.cache, f"{spec.backend}/{model}")
+        return worker
 
     def sample(self, rng: np.random.Generator) -> PoolDraw:
         """Draw the workers of one episode from ``rng`` (no draw is made when ``k = n``
@@ -238,8 +288,12 @@ class WorkerPool:
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description (names, backends, models, k, shuffle)."""
         return {
+            "name": self.name,
             "k": self.k,
             "shuffle": self.shuffle,
+            "run_budget": self.run_ledger.budget.to_dict(),
+            "episode_budget": self.episode_budget.to_dict(),
+            "cache": None if self.cache is None else self.cache.mode,
             "workers": [
                 {"name": s.name, "backend": s.backend, "model": s.model_name} for s in self.specs
             ],
@@ -250,42 +304,69 @@ class WorkerPool:
 
 
 POOL_PRESETS: dict[str, Callable[[], list[WorkerSpec]]] = {}
-"""Named pools: name -> function returning the specs."""
+"""Pools registered in code: name -> function returning the specs. The presets that ship
+with the package are files in ``conductor_gym/pools/`` (:mod:`conductor_gym.pool_config`)."""
 
 
 def register_pool_preset(name: str, specs: Callable[[], list[WorkerSpec]]) -> None:
-    """Register a named pool so ``make_pool(name)`` and ``gym.make(..., pool=name)`` find it."""
+    """Register a named pool in code so ``make_pool(name)`` and ``gym.make(..., pool=name)``
+    find it (it takes precedence over a preset file of the same name)."""
     POOL_PRESETS[name] = specs
 
 
 def make_pool(
-    pool: str | WorkerPool | Sequence[WorkerSpec],
+    pool: str | os.PathLike[str] | WorkerPool | Sequence[WorkerSpec],
     *,
     k: int | None = None,
     shuffle: bool | None = None,
+    cache: str | os.PathLike[str] | ResponseCache | None = None,
 ) -> WorkerPool:
-    """Build a :class:`WorkerPool` from a preset name, specs, or a pool.
+    """Build a :class:`WorkerPool` from a preset name, a pool file, specs, or a pool.
 
-    ``k`` and ``shuffle`` apply to names and specs; passing them with a ready
-    :class:`WorkerPool` is an error (the pool already fixes them).
+    Args:
+        pool: A name registered with :func:`register_pool_preset`, a preset shipped in
+            ``conductor_gym/pools/`` (``"sim-paper"``, ``"local-smol"``,
+            ``"paper-constrained"``, ``"paper-unconstrained"``), the path of a TOML pool
+            file, a list of :class:`WorkerSpec`, or a ready :class:`WorkerPool`.
+        k, shuffle: Override the file's (or the default) draw.
+        cache: A response-cache path (read-write) or a
+            :class:`~conductor_gym.workers.cache.ResponseCache`.
+
+    ``k``, ``shuffle`` and ``cache`` cannot be applied to a ready :class:`WorkerPool`
+    (it already fixes them): that is an error.
     """
     if isinstance(pool, WorkerPool):
-        if k is not None or shuffle is not None:
-            raise ValueError("pool: k and shuffle_workers cannot override a ready WorkerPool")
+        if k is not None or shuffle is not None or cache is not None:
+            raise ValueError(
+                "pool: k, shuffle_workers and cache cannot override a ready WorkerPool"
+            )
         return pool
-    if isinstance(pool, str):
-        if pool not in POOL_PRESETS:
-            raise ValueError(f"pool: unknown preset {pool!r}; choose one of {sorted(POOL_PRESETS)}")
-        specs: Sequence[WorkerSpec] = POOL_PRESETS[pool]()
-    else:
-        specs = pool
-    return WorkerPool(specs, k=k, shuffle=bool(shuffle))
+    if isinstance(cache, str | os.PathLike):
+        from conductor_gym.workers.cache import ResponseCache
 
+        cache = ResponseCache(cache)
+    if isinstance(pool, str | os.PathLike):
+        name = os.fspath(pool)
+        if name in POOL_PRESETS:
+            return WorkerPool(
+                POOL_PRESETS[name](), k=k, shuffle=bool(shuffle), cache=cache, name=name
+            )
+        from conductor_gym import pool_config
 
-def _sim_paper() -> list[WorkerSpec]:
-    from conductor_gym.workers.simulated import paper_pool_specs
-
-    return paper_pool_specs()
-
-
-register_pool_preset("sim-paper", _sim_paper)
+        if name.endswith(".toml") or os.sep in name:
+            config = pool_config.load_pool_file(name)
+        elif name in pool_config.preset_names():
+            config = pool_config.load_preset(name)
+        else:
+            known = sorted({*POOL_PRESETS, *pool_config.preset_names()})
+            raise ValueError(f"pool: unknown preset {name!r}; choose one of {known}")
+        return WorkerPool(
+            config.specs,
+            k=config.k if k is None else k,
+            shuffle=config.shuffle if shuffle is None else shuffle,
+            run_budget=config.run_budget,
+            episode_budget=config.episode_budget,
+            cache=cache,
+            name=config.name,
+        )
+    return WorkerPool(pool, k=k, shuffle=bool(shuffle), cache=cache)

@@ -17,8 +17,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from conductor_gym.budget import Ledger
 from conductor_gym.execute import BoundWorker, PolicyFailure, RetryPolicy, Trace, run_plan
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
 from conductor_gym.prompts import PromptTemplates
@@ -93,8 +94,12 @@ class SelfWorker:
 
     ``workers`` is the episode's full worker list, this one included, so inner plans may
     route to it again while the budget lasts. ``calls`` collects every inner call, at
-    any depth, in the order they finished.
+    any depth, in the order they finished. ``ledgers`` are the episode's spending
+    ledgers: inner plans are charged against them call by call, so this worker's own
+    completion (which sums them) is not charged again (``aggregates_calls``).
     """
+
+    aggregates_calls: ClassVar[bool] = True
 
     policy: ConductorPolicy
     self_id: int
@@ -106,6 +111,7 @@ class SelfWorker:
     question_to_all_workers: bool = False
     workers: tuple[BoundWorker, ...] = ()
     calls: list[SelfCall] = field(default_factory=list)
+    ledgers: tuple[Ledger, ...] = ()
     name: str = SELF_WORKER_NAME
 
     async def complete(
@@ -155,6 +161,7 @@ class SelfWorker:
             templates=self.templates,
             question_to_all_workers=self.question_to_all_workers,
             retry=self.retry,
+            ledgers=self.ledgers,
         )
         self.calls.append(SelfCall(question, completion, plan, trace))
         return Completion(

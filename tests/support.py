@@ -17,7 +17,6 @@ import pytest
 
 from conductor_gym.workers.base import Completion, Message, WorkerError
 
-
 REQUIRE_EXTRAS = os.environ.get("CONDUCTOR_GYM_REQUIRE_EXTRAS") == "1"
 """CI sets ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1``: a missing optional dependency then fails
 the tests that need it instead of skipping them."""

@@ -25,7 +25,8 @@ STEP_KEYS = {
     "task_id", "task_index", "domain", "question", "pool", "num_workers", "max_steps",
     "round", "can_stop", "recursions_left", "forced_recursion", "self_worker_id",
     "rounds", "outcome", "plan", "parse_error", "trace", "grade", "initial_grade", "error",
-    "worker_calls", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s",
+    "worker_calls", "prompt_tokens", "completion_tokens", "cost_usd", "billed_usd",
+    "cache_saved_usd", "latency_s",
 }  # fmt: skip
 
 

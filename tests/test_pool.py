@@ -88,7 +88,8 @@ def test_bad_pools_fail_with_clear_errors() -> None:
         WorkerPool([spec], k=2)
     with pytest.raises(ValueError, match=r"repeated: \['gpt-5'\]"):
         WorkerPool([spec, spec])
-    with pytest.raises(ValueError, match=r"unknown preset 'nope'; choose one of \['sim-paper'"):
+    known = r"choose one of \[.*'paper-constrained', .*'sim-paper'"
+    with pytest.raises(ValueError, match=rf"unknown preset 'nope'; {known}"):
         make_pool("nope")
     with pytest.raises(ValueError, match="cannot override a ready WorkerPool"):
         make_pool(WorkerPool([spec]), k=1)
