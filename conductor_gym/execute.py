@@ -204,7 +204,8 @@ class ExecutionError(RuntimeError):
             "worker": self.worker,
             "attempts": self.attempts,
             "transient": self.error.transient,
-            "error_type": type(cause).__name__ if cause is not None else "WorkerError",
+            # the backend's own exception class, else the WorkerError subclass raised
+            "error_type": type(cause if cause is not None else self.error).__name__,
             "message": str(self.error),
         }
 

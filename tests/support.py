@@ -1,7 +1,8 @@
 """Test helpers and test doubles.
 
-``FlakyWorker`` and ``CountingWorker`` are test doubles for fault injection and for
-observing concurrency; everything else in the tests runs the real library.
+``FlakyWorker``, ``FaultyWorker`` and ``CountingWorker`` are test doubles for fault
+injection and for observing concurrency; everything else in the tests runs the real
+library.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import random
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -113,3 +115,36 @@ class CountingWorker:
         finally:
             cls.in_flight -= 1
         return Completion("Final answer: \\boxed{1}", 10, 5, 0.0, 0.005, "counting")
+
+
+class FaultyWorker:
+    """Test double (fault injection): wraps a real worker and fails a fraction ``rate``
+    of its calls with a transient :class:`WorkerError` (a seeded coin per call), as a
+    flaky network or an overloaded provider would. Successful calls are the wrapped
+    worker's own answers."""
+
+    def __init__(self, worker: Any, rate: float, seed: int = 0) -> None:
+        self.worker = worker
+        self.name = worker.name
+        self.rate = rate
+        self._rng = random.Random(seed)
+
+    def for_task(self, task: Any) -> FaultyWorker:
+        bound = FaultyWorker(self.worker.for_task(task), self.rate)
+        bound._rng = self._rng  # one coin sequence per pool entry
+        return bound
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        if self._rng.random() < self.rate:
+            raise WorkerError("injected: 503 service unavailable", transient=True)
+        return await self.worker.complete(  # type: ignore[no-any-return]
+            messages, max_tokens=max_tokens, temperature=temperature, seed=seed, **params
+        )
