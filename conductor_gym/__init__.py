@@ -34,6 +34,7 @@ from conductor_gym.plan import Plan, PlanParseError, parse_plan
 from conductor_gym.pool import PoolDraw, WorkerPool, WorkerSpec, make_pool
 from conductor_gym.prompts import FewShotExample, PromptTemplates
 from conductor_gym.reward import Outcome, RewardScheme
+from conductor_gym.scoring import EpisodeRef, ScoredCompletion, Scorer, score_completions
 from conductor_gym.tasks import Task, TaskSource, make_task_source, task_source_names
 from conductor_gym.vector import ConductorVectorEnv
 from conductor_gym.workers.base import Completion, Worker, WorkerError
@@ -51,6 +52,7 @@ __all__ = [
     "Completion",
     "ConductorEnv",
     "ConductorVectorEnv",
+    "EpisodeRef",
     "ExecutionError",
     "FewShotExample",
     "Grade",
@@ -64,6 +66,8 @@ __all__ = [
     "RetryPolicy",
     "RewardScheme",
     "Round",
+    "ScoredCompletion",
+    "Scorer",
     "StepRecord",
     "Task",
     "TaskSource",
@@ -77,6 +81,7 @@ __all__ = [
     "make_pool",
     "make_task_source",
     "parse_plan",
+    "score_completions",
     "run_plan",
     "task_source_names",
 ]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
+import numpy as np
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import is_int, require_int
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "Round", "StepResult"]
 
 MAX_OBSERVATION_CHARS = 1 << 20
-_RESET_OPTIONS = ("task_index", "force_recursion")
+_RESET_OPTIONS = ("task_index", "force_recursion", "rollout_seed")
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
 _ROUND_SEED = 1 << 20  # recursive round r runs with step_seed(episode seed, _ROUND_SEED + r)
@@ -162,6 +163,9 @@ class ConductorEnv(gym.Env[str, str]):
     rewards and traces. ``options={"task_index": i}`` picks task ``i`` of the source;
     the RNG is consumed exactly as without it, so the worker draw for a seed does not
     depend on the option. ``options={"force_recursion": bool}`` overrides the draw.
+    ``options={"rollout_seed": r}`` keeps the task and the worker draw of the seed but
+    gives the workers fresh randomness: the rollouts of one GRPO group share a ``seed``
+    (the group seed) and differ in ``r`` (see :mod:`conductor_gym.scoring`).
 
     ## Info
 
@@ -274,6 +278,13 @@ class ConductorEnv(gym.Env[str, str]):
         task = self.tasks[task_index]
         draw = self.pool.sample(rng)
         episode_seed = int(rng.integers(0, 2**63 - 1))
+        if "rollout_seed" in options:
+            rollout = options["rollout_seed"]
+            if not is_int(rollout) or rollout < 0:
+                raise ValueError("reset: options['rollout_seed'] must be an int >= 0")
+            # Same task and worker draw as without it; fresh worker randomness.
+            mixed = np.random.SeedSequence([episode_seed, rollout]).generate_state(2, np.uint64)
+            episode_seed = int(mixed[0]) & (2**63 - 1)
         forced = bool(self.force_recursion)
         if not isinstance(self.force_recursion, bool) and 0.0 < self.force_recursion < 1.0:
             forced = bool(rng.random() < self.force_recursion)
