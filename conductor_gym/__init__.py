@@ -81,8 +81,8 @@ __all__ = [
     "make_pool",
     "make_task_source",
     "parse_plan",
-    "score_completions",
     "run_plan",
+    "score_completions",
     "task_source_names",
 ]
 

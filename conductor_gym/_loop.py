@@ -38,5 +38,9 @@ class LoopRunner:
         self._loop = None
 
     def __del__(self) -> None:
-        # An env dropped without close() must not leak its loop's selector.
-        self.close()
+        # An env dropped without close() must not leak its loop's selector. At interpreter
+        # exit the loop's modules may already be torn down: nothing is left to leak then.
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 (shutdown: there is nobody to report to)
+            pass

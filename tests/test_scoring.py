@@ -83,7 +83,7 @@ def test_bad_inputs_fail_clearly(scorer: Scorer) -> None:
         scorer.score([EpisodeRef(0, 0)] * 2, [CHECKED])
     with pytest.raises(ValueError, match="not a task_index/group_seed JSON"):
         scorer.score(["task-7"], [CHECKED])
-    with pytest.raises(ValueError, match="EpisodeRef.group_seed"):
+    with pytest.raises(ValueError, match=r"EpisodeRef\.group_seed"):
         EpisodeRef(0, -1)
     with pytest.raises(ValueError, match="max_recursions=0"):
         Scorer(max_recursions=1).score([EpisodeRef(0, 0)], [CHECKED])
