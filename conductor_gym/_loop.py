@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -40,7 +41,5 @@ class LoopRunner:
     def __del__(self) -> None:
         # An env dropped without close() must not leak its loop's selector. At interpreter
         # exit the loop's modules may already be torn down: nothing is left to leak then.
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:  # noqa: BLE001 (shutdown: there is nobody to report to)
-            pass
