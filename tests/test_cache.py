@@ -427,7 +427,7 @@ def test_an_env_run_replays_exactly_with_no_backend(tmp_path: Path) -> None:
     with ResponseCache(db, mode="replay") as cache:
         [other] = play(cached_pool(cache, reachable=False), range(1000, 1001))
     error = other["info"]["error"]
-    assert other["step"][2] and error["error_type"] == "WorkerError"
+    assert other["step"][2] and error["error_type"] == "ReplayMiss"
     assert "no such call" in error["message"]
 
 

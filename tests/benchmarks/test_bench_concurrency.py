@@ -81,7 +81,7 @@ def test_vector_env_overlaps_worker_latency(benchmark) -> None:  # type: ignore[
     ratios.sort()
     benchmark.extra_info.update(overhead_ratio_median=ratios[len(ratios) // 2], ratios=ratios)
     print(f"wall / critical path over {len(ratios)} rounds: {[round(r, 3) for r in ratios]}")
-    assert len(ratios) == 5
+    assert ratios and all(r > 0.9 for r in ratios)  # no run can beat its own critical path
     envs.close()
 
 
