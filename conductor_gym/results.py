@@ -1,0 +1,339 @@
+"""The results schema of ``conductor-gym evaluate`` and of leaderboard submissions.
+
+Contract. A results file is one JSON object, :class:`Results` (schema
+``"conductor-gym/results/v1"``), holding what ran (env version, suite with its
+fingerprints, pool, agent, env arguments, repeats, seed), one :class:`EpisodeRecord` per
+episode, and :class:`Metrics` per benchmark and ``"overall"``, computed by
+:func:`aggregate`, a pure, deterministic function of the records (a leaderboard recomputes
+the metrics from the episodes and compares). Every model forbids unknown fields.
+
+Metric definitions (:func:`aggregate`), over a set of episodes:
+
+* ``n``: every episode, infrastructure failures included.
+* ``infra_failures``: episodes with outcome ``"error"`` (a worker failed after retries,
+  the grader failed, or a budget ran out). An infrastructure failure is not a score: it
+  is counted in ``n`` and here, and **excluded** from ``accuracy``, ``mean_reward``,
+  ``parse_failure_rate`` and their standard errors. The *scored* episodes are the others.
+* ``accuracy``: mean of ``correct`` over the scored episodes (0.0 when there are none).
+* ``mean_reward``: mean of ``reward`` over the scored episodes (0.0 when there are none).
+* ``accuracy_se`` / ``mean_reward_se``: the paper's standard error over repeats: take the
+  mean over the scored episodes of each repeat (``repeat`` index) that has any, then the
+  sample standard deviation (``ddof=1``) of those per-repeat means divided by the square
+  root of their number. ``None`` when ``repeats < 2`` or fewer than two repeats have a
+  scored episode.
+* ``parse_failure_rate``: fraction of the scored episodes whose outcome is
+  ``"invalid"`` (the plan did not parse or was rejected).
+* ``mean_steps``: mean of ``steps`` over the episodes with ``steps > 0`` (those whose
+  plan parsed): steps per plan, summed over the rounds of a multi-turn episode.
+* ``mean_worker_calls``, ``tokens_per_sample`` (``prompt_tokens + completion_tokens +
+  planner_tokens``), ``cost_per_sample_usd`` (``cost_usd + planner_cost_usd``): means over
+  **all** episodes, failures included (what was spent was spent).
+
+Sums use :func:`math.fsum`, so the result does not depend on the order of the records.
+
+The episodes journal (:func:`open_journal`) is the resumable form of a run in progress:
+``<out>.episodes.jsonl``, a header line ``{"header": {...}}`` naming the run, then one
+:class:`EpisodeRecord` per line in order of completion.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "OUTCOMES",
+    "SCHEMA",
+    "EpisodeRecord",
+    "Metrics",
+    "Results",
+    "ResumeMismatchError",
+    "SourceInfo",
+    "SuiteInfo",
+    "aggregate",
+    "journal_path",
+    "json_safe",
+    "open_journal",
+]
+
+SchemaTag = Literal["conductor-gym/results/v1"]
+SCHEMA: SchemaTag = "conductor-gym/results/v1"
+"""The ``schema`` value of every :class:`Results` file of this version."""
+
+OUTCOMES = ("correct", "wrong", "invalid", "error")
+"""Episode outcomes, as the env reports them in ``info["outcome"]``."""
+
+OVERALL = "overall"
+"""The metrics key over every benchmark."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EpisodeRecord(_Model):
+    """One finished episode.
+
+    Attributes:
+        benchmark: The suite's name for the task source the task came from (``"offline"``,
+            ``"math500"``, ...).
+        domain: The task's domain.
+        task_index: Index of the task in its source (``reset(options={"task_index": ...})``).
+        task_id: The task's id.
+        repeat: Which repeat of the task this is (0-based).
+        seed: The env's ``reset`` seed.
+        reward: The env's final reward (0.0 for an infrastructure failure).
+        outcome: ``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``.
+        correct: ``outcome == "correct"``.
+        parse_error: The reason code of an invalid plan (``"no_lists"``, ...), else ``None``.
+        error: The env's ``info["error"]`` for an infrastructure failure, else ``None``.
+        steps: Plan steps over every round (0 when the first plan did not parse).
+        worker_calls, prompt_tokens, completion_tokens, cost_usd, latency_s: The env's
+            totals over every round (worker usage only).
+        planner_tokens, planner_cost_usd: What the agent itself spent writing the plans,
+            when it reports it (0 otherwise).
+        completion: The agent's first action; ``followups``: its actions in later rounds.
+    """
+
+    benchmark: str
+    domain: str
+    task_index: int = Field(ge=0)
+    task_id: str
+    repeat: int = Field(ge=0)
+    seed: int
+    reward: float
+    outcome: Literal["correct", "wrong", "invalid", "error"]
+    correct: bool
+    parse_error: str | None = None
+    error: dict[str, Any] | None = None
+    steps: int = Field(ge=0)
+    worker_calls: int = Field(ge=0)
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    cost_usd: float
+    latency_s: float
+    planner_tokens: int = Field(default=0, ge=0)
+    planner_cost_usd: float = 0.0
+    completion: str
+    followups: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """``(benchmark, task_index, repeat)``: what identifies the episode in a run."""
+        return (self.benchmark, self.task_index, self.repeat)
+
+
+class Metrics(_Model):
+    """Aggregates over a set of episodes (definitions in the module docstring)."""
+
+    n: int
+    accuracy: float
+    accuracy_se: float | None
+    mean_reward: float
+    mean_reward_se: float | None
+    parse_failure_rate: float
+    infra_failures: int
+    mean_steps: float
+    mean_worker_calls: float
+    tokens_per_sample: float
+    cost_per_sample_usd: float
+
+
+class SourceInfo(_Model):
+    """One task source of a suite: its name in the suite, fingerprint and size run."""
+
+    name: str
+    fingerprint: str
+    size: int
+
+
+class SuiteInfo(_Model):
+    """The suite a run used. ``limit``: tasks per source when the run was cut short."""
+
+    name: str
+    fingerprint: str
+    sources: list[SourceInfo]
+    limit: int | None = None
+
+
+class Results(_Model):
+    """A whole evaluation run (see the module docstring).
+
+    The JSON key ``schema`` is the attribute ``schema_`` (pydantic reserves ``schema``);
+    dumps always write ``schema``.
+
+    ``started_at`` is when the run first started (ISO 8601, UTC); ``wall_time_s`` the
+    wall time of the invocation that finished it.
+    """
+
+    schema_: SchemaTag = Field(default=SCHEMA, alias="schema")
+    env_id: str
+    env_version: str
+    suite: SuiteInfo
+    pool: dict[str, Any]
+    agent: dict[str, Any]
+    env_kwargs: dict[str, Any]
+    repeats: int = Field(ge=1)
+    seed: int
+    started_at: str
+    wall_time_s: float
+    metrics: dict[str, Metrics]
+    episodes: list[EpisodeRecord]
+
+    model_config = ConfigDict(
+        extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+
+    def to_json(self) -> str:
+        """The JSON text (``schema`` first, indented)."""
+        return self.model_dump_json(indent=1)
+
+    def dump(self, path: str | os.PathLike[str]) -> None:
+        """Write the JSON to ``path`` atomically (a temporary file, then a rename)."""
+        target = Path(path)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
+        tmp.replace(target)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Results:
+        """Read and validate a results file (``pydantic.ValidationError`` if malformed)."""
+        return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def _repeat_se(groups: dict[int, list[float]], repeats: int) -> float | None:
+    """Standard error over repeats: sample std (ddof=1) of per-repeat means / sqrt(R)."""
+    means = [_mean(values) for _, values in sorted(groups.items()) if values]
+    if repeats < 2 or len(means) < 2:
+        return None
+    centre = _mean(means)
+    variance = math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1)
+    return math.sqrt(variance) / math.sqrt(len(means))
+
+
+def _metrics(episodes: Sequence[EpisodeRecord], repeats: int) -> Metrics:
+    scored = [e for e in episodes if e.outcome != "error"]
+    correct: dict[int, list[float]] = {}
+    reward: dict[int, list[float]] = {}
+    for e in scored:
+        correct.setdefault(e.repeat, []).append(1.0 if e.correct else 0.0)
+        reward.setdefault(e.repeat, []).append(e.reward)
+    planned = [float(e.steps) for e in episodes if e.steps > 0]
+    return Metrics(
+        n=len(episodes),
+        accuracy=_mean([1.0 if e.correct else 0.0 for e in scored]),
+        accuracy_se=_repeat_se(correct, repeats),
+        mean_reward=_mean([e.reward for e in scored]),
+        mean_reward_se=_repeat_se(reward, repeats),
+        parse_failure_rate=_mean([1.0 if e.outcome == "invalid" else 0.0 for e in scored]),
+        infra_failures=len(episodes) - len(scored),
+        mean_steps=_mean(planned),
+        mean_worker_calls=_mean([float(e.worker_calls) for e in episodes]),
+        tokens_per_sample=_mean(
+            [float(e.prompt_tokens + e.completion_tokens + e.planner_tokens) for e in episodes]
+        ),
+        cost_per_sample_usd=_mean([e.cost_usd + e.planner_cost_usd for e in episodes]),
+    )
+
+
+def aggregate(episodes: Sequence[EpisodeRecord], repeats: int) -> dict[str, Metrics]:
+    """Metrics ``"overall"`` and per benchmark (sorted by name) of ``episodes``.
+
+    ``repeats`` is the number of repeats the run asked for (``< 2``: no standard errors).
+    A benchmark named ``"overall"`` raises ``ValueError``.
+    """
+    benchmarks = sorted({e.benchmark for e in episodes})
+    if OVERALL in benchmarks:
+        raise ValueError(f"a benchmark may not be named {OVERALL!r}")
+    result = {OVERALL: _metrics(episodes, repeats)}
+    for name in benchmarks:
+        result[name] = _metrics([e for e in episodes if e.benchmark == name], repeats)
+    return result
+
+
+class ResumeMismatchError(ValueError):
+    """An episodes journal belongs to a different run than the one asked for."""
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as JSON data: containers recursively, dataclasses and ``to_dict()``
+    objects as dicts, paths as strings, anything else as ``"<TypeName>"``."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"type": type(value).__name__, **json_safe(dataclasses.asdict(value))}
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return json_safe(to_dict())
+    return f"<{type(value).__qualname__}>"
+
+
+def journal_path(out: str | os.PathLike[str]) -> Path:
+    """Where the episodes of a run writing ``out`` are journaled: ``<out>.episodes.jsonl``."""
+    return Path(f"{os.fspath(out)}.episodes.jsonl")
+
+
+def open_journal(
+    path: Path, header: dict[str, Any], resume: bool
+) -> tuple[IO[str], list[EpisodeRecord], str]:
+    """Open the episodes journal for appending; return it, the records it already holds
+    and the run's ``started_at``.
+
+    Without ``resume``, or when there is no file yet, a new file gets ``header``. With
+    ``resume`` an existing file must carry the same header (``started_at`` aside), else
+    :class:`ResumeMismatchError` names the differing keys; a torn last line (a crash
+    mid-write) is dropped, and the file is rewritten with the good records.
+    """
+    started_at = str(header["started_at"])
+    if not (resume and path.is_file() and path.stat().st_size > 0):
+        handle = path.open("w", encoding="utf-8")
+        handle.write(json.dumps({"header": header}) + "\n")
+        handle.flush()
+        return handle, [], started_at
+    lines = path.read_text(encoding="utf-8").split("\n")
+    try:
+        found = json.loads(lines[0])["header"]
+        started_at = str(found.pop("started_at"))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ResumeMismatchError(
+            f"{path} does not start with a run header; pass a new --out (out=) "
+            "or delete the file to start afresh"
+        ) from None
+    wanted = {k: v for k, v in json.loads(json.dumps(header)).items() if k != "started_at"}
+    if found != wanted:
+        keys = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
+        raise ResumeMismatchError(
+            f"{path} holds episodes of a different run (it differs in {', '.join(keys)}); "
+            "pass a new --out (out=) to start a new run, or delete the file"
+        )
+    records: list[EpisodeRecord] = []
+    body = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
+    for position, (number, line) in enumerate(body):
+        try:
+            records.append(EpisodeRecord.model_validate_json(line))
+        except ValueError:
+            if position == len(body) - 1 and lines[-1]:
+                break  # a torn last line (no newline after it): the run died mid-write
+            raise ResumeMismatchError(f"{path}:{number} is not an episode record") from None
+    kept = [lines[0], *(r.model_dump_json() for r in records)]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path.open("a", encoding="utf-8"), records, started_at
