@@ -53,6 +53,11 @@ class RandomPlanner(BaseAgent):
         self.stop_prob = stop_prob
         self.self_calls = self_calls
 
+    def reseed(self, seed: int | None) -> None:
+        """Restart the planner's random stream (an evaluation harness reseeds it per
+        episode, so results do not depend on how episodes are batched)."""
+        self.rng.seed(seed)
+
     def _self_steps_allowed(self, info: Mapping[str, Any]) -> int:
         if not self.self_calls or info.get("self_worker_id") is None:
             return 0

@@ -14,9 +14,9 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
   derived from the episode seed and the round, for agents that sample.
   Reproducibility: an agent whose completions depend only on its inputs gives the same
   results whatever the batching. An agent with a sequential RNG is made so by a
-  ``reseed(seed)`` method or, failing that, a ``random.Random`` attribute ``rng`` (as the
-  random planner has): it is reseeded with ``agent_seed`` before each request, and its
-  requests then go one per ``act_batch`` call.
+  ``reseed(seed)`` method (the random planner has one): it is reseeded with
+  ``agent_seed`` before each request, and its requests then go one per ``act_batch``
+  call.
 * **Agent-declared env arguments.** ``agent.env_overrides`` (a mapping, e.g.
   ``{"max_steps": 8}``) is applied to every env and recorded in ``env_kwargs`` and in
   ``agent["env_overrides"]``; a conflicting explicit env argument raises ``ValueError``.
@@ -54,7 +54,6 @@ import datetime
 import importlib
 import math
 import os
-import random
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -84,10 +83,7 @@ _RESERVED = ("tasks", "pool")
 
 def _reseeder(agent: Agent) -> Callable[[int], None] | None:
     reseed = getattr(agent, "reseed", None)
-    if callable(reseed):
-        return reseed  # type: ignore[no-any-return]
-    rng = getattr(agent, "rng", None)
-    return rng.seed if isinstance(rng, random.Random) else None
+    return reseed if callable(reseed) else None
 
 
 def _resolve_agent(agent: str | Agent) -> tuple[Agent, str]:
