@@ -151,3 +151,19 @@ def test_an_empty_board_renders(tmp_path: Path) -> None:
     assert "_No submissions yet._" in (tmp_path / "README.md").read_text()
     assert "No submissions yet." in (tmp_path / "index.html").read_text()
     assert (tmp_path / PLOT_NAME).stat().st_size > 0
+
+
+def test_the_committed_board_validates_and_is_up_to_date() -> None:
+    """What CI checks on a submission pull request: every committed file validates, and
+    the committed README and page are what ``leaderboard render`` makes of them."""
+    from conductor_gym.leaderboard import load_submissions
+    from conductor_gym.leaderboard_render import entries_from, render_html, render_markdown
+
+    board = Path(__file__).resolve().parents[1] / "leaderboard"
+    loaded = load_submissions(board)
+    assert len(loaded) >= 6
+    for path, report in loaded:
+        assert report.ok, f"{path.name}: {report.errors}"
+    entries = entries_from([(p.stem, r.submission) for p, r in loaded if r.submission])
+    assert (board / "README.md").read_text() == render_markdown(entries)
+    assert (board / "index.html").read_text() == render_html(entries)
