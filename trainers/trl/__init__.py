@@ -1,0 +1,15 @@
+"""GRPO training of a conductor with TRL (``pip install "conductor-gym[trl]"``).
+
+* :mod:`.reward`: ``ConductorReward``, an async TRL reward function that plays one
+  single-turn episode per completion through :class:`conductor_gym.scoring.Scorer`;
+* :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
+  (recursive) episodes, environment tokens masked out of the loss;
+* :mod:`.config`: the paper's ``GRPOConfig`` and a CPU demonstration recipe;
+* :mod:`.train`: ``main(argv)`` / ``train(settings)``, the entry point
+  (``python -m conductor_gym.trainers.trl.train``);
+* :mod:`.policy`, :mod:`.data`, :mod:`.evaluate`: loading a trainable policy, the
+  prompt dataset, greedy before/after evaluation.
+
+Importing this package imports neither torch, transformers nor TRL; its modules load
+them when a trainer is built.
+"""

@@ -1,0 +1,163 @@
+"""Greedy evaluation of a policy on held-out episodes (before and after training).
+
+The policy writes one plan per evaluation task with greedy decoding; each plan is then
+played ``repeats`` times on the env with fixed rollout seeds (the workers' randomness),
+so two evaluations of the same tasks (before and after training) face exactly the same
+worker draws and the comparison is paired. The standard error is over tasks (the
+``repeats`` episodes of a task are averaged first, as they share one plan).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from conductor_gym.scoring import EpisodeRef, Scorer
+
+__all__ = ["EvalResult", "greedy_completions", "greedy_eval", "paired_difference"]
+
+
+@dataclass
+class EvalResult:
+    """Scores of one greedy evaluation; ``task_rewards[i]`` is task ``i``'s mean reward."""
+
+    task_rewards: list[float]
+    task_accuracy: list[float]
+    valid_rate: float
+    first_worker: dict[str, int]
+    wall_s: float
+    completions: list[str] = field(repr=False)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.task_rewards))
+
+    @property
+    def se(self) -> float:
+        return _se(self.task_rewards)
+
+    @property
+    def accuracy(self) -> float:
+        return float(np.mean(self.task_accuracy))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mean_reward": self.mean,
+            "se": self.se,
+            "accuracy": self.accuracy,
+            "accuracy_se": _se(self.task_accuracy),
+            "valid_rate": self.valid_rate,
+            "tasks": len(self.task_rewards),
+            "first_worker": self.first_worker,
+            "wall_s": self.wall_s,
+            "sample_completions": self.completions[:3],
+        }
+
+
+def _se(values: Sequence[float]) -> float:
+    return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def paired_difference(before: EvalResult, after: EvalResult) -> tuple[float, float]:
+    """Mean and standard error of the per-task reward change."""
+    diff = [a - b for a, b in zip(after.task_rewards, before.task_rewards, strict=True)]
+    return float(np.mean(diff)), _se(diff)
+
+
+def greedy_completions(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Any],
+    *,
+    max_new_tokens: int,
+    batch_size: int = 16,
+    bf16: bool = False,
+) -> list[str]:
+    """Greedy completions for conversational (chat template) or plain prompts; ``bf16``
+    runs them under bfloat16 autocast, as the trainer's forward passes with ``bf16=True``."""
+    import contextlib
+
+    import torch
+
+    texts = [
+        p
+        if isinstance(p, str)
+        else tokenizer.apply_chat_template(list(p), tokenize=False, add_generation_prompt=True)
+        for p in prompts
+    ]
+    was_training = model.training
+    model.eval()
+    out: list[str] = []
+    try:
+        for start in range(0, len(texts), batch_size):
+            chunk = texts[start : start + batch_size]
+            encoded = tokenizer(
+                chunk,
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=isinstance(prompts[0], str),
+            ).to(model.device)
+            autocast = (
+                torch.autocast(model.device.type, dtype=torch.bfloat16)
+                if bf16
+                else contextlib.nullcontext()
+            )
+            with torch.no_grad(), autocast:
+                generated = model.generate(
+                    **encoded,
+                    max_new_tokens=max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=tokenizer.pad_token_id,
+                )
+            width = encoded["input_ids"].shape[1]
+            out += tokenizer.batch_decode(generated[:, width:], skip_special_tokens=True)
+    finally:
+        model.train(was_training)
+    return out
+
+
+def greedy_eval(
+    model: Any,
+    tokenizer: Any,
+    scorer: Scorer,
+    refs: Sequence[EpisodeRef],
+    prompts: Sequence[Any],
+    *,
+    repeats: int = 4,
+    seed: int = 12345,
+    max_new_tokens: int = 48,
+    batch_size: int = 16,
+    bf16: bool = False,
+) -> EvalResult:
+    """Evaluate greedy plans on ``refs`` (whose prompts are ``prompts``), each played with
+    ``repeats`` rollout seeds drawn from ``seed``. ``scorer`` must be single-turn."""
+    start = time.perf_counter()
+    completions = greedy_completions(
+        model, tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size, bf16=bf16
+    )
+    seeds = [int(s) for s in np.random.default_rng(seed).integers(0, 2**62, len(refs) * repeats)]
+    results = scorer.score(
+        [r for r in refs for _ in range(repeats)],
+        [c for c in completions for _ in range(repeats)],
+        rollout_seeds=seeds,
+    )
+    rewards = np.array([r.reward for r in results]).reshape(len(refs), repeats)
+    correct = np.array([r.score for r in results]).reshape(len(refs), repeats)
+    workers: Counter[str] = Counter()
+    for result in results[::repeats]:
+        plan = result.info.get("plan")
+        workers[f"Model {plan.model_ids[0]}" if plan else "invalid"] += 1
+    return EvalResult(
+        task_rewards=[float(x) for x in rewards.mean(axis=1)],
+        task_accuracy=[float(x) for x in correct.mean(axis=1)],
+        valid_rate=float(np.mean([r.outcome != "invalid" for r in results])),
+        first_worker=dict(workers),
+        wall_s=time.perf_counter() - start,
+        completions=completions,
+    )

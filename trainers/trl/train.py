@@ -1,0 +1,336 @@
+"""Train a conductor with TRL's ``GRPOTrainer`` on the env: ``main(argv)`` / ``train(settings)``.
+
+::
+
+    python -m conductor_gym.trainers.trl.train --recipe cpu-demo        # docs/training-cpu.md
+    python -m conductor_gym.trainers.trl.train --recipe paper --model Qwen/Qwen2.5-7B-Instruct \\
+        --tasks paper-train --pool paper-constrained --use-vllm --output-dir runs/paper
+
+The dataset has one row per training task: the env's observation for an
+:class:`~conductor_gym.scoring.EpisodeRef` (task index, group seed) and its label.
+Single-turn episodes (``--max-recursions 0``) are scored by the async reward function
+:class:`~conductor_gym.trainers.trl.reward.ConductorReward`; with recursion, or ``--rollout``, the
+multi-turn :class:`~conductor_gym.trainers.trl.rollout.ConductorRollout` plays the episodes and
+:func:`~conductor_gym.trainers.trl.reward.rollout_reward` passes their rewards to TRL. With
+``--eval-tasks N`` the policy is evaluated greedily on ``N`` held-out tasks (the last
+``N`` of the source) before and after training (:mod:`conductor_gym.trainers.trl.evaluate`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conductor_gym.pool import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.scoring import Scorer
+
+from . import config as recipes
+from .data import build_dataset, make_refs
+
+__all__ = ["RECIPES", "TrainResult", "TrainSettings", "add_arguments", "main", "train"]
+
+RECIPES = ("paper", "cpu-demo")
+
+
+@dataclass
+class TrainSettings:
+    """Everything a run needs; ``None`` fields take the recipe's default."""
+
+    recipe: str = "cpu-demo"
+    tasks: str = "offline"
+    pool: str = "sim-paper"
+    workers: tuple[str, ...] | None = None
+    k: int | None = None
+    shuffle_workers: bool = False
+    max_recursions: int = 0
+    model: str = "smollm2-135m"
+    output_dir: str = "runs/trl"
+    max_steps: int | None = None
+    train_tasks: int | None = None
+    eval_tasks: int = 0
+    eval_repeats: int = 4
+    rollout: bool = False
+    learning_rate: float | None = None
+    num_generations: int | None = None
+    temperature: float | None = None
+    trainable_layers: int | None = None
+    threads: int | None = None
+    use_vllm: bool = False
+    vllm_mode: str = "colocate"
+    seed: int = 0
+    grpo_overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TrainResult:
+    """What a run produced: the trainer's log history, evaluations and timings."""
+
+    settings: TrainSettings
+    log_history: list[dict[str, Any]]
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    improvement: tuple[float, float] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    trainer: Any = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": dataclasses.asdict(self.settings),
+            "before": self.before,
+            "after": self.after,
+            "improvement": None
+            if self.improvement is None
+            else {"mean": self.improvement[0], "se": self.improvement[1]},
+            "timings": self.timings,
+            "log_history": self.log_history,
+        }
+
+
+def _demo_defaults(settings: TrainSettings) -> TrainSettings:
+    """The cpu-demo recipe's episode set-up where the user kept the generic defaults."""
+    if settings.recipe != "cpu-demo":
+        return settings
+    return dataclasses.replace(
+        settings,
+        workers=settings.workers or recipes.DEMO_WORKERS,
+        train_tasks=settings.train_tasks or 64,
+        trainable_layers=settings.trainable_layers or 4,
+        threads=settings.threads or 1,
+    )
+
+
+def build_pool(settings: TrainSettings) -> WorkerPool | list[WorkerSpec] | str:
+    """``--pool``, or the named ``--workers`` of it, in that order."""
+    if not settings.workers:
+        return settings.pool
+    specs = {s.name: s for s in make_pool(settings.pool).specs}
+    missing = [w for w in settings.workers if w not in specs]
+    if missing:
+        raise ValueError(f"--workers: {missing} not in pool {settings.pool!r} ({sorted(specs)})")
+    return [specs[w] for w in settings.workers]
+
+
+def make_scorer(settings: TrainSettings, *, max_recursions: int | None = None) -> Scorer:
+    extra: dict[str, Any] = {}
+    if settings.recipe == "cpu-demo":
+        extra["templates"] = recipes.DEMO_TEMPLATES
+    return Scorer(
+        settings.tasks,
+        build_pool(settings),
+        k=settings.k,
+        shuffle_workers=settings.shuffle_workers or None,
+        max_recursions=settings.max_recursions if max_recursions is None else max_recursions,
+        seed=settings.seed,
+        **extra,
+    )
+
+
+def grpo_config(settings: TrainSettings) -> Any:
+    overrides: dict[str, Any] = {"seed": settings.seed}
+    for name in ("learning_rate", "num_generations", "temperature", "max_steps"):
+        if (value := getattr(settings, name)) is not None:
+            overrides[name] = value
+    overrides.update(settings.grpo_overrides)
+    if settings.recipe == "paper":
+        return recipes.paper_config(
+            settings.output_dir,
+            use_vllm=settings.use_vllm,
+            vllm_mode=settings.vllm_mode,
+            **overrides,
+        )
+    if settings.use_vllm:
+        overrides.update(use_vllm=True, vllm_mode=settings.vllm_mode, use_cpu=False)
+    return recipes.cpu_demo_config(settings.output_dir, **overrides)
+
+
+def train(settings: TrainSettings) -> TrainResult:
+    """Build the dataset, policy and ``GRPOTrainer``; train; evaluate when asked."""
+    if settings.recipe not in RECIPES:
+        raise ValueError(f"recipe must be one of {RECIPES}, got {settings.recipe!r}")
+    settings = _demo_defaults(settings)
+    if settings.threads is not None:
+        os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads))
+    grpo_trainer = importlib.import_module("trl").GRPOTrainer
+    from .evaluate import greedy_eval, paired_difference
+    from .policy import freeze_lower_layers, load_policy, set_cpu_threads
+    from .reward import ConductorReward, rollout_reward
+    from .rollout import ConductorRollout
+
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    set_cpu_threads(settings.threads)
+    chat = True
+    prefix = recipes.DEMO_PREFIX if settings.recipe == "cpu-demo" else ()
+    scorer = make_scorer(settings)
+    multi_turn = settings.rollout or settings.max_recursions > 0
+    n_train = settings.train_tasks or len(scorer.tasks)
+    if n_train + settings.eval_tasks > len(scorer.tasks):
+        raise ValueError(
+            f"{n_train} training + {settings.eval_tasks} evaluation tasks exceed the "
+            f"{len(scorer.tasks)} tasks of {settings.tasks!r}"
+        )
+    dataset, labels = build_dataset(
+        scorer, make_refs(range(n_train), seed=settings.seed), chat=chat, prefix=prefix
+    )
+    config = grpo_config(settings)
+
+    model, tokenizer = load_policy(settings.model)
+    freeze_lower_layers(model, settings.trainable_layers)
+    timings["load_s"] = time.perf_counter() - start
+
+    evaluation: Any = None
+    before = None
+    if settings.eval_tasks:
+        eval_scorer = make_scorer(settings, max_recursions=0) if multi_turn else scorer
+        first = len(scorer.tasks) - settings.eval_tasks
+        eval_refs = make_refs(range(first, len(scorer.tasks)), seed=settings.seed + 10**6)
+        eval_rows, _ = build_dataset(eval_scorer, eval_refs, chat=chat, prefix=prefix)
+        evaluation = (eval_scorer, eval_refs, list(eval_rows["prompt"]))
+
+        def run_eval() -> Any:
+            return greedy_eval(
+                model,
+                tokenizer,
+                evaluation[0],
+                evaluation[1],
+                evaluation[2],
+                repeats=settings.eval_repeats,
+                max_new_tokens=config.max_completion_length,
+                bf16=bool(config.bf16),
+            )
+
+        before = run_eval()
+        timings["eval_before_s"] = before.wall_s
+
+    rollout = ConductorRollout(scorer, labels) if multi_turn else None
+    reward: Any = rollout_reward if rollout is not None else ConductorReward(scorer)
+    trainer = grpo_trainer(
+        model=model,
+        reward_funcs=[reward],
+        args=config,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        rollout_func=rollout,
+    )
+    train_start = time.perf_counter()
+    trainer.train()
+    timings["train_s"] = time.perf_counter() - train_start
+
+    result = TrainResult(settings, list(trainer.state.log_history), trainer=trainer)
+    if before is not None:
+        after = run_eval()
+        timings["eval_after_s"] = after.wall_s
+        result.before, result.after = before.to_dict(), after.to_dict()
+        result.improvement = paired_difference(before, after)
+    timings["total_s"] = time.perf_counter() - start
+    result.timings = timings
+    if rollout is not None:
+        rollout.close()
+    return result
+
+
+# -- command line --------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The training options (for ``main`` and for a ``conductor-gym train`` subcommand)."""
+    add = parser.add_argument
+    add("--recipe", choices=RECIPES, default="cpu-demo", help="GRPO recipe (default cpu-demo)")
+    add("--tasks", "--suite", dest="tasks", default="offline", help="task source name")
+    add("--pool", default="sim-paper", help="pool preset or pool file")
+    add("--workers", default=None, help="comma-separated worker names of --pool, in order")
+    add("--k", type=int, default=None, help="workers per episode (random k of n)")
+    add("--shuffle-workers", action="store_true", help="shuffle Model ids per episode")
+    add("--max-recursions", type=int, default=0, help="recursive rounds (multi-turn)")
+    add("--rollout", action="store_true", help="use the rollout_func path even when single-turn")
+    add("--model", default="smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
+    add("--output-dir", default="runs/trl")
+    add("--max-steps", type=int, default=None, help="optimizer steps (GRPO iterations)")
+    add("--train-tasks", type=int, default=None, help="training prompts (first N tasks)")
+    add("--eval-tasks", type=int, default=None, help="held-out greedy evaluation tasks")
+    add("--eval-repeats", type=int, default=4, help="worker draws per evaluation plan")
+    add("--learning-rate", type=float, default=None)
+    add("--num-generations", type=int, default=None)
+    add("--temperature", type=float, default=None)
+    add("--trainable-layers", type=int, default=None, help="train only the top N blocks")
+    add("--threads", type=int, default=None, help="torch CPU threads")
+    add("--use-vllm", action="store_true", help="generate with vLLM (GPU)")
+    add("--vllm-mode", choices=("colocate", "server"), default="colocate")
+    add("--seed", type=int, default=0)
+
+
+def settings_from_args(args: argparse.Namespace) -> TrainSettings:
+    eval_tasks = args.eval_tasks
+    if eval_tasks is None:
+        eval_tasks = 48 if args.recipe == "cpu-demo" else 0
+    return TrainSettings(
+        recipe=args.recipe,
+        tasks=args.tasks,
+        pool=args.pool,
+        workers=tuple(w.strip() for w in args.workers.split(",") if w.strip())
+        if args.workers
+        else None,
+        k=args.k,
+        shuffle_workers=args.shuffle_workers,
+        max_recursions=args.max_recursions,
+        model=args.model,
+        output_dir=args.output_dir,
+        max_steps=args.max_steps,
+        train_tasks=args.train_tasks,
+        eval_tasks=eval_tasks,
+        eval_repeats=args.eval_repeats,
+        rollout=args.rollout,
+        learning_rate=args.learning_rate,
+        num_generations=args.num_generations,
+        temperature=args.temperature,
+        trainable_layers=args.trainable_layers,
+        threads=args.threads,
+        use_vllm=args.use_vllm,
+        vllm_mode=args.vllm_mode,
+        seed=args.seed,
+    )
+
+
+def report(result: TrainResult) -> str:
+    """A short text summary of a run."""
+    lines = [
+        f"recipe {result.settings.recipe}: "
+        + ", ".join(f"{k} {v:.0f}s" for k, v in result.timings.items())
+    ]
+    for name, ev in (("before", result.before), ("after", result.after)):
+        if ev is not None:
+            lines.append(
+                f"{name:6s} greedy reward {ev['mean_reward']:.3f} +- {ev['se']:.3f} "
+                f"(accuracy {ev['accuracy']:.3f}, valid {ev['valid_rate']:.2f}, "
+                f"first worker {ev['first_worker']}) over {ev['tasks']} tasks"
+            )
+    if result.improvement is not None:
+        lines.append(f"change {result.improvement[0]:+.3f} +- {result.improvement[1]:.3f} (paired)")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="conductor-gym-train-trl", description="GRPO training of a conductor with TRL"
+    )
+    add_arguments(parser)
+    settings = settings_from_args(parser.parse_args(argv))
+    result = train(settings)
+    out = Path(result.settings.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
+    print(report(result))
+    print(f"results: {out / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
