@@ -12,6 +12,14 @@ sub-parsers object, with
   :func:`train_prepare`.
 * ``train agent-path``: prints the OpenRLHF agent file (for ``--train.agent_func_path``).
   Handler: :func:`train_agent_path`.
+* ``train run --trainer trl|openrlhf [--tasks T] [--pool P] [--k K] [--shuffle-workers]
+  [--max-recursions R] [--model M] [--output-dir D] [--seed S] [--dry-run] [-- ARGS]``:
+  the same env arguments for either trainer. ``trl`` trains on this node
+  (:func:`conductor_gym.trainers.trl.train.main`, ARGS are its options, e.g.
+  ``--recipe paper``); ``openrlhf`` writes ``D/prompts.jsonl`` and its env config, then
+  runs ``trainers/openrlhf/train_conductor.sh`` (ARGS are extra OpenRLHF flags; it submits
+  to the Ray cluster at ``RAY_ADDRESS``; ``--dry-run`` prints the trainer's arguments
+  instead). Handler: :func:`train_run`.
 
 Each sub-command sets ``handler`` (a function of the parsed namespace returning the exit
 status: 0 on success, 2 on bad arguments or data). Nothing heavy is imported until a
@@ -25,7 +33,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_train_parser", "train_agent_path", "train_prepare"]
+__all__ = ["add_train_parser", "train_agent_path", "train_prepare", "train_run"]
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -99,6 +107,25 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
         "agent-path", help="print the OpenRLHF agent file (--train.agent_func_path)"
     )
     agent.set_defaults(handler=train_agent_path)
+    run = commands.add_parser(
+        "run",
+        help="train with TRL (this node) or OpenRLHF (a Ray cluster), same env arguments",
+        description="Pass trainer-specific options after `--`.",
+    )
+    run.add_argument("--trainer", required=True, choices=["trl", "openrlhf"])
+    run.add_argument("--tasks", default="offline", help="task source (paper-train, offline, ...)")
+    run.add_argument("--pool", default="sim-paper", help="pool preset or .toml file")
+    run.add_argument("--k", type=int, default=None, help="workers per episode (default all)")
+    run.add_argument("--shuffle-workers", action="store_true")
+    run.add_argument("--max-recursions", type=int, default=0)
+    run.add_argument("--model", default=None, help="base policy (trainer default if unset)")
+    run.add_argument("--output-dir", default="runs/conductor")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--dry-run", action="store_true", help="openrlhf: print the trainer's arguments only"
+    )
+    run.add_argument("trainer_args", nargs=argparse.REMAINDER, help="after --: trainer options")
+    run.set_defaults(handler=train_run)
     return train
 
 
@@ -149,3 +176,48 @@ def train_agent_path(args: argparse.Namespace) -> int:
 
     print(AGENT_FILE)
     return 0
+
+
+def train_run(args: argparse.Namespace) -> int:
+    """Handler of ``train run``: one set of env arguments, either trainer."""
+    extra = list(args.trainer_args)
+    if extra[:1] == ["--"]:
+        extra = extra[1:]
+    common = ["--tasks", args.tasks, "--pool", args.pool, "--seed", str(args.seed)]
+    common += ["--max-recursions", str(args.max_recursions)]
+    common += ["--k", str(args.k)] if args.k is not None else []
+    common += ["--shuffle-workers"] if args.shuffle_workers else []
+    if args.trainer == "trl":
+        from conductor_gym.trainers.trl.train import main as trl_main
+
+        model = ["--model", args.model] if args.model else []
+        return trl_main([*common, *model, "--output-dir", args.output_dir, *extra])
+    return _run_openrlhf(args, common, extra)
+
+
+def _run_openrlhf(args: argparse.Namespace, common: list[str], extra: list[str]) -> int:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from conductor_gym.trainers.openrlhf import LAUNCH_SCRIPT
+
+    out = Path(args.output_dir)
+    prompts = out / "prompts.jsonl"
+    prepared = build_train_parser().parse_args(["train", "prepare", *common, "--out", str(prompts)])
+    status = train_prepare(prepared)
+    if status != 0:
+        return status
+    env = dict(os.environ, PROMPTS=str(prompts), OUTPUT=str(out / "ckpt"))
+    if args.model:
+        env["MODEL"] = args.model
+    if args.dry_run:
+        env["DRY_RUN"] = "1"
+    return subprocess.call(["bash", str(LAUNCH_SCRIPT), *extra], env=env)
+
+
+def build_train_parser() -> argparse.ArgumentParser:
+    """A parser with only the ``train`` command (for re-parsing ``train prepare``)."""
+    parser = argparse.ArgumentParser(prog="conductor-gym")
+    add_train_parser(parser.add_subparsers(dest="command", required=True))
+    return parser
