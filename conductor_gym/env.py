@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
-import numpy as np
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym._validate import is_int, require_int
+from conductor_gym._validate import require_int
 from conductor_gym.budget import Budget, BudgetExceeded, Ledger
 from conductor_gym.episode import (
     ENV_REASONS,
@@ -19,6 +18,9 @@ from conductor_gym.episode import (
     Round,
     bind_task,
     check_recursion_arguments,
+    draw_forced,
+    option_task_index,
+    rollout_episode_seed,
 )
 from conductor_gym.execute import (
     BoundWorker,
@@ -267,33 +269,12 @@ class ConductorEnv(gym.Env[str, str]):
             raise ValueError(f"reset: unknown option(s) {unknown}; valid: {list(_RESET_OPTIONS)}")
         rng = self.np_random
         task_index = int(rng.integers(len(self.tasks)))
-        if "task_index" in options:
-            task_index = options["task_index"]
-            if not is_int(task_index):
-                raise ValueError("reset: options['task_index'] must be an int")
-            if not 0 <= task_index < len(self.tasks):
-                raise ValueError(
-                    f"reset: options['task_index']={task_index} is outside 0..{len(self.tasks) - 1}"
-                )
+        task_index = option_task_index(options, task_index, len(self.tasks))
         task = self.tasks[task_index]
         draw = self.pool.sample(rng)
         episode_seed = int(rng.integers(0, 2**63 - 1))
-        if "rollout_seed" in options:
-            rollout = options["rollout_seed"]
-            if not is_int(rollout) or rollout < 0:
-                raise ValueError("reset: options['rollout_seed'] must be an int >= 0")
-            # Same task and worker draw as without it; fresh worker randomness.
-            mixed = np.random.SeedSequence([episode_seed, rollout]).generate_state(2, np.uint64)
-            episode_seed = int(mixed[0]) & (2**63 - 1)
-        forced = bool(self.force_recursion)
-        if not isinstance(self.force_recursion, bool) and 0.0 < self.force_recursion < 1.0:
-            forced = bool(rng.random() < self.force_recursion)
-        if "force_recursion" in options:
-            if not isinstance(options["force_recursion"], bool):
-                raise ValueError("reset: options['force_recursion'] must be a bool")
-            if options["force_recursion"] and self.max_recursions == 0:
-                raise ValueError("reset: force_recursion needs max_recursions >= 1")
-            forced = options["force_recursion"]
+        episode_seed = rollout_episode_seed(episode_seed, options.get("rollout_seed"))
+        forced = draw_forced(self.force_recursion, rng, options, self.max_recursions)
 
         budget = RecursionBudget(self.max_recursions)
         ledgers = (Ledger(self.episode_budget, scope="episode"), self.pool.run_ledger)

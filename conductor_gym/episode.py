@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from conductor_gym._validate import require_int
+import numpy as np
+
+from conductor_gym._validate import is_int, require_int
 from conductor_gym.budget import Ledger
 from conductor_gym.execute import BoundWorker, Trace
 from conductor_gym.plan import Plan
@@ -21,6 +23,9 @@ __all__ = [
     "Round",
     "bind_task",
     "check_recursion_arguments",
+    "draw_forced",
+    "option_task_index",
+    "rollout_episode_seed",
 ]
 
 ENV_REASONS: dict[str, str] = {
@@ -119,6 +124,53 @@ def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
     # backends have no ``for_task`` and are used as they are.
     for_task = getattr(bound.worker, "for_task", None)
     return dataclasses.replace(bound, worker=for_task(task)) if for_task else bound
+
+
+def option_task_index(options: dict[str, Any], drawn: int, num_tasks: int) -> int:
+    """The task of a reset: ``options["task_index"]`` when given (validated), else the
+    index the env drew (drawn either way, so the rest of the draw does not depend on it)."""
+    if "task_index" not in options:
+        return drawn
+    index = options["task_index"]
+    if not is_int(index):
+        raise ValueError("reset: options['task_index'] must be an int")
+    if not 0 <= index < num_tasks:
+        raise ValueError(f"reset: options['task_index']={index} is outside 0..{num_tasks - 1}")
+    return int(index)
+
+
+def rollout_episode_seed(episode_seed: int, rollout_seed: Any) -> int:
+    """The episode seed of rollout ``rollout_seed`` of a reset: same task and worker draw
+    as without it, fresh worker randomness (``reset(options={"rollout_seed": r})``);
+    ``None`` keeps ``episode_seed``."""
+    if rollout_seed is None:
+        return episode_seed
+    if not is_int(rollout_seed) or rollout_seed < 0:
+        raise ValueError("reset: options['rollout_seed'] must be an int >= 0")
+    mixed = np.random.SeedSequence([episode_seed, rollout_seed]).generate_state(2, np.uint64)
+    return int(mixed[0]) & (2**63 - 1)
+
+
+def draw_forced(
+    force_recursion: bool | float,
+    rng: np.random.Generator,
+    options: dict[str, Any],
+    max_recursions: int,
+) -> bool:
+    """Whether a reset's episode must recurse: ``options["force_recursion"]`` when given
+    (validated), else ``force_recursion`` (a probability is drawn from ``rng``, and is
+    drawn whether or not the option overrides it, so the rest of the draw is the same)."""
+    forced = bool(force_recursion)
+    if not isinstance(force_recursion, bool) and 0.0 < force_recursion < 1.0:
+        forced = bool(rng.random() < force_recursion)
+    if "force_recursion" not in options:
+        return forced
+    forced = options["force_recursion"]
+    if not isinstance(forced, bool):
+        raise ValueError("reset: options['force_recursion'] must be a bool")
+    if forced and max_recursions == 0:
+        raise ValueError("reset: force_recursion needs max_recursions >= 1")
+    return forced
 
 
 def check_recursion_arguments(
