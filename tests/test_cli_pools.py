@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from llama_server import require_spec
+from support import require_spec
 
 from conductor_gym.cli import main
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import REQUIRE_EXTRAS, require
+from support import require, unavailable
 
 from conductor_gym.cli import main
 from conductor_gym.evaluate import evaluate
@@ -109,11 +109,9 @@ def test_entries_are_grouped_by_suite_and_pool_setting(board: Path) -> None:
 
 
 def _chromium() -> str:
-    if os.path.exists(CHROMIUM):
-        return CHROMIUM
-    if REQUIRE_EXTRAS:
-        pytest.fail(f"{CHROMIUM} is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1)")
-    pytest.skip(f"{CHROMIUM} is not installed (Debian package chromium)")
+    if not os.path.exists(CHROMIUM):
+        unavailable(CHROMIUM, "not installed (Debian package chromium)")
+    return CHROMIUM
 
 
 def test_html_renders_in_headless_chromium_and_its_script_runs(

