@@ -1,14 +1,18 @@
-"""Token and cost accounting shared by the model-backed conductors (``llm``, ``policy``)."""
+"""Token and cost accounting shared by the model-backed conductors (``llm``, ``policy``),
+and their common base."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from conductor_gym.workers.base import Completion
 
-__all__ = ["Usage", "UsageLog", "total_usage"]
+from .base import BaseAgent, run_sync
+
+__all__ = ["LoggedConductor", "Usage", "UsageLog", "total_usage"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,23 @@ class UsageLog:
     def reset(self) -> None:
         self.completions.clear()
         self.failed_attempts = 0
+
+
+class LoggedConductor(BaseAgent):
+    """Base of the model-backed conductors: ``act_batch`` does the work (and records every
+    completion in ``_log``); ``act`` runs it for one observation."""
+
+    _log: UsageLog
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens, cost and calls over every completion so far."""
+        return self._log.usage
+
+    @property
+    def completions(self) -> list[Completion]:
+        """Every completion so far, in order of arrival (a harness reads slices)."""
+        return self._log.completions
+
+    def act(self, observation: str, info: Mapping[str, Any]) -> str:
+        return run_sync(self.act_batch([observation], [info]))[0]

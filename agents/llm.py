@@ -49,8 +49,8 @@ from conductor_gym.execute import RetryPolicy
 from conductor_gym.plan import PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, WorkerError
 
-from ._usage import Usage, UsageLog, total_usage
-from .base import AgentError, BaseAgent, check_batch, run_sync
+from ._usage import LoggedConductor, Usage, UsageLog, total_usage
+from .base import AgentError, check_batch
 
 if TYPE_CHECKING:
     from conductor_gym.workers.litellm import LiteLLMWorker
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["LLMConductor"]
 
 
-class LLMConductor(BaseAgent):
+class LLMConductor(LoggedConductor):
     """A LiteLLM model writing plans from the conductor prompt (module docstring).
 
     Args:
@@ -127,19 +127,6 @@ class LLMConductor(BaseAgent):
         self._log = UsageLog()
         self.last_usage: list[Usage] = []
         self.spec = self.name
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens, cost and calls over every completion so far."""
-        return self._log.usage
-
-    @property
-    def completions(self) -> list[Completion]:
-        """Every completion so far, in order of arrival (the harness reads slices)."""
-        return self._log.completions
-
-    def act(self, observation: str, info: Mapping[str, Any]) -> str:
-        return run_sync(self.act_batch([observation], [info]))[0]
 
     async def act_batch(
         self, observations: Sequence[str], infos: Sequence[Mapping[str, Any]]

@@ -43,8 +43,8 @@ from typing import Any
 
 from conductor_gym.workers.base import Completion, WorkerError
 
-from ._usage import Usage, UsageLog, total_usage
-from .base import AgentError, BaseAgent, check_batch, run_sync
+from ._usage import LoggedConductor, Usage, UsageLog, total_usage
+from .base import AgentError, check_batch
 
 __all__ = ["ENGINES", "PolicyConductor"]
 
@@ -52,7 +52,7 @@ ENGINES = ("transformers", "vllm")
 _SEED_MASK = (1 << 63) - 1
 
 
-class PolicyConductor(BaseAgent):
+class PolicyConductor(LoggedConductor):
     """A local conductor checkpoint (module docstring).
 
     Args:
@@ -163,19 +163,6 @@ class PolicyConductor(BaseAgent):
             )
         except ImportError as exc:
             raise ImportError(f"{self.name} with engine='vllm': {exc}") from exc
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens and calls over every completion so far (cost 0.0: a local model)."""
-        return self._log.usage
-
-    @property
-    def completions(self) -> list[Completion]:
-        """Every completion so far, in order of request."""
-        return self._log.completions
-
-    def act(self, observation: str, info: Mapping[str, Any]) -> str:
-        return run_sync(self.act_batch([observation], [info]))[0]
 
     async def act_batch(
         self, observations: Sequence[str], infos: Sequence[Mapping[str, Any]]
