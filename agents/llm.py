@@ -14,7 +14,7 @@ Contract:
   ``True``; keys are read from ``api_key_env`` at each call and never stored); its
   classification of failures by LiteLLM exception class decides what is transient;
 * transient failures (timeouts, refused connections, rate limits, 5xx, an empty answer)
-  are retried under ``retry`` (:class:`conductor_gym.execute.RetryPolicy`, jittered
+  are retried under ``retry`` (:class:`conductor_gym.core.execute.RetryPolicy`, jittered
   exponential backoff); a permanent failure, or a transient one that outlives its
   attempts, raises :class:`~agents.base.AgentError` naming the model and the error. A
   failure is never returned as a completion, so it cannot be scored as a bad plan;
@@ -28,7 +28,7 @@ Contract:
   failed attempts), :attr:`LLMConductor.completions` (one
   :class:`~conductor_gym.workers.base.Completion` per call, in order of arrival) and
   ``last_usage`` (one :class:`~agents._usage.Usage` per observation of the last
-  ``act_batch`` call, format resamples included), which ``conductor_gym.evaluate``
+  ``act_batch`` call, format resamples included), which ``conductor_gym.bench.evaluate``
   charges to each episode;
 * ``act_batch`` runs its calls concurrently (at most ``max_concurrency`` in flight);
   ``act`` runs one call through ``asyncio.run`` (on a helper thread inside a loop).
@@ -45,7 +45,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conductor_gym.execute import RetryPolicy
+from conductor_gym.core.execute import RetryPolicy
 from conductor_gym.plan import PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, WorkerError
 

@@ -24,7 +24,7 @@ Contract:
   always gives the same completion; ``temperature > 0`` samples (the paper trains at
   1.0; pass it for rollouts), with ``top_p`` and ``top_k``. With ``seed`` set (default
   0) each request is drawn with its own seed, derived from ``seed`` and
-  ``info["agent_seed"]`` when the harness gives one (``conductor_gym.evaluate`` does:
+  ``info["agent_seed"]`` when the harness gives one (``conductor_gym.bench.evaluate`` does:
   the sample then does not depend on batching or order), else from ``seed`` and the
   agent's request count ``i`` (a fresh agent with the same seed and the same calls
   reproduces its samples); ``seed=None`` draws from torch's global RNG;

@@ -19,8 +19,9 @@ from importlib.metadata import PackageNotFoundError, version
 
 import gymnasium
 
-from conductor_gym.env import ConductorEnv, Round
-from conductor_gym.execute import (
+from conductor_gym.bridge import EpisodeRef, ScoredCompletion, Scorer, score_completions
+from conductor_gym.core.env import ConductorEnv, Round
+from conductor_gym.core.execute import (
     BoundWorker,
     ExecutionError,
     PolicyFailure,
@@ -29,14 +30,13 @@ from conductor_gym.execute import (
     Trace,
     run_plan,
 )
+from conductor_gym.core.prompts import FewShotExample, PromptTemplates
+from conductor_gym.core.reward import Outcome, RewardScheme
+from conductor_gym.core.vector import ConductorVectorEnv
 from conductor_gym.graders import Grade, GraderError, grade
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
-from conductor_gym.pool import PoolDraw, WorkerPool, WorkerSpec, make_pool
-from conductor_gym.prompts import FewShotExample, PromptTemplates
-from conductor_gym.reward import Outcome, RewardScheme
-from conductor_gym.scoring import EpisodeRef, ScoredCompletion, Scorer, score_completions
+from conductor_gym.pool.base import PoolDraw, WorkerPool, WorkerSpec, make_pool
 from conductor_gym.tasks import Task, TaskSource, make_task_source, task_source_names
-from conductor_gym.vector import ConductorVectorEnv
 from conductor_gym.workers.base import Completion, Worker, WorkerError
 
 try:
@@ -89,6 +89,6 @@ __all__ = [
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=ENV_ID,
-        entry_point="conductor_gym.env:ConductorEnv",
-        vector_entry_point="conductor_gym.vector:ConductorVectorEnv",
+        entry_point="conductor_gym.core.env:ConductorEnv",
+        vector_entry_point="conductor_gym.core.vector:ConductorVectorEnv",
     )

@@ -1,6 +1,6 @@
 """Seed the leaderboard with the baseline agents, evaluated offline.
 
-Runs ``conductor_gym.evaluate.evaluate`` for each baseline agent spec on the ``offline``
+Runs ``conductor_gym.bench.evaluate.evaluate`` for each baseline agent spec on the ``offline``
 suite (procedural stand-ins, first ``--limit`` tasks) with the simulated paper pool
 (``sim-paper``), wraps each run as a submission (pool setting ``simulated``), validates
 it, writes ``leaderboard/submissions/baseline-<spec>.json`` and renders the board.
@@ -23,15 +23,16 @@ import time
 from pathlib import Path
 
 from conductor_gym.agents import make_agent
-from conductor_gym.evaluate import evaluate
-from conductor_gym.leaderboard import (
+
+from conductor_gym.bench.evaluate import evaluate
+from conductor_gym.bench.leaderboard import (
     SUBMISSIONS_DIR,
     load_submissions,
     make_submission,
     slugify,
     validate_submission,
 )
-from conductor_gym.leaderboard_render import format_report, render_board
+from conductor_gym.bench.leaderboard_render import format_report, render_board
 
 # Worker 2 of sim-paper is gpt-5, the strongest single worker of the paper's pool.
 BASELINES = (

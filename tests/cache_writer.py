@@ -1,4 +1,4 @@
-"""A process that writes rows into a response cache (tests/test_cache.py runs several).
+"""A process that writes rows into a response cache (tests/workers/test_cache.py runs several).
 
 Usage: ``python tests/cache_writer.py DB INDEX N LOG``
 

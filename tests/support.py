@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
+import json
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -175,3 +177,29 @@ class FaultyWorker:
         return await self.worker.complete(  # type: ignore[no-any-return]
             messages, max_tokens=max_tokens, temperature=temperature, seed=seed, **params
         )
+
+
+class ScriptedConductor:
+    """The conductor's policy for inner calls: a fixed plan for whatever it is asked."""
+
+    def __init__(self, completion: str) -> None:
+        self.completion = completion
+        self.seen: list[tuple[str, Mapping[str, Any]]] = []
+
+    def __call__(self, observation: str, info: Mapping[str, Any]) -> str:
+        self.seen.append((observation, info))
+        return self.completion
+
+
+def write_tasks(path: Path, n: int = 4) -> Path:
+    rows = [
+        {
+            "question": f"What is {i} + {i}?",
+            "answer": str(2 * i),
+            "grader": "numeric",
+            "metadata": {"profile": "math500", "solution": str(2 * i), "distractors": [str(i)]},
+        }
+        for i in range(1, n + 1)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path

@@ -16,7 +16,7 @@ limit and recursion settings. :func:`prepare_prompts` writes both halves at once
   unchanged (it ignores extra keys); :func:`parse_label` also returns the fingerprint.
   ``datasource`` is the column OpenRLHF groups its eval metrics by.
 * ``<out stem>.env.json`` (:func:`config_path_for`): an :class:`EnvConfig`, everything
-  needed to rebuild the :class:`~conductor_gym.scoring.Scorer` (:meth:`EnvConfig.scorer`)
+  needed to rebuild the :class:`~conductor_gym.bridge.Scorer` (:meth:`EnvConfig.scorer`)
   plus the fingerprint and size of the task source.
 
 Consistency is checked loudly, never assumed: :meth:`EnvConfig.scorer` fails when the
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from conductor_gym._validate import is_int, require_int
-from conductor_gym.scoring import EpisodeRef, Scorer
+from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.tasks import TaskSource, make_task_source
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 

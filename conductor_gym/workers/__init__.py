@@ -1,7 +1,7 @@
 """Worker backends, all behind one async protocol (:class:`Worker`).
 
 Only the protocol is imported here; a backend module is imported when a pool that uses
-it is built (see :func:`conductor_gym.pool.register_backend`), so heavy clients never
+it is built (see :func:`conductor_gym.pool.base.register_backend`), so heavy clients never
 load on ``import conductor_gym``.
 """
 

@@ -414,7 +414,7 @@ class CachedWorker:
 
     When ``worker`` binds tasks (has ``for_task``, as simulated workers do), so does
     this one: ``for_task(task)`` returns a :class:`CachedWorker` around the bound worker,
-    with the same cache (see :func:`conductor_gym.episode.bind_task`). Otherwise it has
+    with the same cache (see :func:`conductor_gym.core.episode.bind_task`). Otherwise it has
     no ``for_task`` and is used as it is, like the worker it wraps.
     """
 

@@ -72,7 +72,7 @@ from conductor_gym.workers._batch import BatchedWorker, BatchResult, check_optio
 from conductor_gym.workers.base import WorkerError
 
 if TYPE_CHECKING:
-    from conductor_gym.pool import WorkerSpec
+    from conductor_gym.pool.base import WorkerSpec
 
 __all__ = [
     "DEFAULT_THREADS",

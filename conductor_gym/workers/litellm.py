@@ -57,7 +57,7 @@ error. So Anthropic calls go without ``seed``, and GPT-5 runs at its only temper
   skipped for a few seconds (LiteLLM's cooldown). The Router reads each replica's key
   when it is built, and is rebuilt when a key changes.
 
-Retries belong to :func:`conductor_gym.execute.run_plan`: LiteLLM, the OpenAI client and
+Retries belong to :func:`conductor_gym.core.execute.run_plan`: LiteLLM, the OpenAI client and
 the Router are told never to retry, so every failure reaches it as a
 :class:`WorkerError`. By LiteLLM's exception class, transient: ``Timeout``,
 ``RateLimitError``, ``InternalServerError``, ``ServiceUnavailableError``,
@@ -94,7 +94,7 @@ from typing import TYPE_CHECKING, Any
 from conductor_gym.workers.base import Completion, Message, WorkerError
 
 if TYPE_CHECKING:
-    from conductor_gym.pool import WorkerSpec
+    from conductor_gym.pool.base import WorkerSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",

@@ -90,7 +90,7 @@ from conductor_gym.workers.sim_profiles import (
 )
 
 if TYPE_CHECKING:
-    from conductor_gym.pool import WorkerSpec
+    from conductor_gym.pool.base import WorkerSpec
 
 __all__ = [
     "PAPER_ACCURACY",
@@ -423,7 +423,7 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
 def paper_pool_specs(latency_scale: float = 0.0) -> list[WorkerSpec]:
     """The ``sim-paper`` pool: the paper's seven workers, simulated, at 4096 max tokens
     and temperature 0.2 (the constrained setting, app. A)."""
-    from conductor_gym.pool import WorkerSpec
+    from conductor_gym.pool.base import WorkerSpec
 
     options = {"latency_scale": latency_scale} if latency_scale else {}
     return [

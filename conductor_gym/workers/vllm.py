@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 from conductor_gym.workers._batch import BatchedWorker, BatchResult, check_options, check_window
 
 if TYPE_CHECKING:
-    from conductor_gym.pool import WorkerSpec
+    from conductor_gym.pool.base import WorkerSpec
 
 __all__ = ["VLLMWorker", "make_vllm_worker", "vllm_engine"]
 

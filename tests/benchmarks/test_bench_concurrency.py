@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conductor_gym import ConductorEnv, ConductorVectorEnv
 from conductor_gym.agents import RandomPlanner
-from conductor_gym.pool import WorkerPool
+
+from conductor_gym import ConductorEnv, ConductorVectorEnv
+from conductor_gym.pool.base import WorkerPool
 from conductor_gym.workers.cache import ResponseCache
 from conductor_gym.workers.simulated import paper_pool_specs
 

@@ -31,7 +31,7 @@ What this module adds
 * :class:`ConductorEpisode` (the instance): ``reset`` parses the label
   (:func:`conductor_gym.trainers.prepare.parse_label`), checks its task-source
   fingerprint against the env config, resets a fresh env from the process-wide
-  :class:`~conductor_gym.scoring.Scorer` with the label's group seed and a fresh rollout
+  :class:`~conductor_gym.bridge.Scorer` with the label's group seed and a fresh rollout
   seed, and checks the env's conductor prompt appears verbatim in OpenRLHF's prompt
   (else the prompts file and the env config disagree: ``ValueError``). ``step`` awaits
   ``env.astep(action)``; while the episode goes on (recursion) the feedback is the
@@ -74,14 +74,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym.trainers.prepare import EnvConfig, env_config_path
 from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-found, unused-ignore]
     AgentInstanceBase,
     MultiTurnAgentExecutor,
 )
 
-from conductor_gym.env import ConductorEnv
-from conductor_gym.scoring import Scorer
-from conductor_gym.trainers.prepare import EnvConfig, env_config_path
+from conductor_gym.bridge import Scorer
+from conductor_gym.core.env import ConductorEnv
 
 __all__ = [
     "LOG_KEYS",

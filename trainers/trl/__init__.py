@@ -1,7 +1,7 @@
 """GRPO training of a conductor with TRL (``pip install "conductor-gym[trl]"``).
 
 * :mod:`.reward`: ``ConductorReward``, an async TRL reward function that plays one
-  single-turn episode per completion through :class:`conductor_gym.scoring.Scorer`;
+  single-turn episode per completion through :class:`conductor_gym.bridge.Scorer`;
 * :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
   (recursive) episodes, environment tokens masked out of the loss;
 * :mod:`.config`: the paper's ``GRPOConfig`` and a CPU demonstration recipe;

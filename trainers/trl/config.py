@@ -37,7 +37,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from conductor_gym.prompts import PromptTemplates
+from conductor_gym.core.prompts import PromptTemplates
 
 __all__ = [
     "DEMO_PREFIX",

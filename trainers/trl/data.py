@@ -1,7 +1,7 @@
 """The prompt dataset: one row per episode, ``prompt`` plus the ``label`` that names it.
 
 A row is ``{"prompt": ..., "label": EpisodeRef.to_label()}``. The prompt is the env's
-observation for that episode (:meth:`conductor_gym.scoring.Scorer.prompt`), either as a
+observation for that episode (:meth:`conductor_gym.bridge.Scorer.prompt`), either as a
 plain string (TRL's *standard* format: tokenised as is) or, with ``chat=True``, as a
 conversation (TRL's *conversational* format: the trainer applies the tokenizer's chat
 template): optional ``prefix`` messages (a system message, few-shot turns), then the
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conductor_gym.scoring import EpisodeRef, Scorer
+from conductor_gym.bridge import EpisodeRef, Scorer
 
 __all__ = ["Message", "PromptLabels", "build_dataset", "make_refs", "prompt_key", "prompt_text"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from conductor_gym.scoring import EpisodeRef, Scorer
+from conductor_gym.bridge import EpisodeRef, Scorer
 
 __all__ = ["EvalResult", "greedy_completions", "greedy_eval", "paired_difference"]
 

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym.env import ConductorEnv
-from conductor_gym.scoring import EpisodeRef, Scorer
+from conductor_gym.bridge import EpisodeRef, Scorer
+from conductor_gym.core.env import ConductorEnv
 
 from .data import PromptLabels, prompt_text
 

@@ -7,7 +7,7 @@
         --tasks paper-train --pool paper-constrained --use-vllm --output-dir runs/paper
 
 The dataset has one row per training task: the env's observation for an
-:class:`~conductor_gym.scoring.EpisodeRef` (task index, group seed) and its label.
+:class:`~conductor_gym.bridge.EpisodeRef` (task index, group seed) and its label.
 Single-turn episodes (``--max-recursions 0``) are scored by the async reward function
 :class:`~conductor_gym.trainers.trl.reward.ConductorReward`; with recursion, or ``--rollout``, the
 multi-turn :class:`~conductor_gym.trainers.trl.rollout.ConductorRollout` plays the episodes and
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conductor_gym.pool import WorkerPool, WorkerSpec, make_pool
-from conductor_gym.scoring import Scorer
+from conductor_gym.bridge import Scorer
+from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
 
 from . import config as recipes
 from .data import build_dataset, make_refs

@@ -1,0 +1,488 @@
+"""Evaluate an agent on a suite: every task, ``repeats`` times, with resumable results.
+
+Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
+
+* **Episodes.** For each repeat ``r`` in ``0..repeats-1``, each source of the suite (in
+  suite order) and each task index ``i`` of that source, one episode, reset with
+  ``seed=`` :func:`conductor_gym.bench.suites.episode_seed` ``(seed, source, i, r)`` and
+  ``options={"task_index": i}``. It is single-turn unless the env arguments enable
+  recursion (``max_recursions``): then the agent is asked again on each new observation
+  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`.
+* **Agents** act only through ``await agent.act_batch(observations, infos)``. Running
+  episodes queue their requests; one ``act_batch`` call at a time takes up to
+  ``concurrency`` of them. Each info the agent sees also carries ``agent_seed``, a seed
+  derived from the episode seed and the round, for agents that sample.
+  Reproducibility: an agent whose completions depend only on its inputs gives the same
+  results whatever the batching. An agent with a sequential RNG is made so by a
+  ``reseed(seed)`` method (the random planner has one): it is reseeded with
+  ``agent_seed`` before each request, and its requests then go one per ``act_batch``
+  call.
+* **Agent-declared env arguments.** ``agent.env_overrides`` (a mapping, e.g.
+  ``{"max_steps": 8}``) is applied to every env and recorded in ``env_kwargs`` and in
+  ``agent["env_overrides"]``; a conflicting explicit env argument raises ``ValueError``.
+* **Planner usage** goes to each episode's ``planner_tokens`` and ``planner_cost_usd``:
+  from ``agent.last_usage`` after an ``act_batch`` call when it is a sequence aligned with
+  that call's inputs (each ``None`` or a mapping or object with ``prompt_tokens``,
+  ``completion_tokens``, ``cost_usd``); else from the completions the call appended to
+  ``agent.completions`` (the ``llm:``/``policy:`` agents' log), each matched to the
+  action with the same text, those left over (format retries) shared evenly.
+* **Agent failures.** An :class:`~conductor_gym.agents.base.AgentError` (the agent's
+  own model failed after its retries) makes the episodes it concerns infrastructure
+  failures (outcome ``"error"``, ``error={"kind": "agent", ...}``), never scores; any
+  other exception from the agent stops the run (finished episodes stay journaled).
+* **Concurrency.** At most ``concurrency`` episodes are in flight, as coroutines
+  stepping :meth:`ConductorEnv.astep` on one event loop.
+* **Resumable.** With ``out``, every finished episode is appended (and flushed) as one
+  JSON line of ``<out>.episodes.jsonl``, after a header line naming the run (suite
+  fingerprint, agent, pool, env arguments, seed, repeats, env version). With
+  ``resume=True`` an existing file with the same header is read and its episodes are
+  skipped; a different header raises :class:`ResumeMismatchError` (use another ``out``);
+  a torn last line (a crash mid-write) is dropped. ``resume=False`` starts the file
+  afresh. At the end ``out`` gets the :class:`~conductor_gym.bench.results.Results` JSON.
+  Episodes are sorted into plan order, so a resumed run's results equal an
+  uninterrupted run's (but for ``started_at`` and ``wall_time_s``).
+* **Progress.** A tqdm bar on stderr (episodes, running accuracy, tokens, cost) when
+  ``progress`` is true, stderr is a terminal and tqdm is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import datetime
+import importlib
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, Any, Literal
+
+from conductor_gym._validate import is_int, require_int
+from conductor_gym.agents import Agent
+from conductor_gym.agents.base import AgentError
+from conductor_gym.bench.results import (
+    SCHEMA,
+    EpisodeRecord,
+    Results,
+    SuiteInfo,
+    aggregate,
+    journal_path,
+    json_safe,
+    open_journal,
+)
+from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite, hash_seed
+from conductor_gym.core.env import ConductorEnv
+from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+
+__all__ = ["aevaluate", "evaluate"]
+
+_RESERVED = ("tasks", "pool")
+
+
+def _reseeder(agent: Agent) -> Callable[[int], None] | None:
+    reseed = getattr(agent, "reseed", None)
+    return reseed if callable(reseed) else None
+
+
+def _resolve_agent(agent: str | Agent) -> tuple[Agent, str]:
+    if isinstance(agent, str):
+        from conductor_gym.agents import make_agent
+
+        return make_agent(agent), agent
+    spec = getattr(agent, "spec", None)
+    if not isinstance(spec, str):
+        spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
+    return agent, spec
+
+
+def _describe_agent(agent: Agent, spec: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    describe = getattr(agent, "describe", None)
+    if callable(describe) and isinstance(extra := describe(), Mapping):
+        info.update(json_safe(extra))
+    name = getattr(agent, "name", None)
+    if isinstance(name, str):
+        info.setdefault("name", name)
+    info["spec"] = spec
+    if overrides:
+        info["env_overrides"] = json_safe(overrides)
+    info["seeding"] = "per-episode" if _reseeder(agent) else "agent"
+    return info
+
+
+def _env_arguments(
+    agent: Agent, env_kwargs: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The env arguments with the agent's ``env_overrides`` applied, and the overrides."""
+    overrides = getattr(agent, "env_overrides", None) or {}
+    if not isinstance(overrides, Mapping):
+        raise TypeError(f"agent.env_overrides must be a mapping, got {overrides!r}")
+    for key in _RESERVED:
+        if key in env_kwargs or key in overrides:
+            raise ValueError(f"env argument {key!r} comes from the suite or pool arguments")
+    for key, value in overrides.items():
+        if key in env_kwargs and env_kwargs[key] != value:
+            raise ValueError(
+                f"env argument {key}={env_kwargs[key]!r} conflicts with the agent's "
+                f"env_overrides {key}={value!r}"
+            )
+    return {**env_kwargs, **overrides}, dict(overrides)
+
+
+def _cost(item: Any) -> tuple[int, float]:
+    """``(prompt + completion tokens, cost_usd)`` of a usage mapping or object."""
+
+    def get(key: str) -> float:
+        value = item.get(key, 0) if isinstance(item, Mapping) else getattr(item, key, 0)
+        return float(value or 0)
+
+    return int(get("prompt_tokens") + get("completion_tokens")), get("cost_usd")
+
+
+def _usage(agent: Agent, actions: Sequence[str], before: int | None) -> list[tuple[int, float]]:
+    """Planner tokens and cost per action of the last ``act_batch`` call (module docstring):
+    ``agent.last_usage`` when aligned, else the new ``agent.completions`` matched to the
+    actions by text, the unmatched rest shared evenly; else nothing."""
+    n = len(actions)
+    aligned = getattr(agent, "last_usage", None)
+    if isinstance(aligned, Sequence) and not isinstance(aligned, str) and len(aligned) == n:
+        return [(0, 0.0) if item is None else _cost(item) for item in aligned]
+    log = getattr(agent, "completions", None)
+    if before is None or not isinstance(log, list):
+        return [(0, 0.0)] * n
+    unused: dict[str, list[tuple[int, float]]] = {}
+    for item in log[before:]:
+        unused.setdefault(str(getattr(item, "text", "")), []).append(_cost(item))
+    matched = [unused[a].pop(0) if unused.get(a) else None for a in actions]
+    rest = [u for group in unused.values() for u in group]
+    share = [i for i, m in enumerate(matched) if m is None] or list(range(n))
+    tokens, cost = sum(t for t, _ in rest), math.fsum(c for _, c in rest)
+    result = [m or (0, 0.0) for m in matched]
+    for rank, i in enumerate(share):
+        extra = tokens // len(share) + (1 if rank < tokens % len(share) else 0)
+        result[i] = (result[i][0] + extra, result[i][1] + cost / len(share))
+    return result
+
+
+Outcome = Literal["correct", "wrong", "invalid", "error"]
+_Answer = tuple[str | None, int, float, dict[str, Any] | None]
+"""An agent's answer to one request: action (``None`` on failure), tokens, cost, error."""
+
+
+@dataclasses.dataclass
+class _Request:
+    observation: str
+    info: dict[str, Any]
+    seed: int
+    future: asyncio.Future[_Answer]
+
+
+class _Batcher:
+    """Collects the running episodes' requests into ``act_batch`` calls, one at a time.
+
+    An :class:`~conductor_gym.agents.base.AgentError` (the agent's model failed after its
+    retries) fails only the requests it concerns: a failed batch is retried one request
+    per call, and a request that fails alone gets an ``{"kind": "agent", ...}`` error.
+    Any other exception fails every waiting request (the run stops).
+    """
+
+    def __init__(self, agent: Agent, max_batch: int) -> None:
+        self.agent = agent
+        self.reseed = _reseeder(agent)
+        self.max_batch = 1 if self.reseed else max_batch
+        self._queue: list[_Request] = []
+        self._drainer: asyncio.Task[None] | None = None
+
+    async def act(self, observation: str, info: dict[str, Any], seed: int) -> _Answer:
+        future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Request(observation, {**info, "agent_seed": seed}, seed, future))
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        await asyncio.sleep(0)  # let every episode that is ready queue its request
+        while self._queue:
+            batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+            try:
+                answers = await self._call(batch)
+            except Exception as exc:
+                for request in (*batch, *self._queue):
+                    if not request.future.done():
+                        request.future.set_exception(exc)
+                self._queue = []
+                return
+            for request, answer in zip(batch, answers, strict=True):
+                if not request.future.done():
+                    request.future.set_result(answer)
+
+    def close(self) -> None:
+        """Stop; a ``KeyboardInterrupt`` from the agent has already left the loop, so
+        mark it retrieved (asyncio would log it again)."""
+        if self._drainer is not None and not self._drainer.done():
+            self._drainer.cancel()
+        elif self._drainer is not None and not self._drainer.cancelled():
+            self._drainer.exception()
+
+    async def _call(self, batch: list[_Request]) -> list[_Answer]:
+        try:
+            return await self._ask(batch)
+        except AgentError as exc:
+            if len(batch) == 1:
+                error = {"kind": "agent", "message": str(exc), "transient": exc.transient}
+                return [(None, 0, 0.0, error)]
+        return [(await self._call([request]))[0] for request in batch]
+
+    async def _ask(self, batch: list[_Request]) -> list[_Answer]:
+        if self.reseed is not None:
+            self.reseed(batch[0].seed)
+        log = getattr(self.agent, "completions", None)
+        before = len(log) if isinstance(log, list) else None
+        actions = await self.agent.act_batch(
+            [r.observation for r in batch], [r.info for r in batch]
+        )
+        if len(actions) != len(batch) or not all(isinstance(a, str) for a in actions):
+            raise TypeError(f"act_batch must return {len(batch)} strings, got {actions!r:.200}")
+        usage = _usage(self.agent, actions, before)
+        return [(a, t, c, None) for a, (t, c) in zip(actions, usage, strict=True)]
+
+
+async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> EpisodeRecord:
+    observation, info = env.reset(seed=spec.seed, options={"task_index": spec.task_index})
+    actions: list[str] = []
+    planner_tokens, planner_cost, reward = 0, 0.0, 0.0
+    while True:
+        action, tokens, cost, failure = await batcher.act(
+            observation, info, hash_seed("agent", spec.seed, len(actions))
+        )
+        planner_tokens += tokens
+        planner_cost += cost
+        if action is None:
+            break
+        actions.append(action)
+        observation, reward, terminated, truncated, info = await env.astep(action)
+        if terminated or truncated:
+            break
+    outcome: Outcome = "error" if failure else info["outcome"]
+    parse_error = None if failure else info.get("parse_error")
+    error = failure or info.get("error")
+    return EpisodeRecord(
+        benchmark=spec.benchmark,
+        domain=str(info["domain"]),
+        task_index=spec.task_index,
+        task_id=str(info["task_id"]),
+        repeat=spec.repeat,
+        seed=spec.seed,
+        reward=0.0 if failure else float(reward),
+        outcome=outcome,
+        correct=outcome == "correct",
+        parse_error=str(parse_error["reason"]) if parse_error else None,
+        error=json_safe(error) if error else None,
+        steps=sum(len(r.plan) for r in info.get("rounds", ()) if r.plan is not None),
+        worker_calls=int(info.get("worker_calls", 0)),
+        prompt_tokens=int(info.get("prompt_tokens", 0)),
+        completion_tokens=int(info.get("completion_tokens", 0)),
+        cost_usd=float(info.get("cost_usd", 0.0)),
+        latency_s=float(info.get("latency_s", 0.0)),
+        planner_tokens=planner_tokens,
+        planner_cost_usd=planner_cost,
+        completion=actions[0] if actions else "",
+        followups=actions[1:],
+    )
+
+
+class _Progress:
+    """The tqdm bar (or nothing) with running accuracy, tokens and cost."""
+
+    def __init__(self, total: int, done: Sequence[EpisodeRecord], enabled: bool) -> None:
+        self.scored = self.correct = self.tokens = 0
+        self.cost = 0.0
+        for record in done:
+            self._count(record)
+        self.bar: Any = None
+        if enabled and sys.stderr.isatty():
+            try:
+                tqdm = importlib.import_module("tqdm").tqdm
+            except ImportError:
+                return
+            self.bar = tqdm(total=total, initial=len(done), unit="ep", desc="evaluate")
+            self.bar.set_postfix_str(self._postfix(), refresh=False)
+
+    def _count(self, record: EpisodeRecord) -> None:
+        self.scored += record.outcome != "error"
+        self.correct += record.correct
+        self.tokens += record.prompt_tokens + record.completion_tokens + record.planner_tokens
+        self.cost += record.cost_usd + record.planner_cost_usd
+
+    def _postfix(self) -> str:
+        accuracy = self.correct / self.scored if self.scored else 0.0
+        return f"acc={accuracy:.3f} tokens={self.tokens:,} cost=${self.cost:.4f}"
+
+    def add(self, record: EpisodeRecord) -> None:
+        self._count(record)
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._postfix(), refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+async def aevaluate(
+    agent: str | Agent,
+    suite: str | Suite,
+    *,
+    pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+    repeats: int = 4,
+    seed: int = 0,
+    concurrency: int = 64,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = True,
+    limit: int | None = None,
+    progress: bool = True,
+    **env_kwargs: Any,
+) -> Results:
+    """:func:`evaluate` as a coroutine, for callers that already run an event loop."""
+    require_int("repeats", repeats)
+    require_int("concurrency", concurrency)
+    if not is_int(seed):
+        raise ValueError(f"seed: must be an int, got {seed!r}")
+    clock = time.monotonic()
+    if isinstance(suite, str):
+        suite = get_suite(suite, limit=limit)
+    elif limit is not None:
+        suite = suite.with_limit(limit)
+    agent, spec = _resolve_agent(agent)
+    kwargs, overrides = _env_arguments(agent, env_kwargs)
+    env_args = dict(kwargs)
+    shared_pool = make_pool(
+        pool,
+        k=env_args.pop("k", None),
+        shuffle=env_args.pop("shuffle_workers", None),
+        cache=env_args.pop("cache", None),
+    )
+    envs = {
+        name: [ConductorEnv(tasks=source, pool=shared_pool, **env_args)]
+        for name, source in suite.sources.items()
+    }
+    import conductor_gym
+
+    header: dict[str, Any] = {
+        "schema": SCHEMA,
+        "env_id": conductor_gym.ENV_ID,
+        "env_version": conductor_gym.__version__,
+        "suite": SuiteInfo.model_validate(suite.info()).model_dump(),
+        "pool": json_safe(shared_pool.describe()),
+        "agent": _describe_agent(agent, spec, overrides),
+        "env_kwargs": json_safe(kwargs),
+        "repeats": repeats,
+        "seed": seed,
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+    plan = episode_plan(suite, repeats, seed)
+    order = {s.key: n for n, s in enumerate(plan)}
+    journal: IO[str] | None = None
+    done: dict[tuple[str, int, int], EpisodeRecord] = {}
+    started_at = header["started_at"]
+    if out is not None:
+        journal, loaded, started_at = open_journal(journal_path(out), header, resume)
+        done = {r.key: r for r in loaded if r.key in order}
+    todo = iter([s for s in plan if s.key not in done])
+    batcher = _Batcher(agent, concurrency)
+    bar = _Progress(len(plan), list(done.values()), progress)
+
+    async def worker(todo: Iterator[EpisodeSpec]) -> None:
+        for episode in todo:
+            idle = envs[episode.benchmark]
+            env = (
+                idle.pop()
+                if idle
+                else ConductorEnv(
+                    tasks=suite.sources[episode.benchmark], pool=shared_pool, **env_args
+                )
+            )
+            try:
+                record = await _play(env, episode, batcher)
+            finally:
+                idle.append(env)
+            done[record.key] = record
+            if journal is not None:
+                journal.write(record.model_dump_json() + "\n")
+                journal.flush()
+            bar.add(record)
+
+    tasks = [asyncio.create_task(worker(todo)) for _ in range(min(concurrency, len(plan)))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        batcher.close()
+        bar.close()
+        if journal is not None:
+            journal.close()
+        for idle in envs.values():
+            for env in idle:
+                env.close()
+    episodes = sorted(done.values(), key=lambda r: order[r.key])
+    results = Results(
+        env_id=header["env_id"],
+        env_version=header["env_version"],
+        suite=header["suite"],
+        pool=header["pool"],
+        agent=header["agent"],
+        env_kwargs=header["env_kwargs"],
+        repeats=repeats,
+        seed=seed,
+        started_at=started_at,
+        wall_time_s=time.monotonic() - clock,
+        metrics=aggregate(episodes, repeats),
+        episodes=episodes,
+    )
+    if out is not None:
+        results.dump(out)
+    return results
+
+
+def evaluate(
+    agent: str | Agent,
+    suite: str | Suite,
+    *,
+    pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+    repeats: int = 4,
+    seed: int = 0,
+    concurrency: int = 64,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = True,
+    limit: int | None = None,
+    progress: bool = True,
+    **env_kwargs: Any,
+) -> Results:
+    """Run ``agent`` (an :class:`~conductor_gym.agents.Agent` or a ``make_agent`` spec) on
+    every task of ``suite`` (a :class:`~conductor_gym.bench.suites.Suite` or a suite name)
+    ``repeats`` times and return the :class:`~conductor_gym.bench.results.Results` (module
+    docstring). ``limit`` keeps the first ``limit`` tasks of each source; ``env_kwargs``
+    are :class:`~conductor_gym.core.env.ConductorEnv` arguments (``k``, ``shuffle_workers``,
+    ``max_steps``, ``max_recursions``, ``reward``, ``cache``, ...)."""
+    coroutine = aevaluate(
+        agent,
+        suite,
+        pool=pool,
+        repeats=repeats,
+        seed=seed,
+        concurrency=concurrency,
+        out=out,
+        resume=resume,
+        limit=limit,
+        progress=progress,
+        **env_kwargs,
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, coroutine).result()

@@ -1,0 +1,295 @@
+"""Evaluation suites: named, fixed lists of task sources with one combined fingerprint.
+
+Contract. A :class:`Suite` is a name and an ordered tuple of :class:`SuiteSource` (a name
+in the suite, the registry name of a task source and the options fixing its split). Its
+task sources are built on first access of :attr:`Suite.sources` (building a benchmark
+loader reads nothing; the data is read when a source is first indexed, sized or
+fingerprinted), so :func:`get_suite` and :func:`list_suites` never download.
+
+``limit=N`` keeps the first ``N`` tasks of every source (a quick run); it is part of every
+source's fingerprint (the hash of the tasks actually run) and recorded in
+:meth:`Suite.info`. :meth:`Suite.fingerprint` is the first 16 hex digits of the SHA-256 of
+the JSON list ``[[name, source fingerprint, size], ...]`` in suite order: the same
+questions in the same order give the same fingerprint, whatever the suite is called.
+
+=================  ==========================================================================
+suite              sources (splits as the paper evaluates, see ``conductor_gym.tasks``)
+=================  ==========================================================================
+``offline``        ``offline`` (procedural stand-ins, 2000 tasks)
+``offline-ood``    ``offline-ood`` (harder procedural stand-ins, 1500 tasks)
+``paper-train4``   ``math500`` (hash-split test, 100), ``mmlu`` (test, 14042), ``rlpr``
+                   (hash-split test, 15540), ``livecodebench`` (test = v6, 175)
+``paper-ood3``     ``aime25`` (30), ``bigcodebench`` (hard, complete, v0.1.4, 148),
+                   ``gpqa-diamond`` (198, gated)
+``jsonl:<path>``   one source: the JSON Lines file, named after the file's stem
+=================  ==========================================================================
+
+:func:`episode_plan` lists the episodes of a run over a suite: for each repeat ``r``, each
+source (suite order) and each task index ``i``, an :class:`EpisodeSpec` whose reset seed
+is :func:`episode_seed` ``(seed, source, i, r)``, the first 63 bits of the SHA-256 of
+``json.dumps(["conductor-gym/evaluate", seed, source, i, r])``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import operator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conductor_gym._validate import is_int
+from conductor_gym.tasks import Task, TaskSource, fingerprint_tasks, make_task_source
+from conductor_gym.tasks.jsonl import JSONL_PREFIX
+
+__all__ = [
+    "SUITES",
+    "EpisodeSpec",
+    "LimitedTasks",
+    "Suite",
+    "SuiteSource",
+    "episode_plan",
+    "episode_seed",
+    "get_suite",
+    "hash_seed",
+    "list_suites",
+]
+
+
+@dataclass(frozen=True)
+class SuiteSource:
+    """One source of a suite: ``name`` in the suite (the ``benchmark`` of its episodes),
+    the registry name ``source`` and the ``options`` fixing its split."""
+
+    name: str
+    source: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class LimitedTasks:
+    """The first ``limit`` tasks of ``source`` (all of them if it has fewer)."""
+
+    def __init__(self, source: TaskSource, limit: int) -> None:
+        self.source = source
+        self.limit = limit
+        self.name: str = source.name
+        self._fingerprint: str | None = None
+
+    def __len__(self) -> int:
+        return min(self.limit, len(self.source))
+
+    def __getitem__(self, index: int) -> Task:
+        index = operator.index(index)
+        if not 0 <= index < len(self):
+            raise IndexError(f"task index {index} is outside 0..{len(self) - 1}")
+        return self.source[index]
+
+    def __iter__(self) -> Iterator[Task]:
+        return (self.source[i] for i in range(len(self)))
+
+    def fingerprint(self) -> str:
+        """Hash of the kept tasks' ids, references and graders, in order."""
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint_tasks(iter(self))
+        return self._fingerprint
+
+
+class Suite:
+    """A named list of task sources (see the module docstring).
+
+    Args:
+        name: The suite's name.
+        specs: Its sources, in order (names unique).
+        description: One line for listings.
+        limit: Keep only the first ``limit`` tasks of each source (``None``: all).
+        source_options: Per suite-source name, extra options for its factory that do not
+            change the tasks (``cache_dir``, ``data_dir``, ``token``, ...).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        specs: tuple[SuiteSource, ...],
+        *,
+        description: str = "",
+        limit: int | None = None,
+        source_options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        if not specs:
+            raise ValueError(f"suite {name!r}: give at least one source")
+        names = [spec.name for spec in specs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"suite {name!r}: source names repeat: {names}")
+        if limit is not None and (not is_int(limit) or limit < 1):
+            raise ValueError(f"limit: must be an int >= 1 or None, got {limit!r}")
+        options = dict(source_options or {})
+        if unknown := sorted(set(options) - set(names)):
+            raise ValueError(f"source_options: unknown sources {unknown}; valid: {names}")
+        self.name = name
+        self.specs = specs
+        self.description = description
+        self.limit = limit
+        self.source_options = options
+        self._sources: dict[str, TaskSource] | None = None
+
+    @property
+    def sources(self) -> dict[str, TaskSource]:
+        """Suite-source name -> task source, built on first access (cut to ``limit``)."""
+        if self._sources is None:
+            built: dict[str, TaskSource] = {}
+            for spec in self.specs:
+                kwargs = {**spec.options, **self.source_options.get(spec.name, {})}
+                source = make_task_source(spec.source, **kwargs)
+                built[spec.name] = LimitedTasks(source, self.limit) if self.limit else source
+            self._sources = built
+        return self._sources
+
+    def with_limit(self, limit: int | None) -> Suite:
+        """The same suite with another ``limit``."""
+        return Suite(
+            self.name,
+            self.specs,
+            description=self.description,
+            limit=limit,
+            source_options=self.source_options,
+        )
+
+    def info(self) -> dict[str, Any]:
+        """``{"name", "fingerprint", "sources": [{"name", "fingerprint", "size"}], "limit"}``
+        (the :class:`~conductor_gym.bench.results.SuiteInfo` fields; reads every source)."""
+        sources = [
+            {"name": name, "fingerprint": source.fingerprint(), "size": len(source)}
+            for name, source in self.sources.items()
+        ]
+        rows = [[s["name"], s["fingerprint"], s["size"]] for s in sources]
+        digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+        return {"name": self.name, "fingerprint": digest, "sources": sources, "limit": self.limit}
+
+    def fingerprint(self) -> str:
+        """The combined fingerprint (module docstring; reads every source)."""
+        return str(self.info()["fingerprint"])
+
+    def __repr__(self) -> str:
+        names = [spec.name for spec in self.specs]
+        return f"Suite({self.name!r}, {names}, limit={self.limit})"
+
+
+def _one(name: str, **options: Any) -> SuiteSource:
+    return SuiteSource(name, name, options)
+
+
+SUITES: dict[str, tuple[str, tuple[SuiteSource, ...]]] = {
+    "offline": ("procedural stand-ins, offline default", (_one("offline"),)),
+    "offline-ood": ("harder procedural stand-ins, unseen families", (_one("offline-ood"),)),
+    "paper-train4": (
+        "the paper's in-domain test sets (Table 7)",
+        (
+            _one("math500", split="test"),
+            _one("mmlu", split="test"),
+            _one("rlpr", split="test"),
+            _one("livecodebench", split="test"),
+        ),
+    ),
+    "paper-ood3": (
+        "the paper's out-of-domain test sets (Table 8)",
+        (_one("aime25"), _one("bigcodebench"), _one("gpqa-diamond")),
+    ),
+}
+"""Suite name -> (description, sources)."""
+
+
+def get_suite(
+    name: str,
+    *,
+    limit: int | None = None,
+    source_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Suite:
+    """The suite called ``name`` (a key of :data:`SUITES` or ``"jsonl:<path>"``).
+
+    Builds no task source. An unknown name raises ``ValueError`` listing the suites.
+    """
+    if name.startswith(JSONL_PREFIX):
+        path = name[len(JSONL_PREFIX) :]
+        if not path:
+            raise ValueError(f"suite {name!r}: give a file after {JSONL_PREFIX!r}")
+        description = f"the tasks of {path}"
+        specs: tuple[SuiteSource, ...] = (SuiteSource(Path(path).stem, name),)
+        return Suite(
+            name, specs, description=description, limit=limit, source_options=source_options
+        )
+    try:
+        description, specs = SUITES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown suite {name!r}; choose one of {sorted(SUITES)} or {JSONL_PREFIX}<path>"
+        ) from None
+    return Suite(name, specs, description=description, limit=limit, source_options=source_options)
+
+
+def list_suites() -> list[dict[str, Any]]:
+    """One row per suite (``name``, ``sources``, ``size``, ``description``), plus
+    ``jsonl:<path>``. ``size`` is the total known without reading data, else ``None``."""
+    rows: list[dict[str, Any]] = []
+    for name in SUITES:
+        suite = get_suite(name)
+        total: int | None = 0
+        for spec in suite.specs:
+            source = make_task_source(spec.source, **spec.options)  # lazy: reads nothing
+            # Loaders know their size without data; procedural sources generate lazily.
+            size = source.expected_size if hasattr(source, "expected_size") else len(source)
+            total = total + size if total is not None and isinstance(size, int) else None
+        rows.append(
+            {
+                "name": name,
+                "sources": ", ".join(spec.name for spec in suite.specs),
+                "size": total,
+                "description": suite.description,
+            }
+        )
+    rows.append(
+        {
+            "name": f"{JSONL_PREFIX}<path>",
+            "sources": "the file",
+            "size": None,
+            "description": "any JSON Lines task file",
+        }
+    )
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode of a run: which task, which repeat, which reset seed."""
+
+    benchmark: str
+    task_index: int
+    repeat: int
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.benchmark, self.task_index, self.repeat)
+
+
+def hash_seed(*parts: object) -> int:
+    """A 63-bit seed from the SHA-256 of the JSON of ``parts``."""
+    digest = hashlib.sha256(json.dumps(["conductor-gym/evaluate", *parts]).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def episode_seed(seed: int, benchmark: str, task_index: int, repeat: int) -> int:
+    """The env reset seed of one episode (a pure function of its four arguments)."""
+    return hash_seed(seed, benchmark, task_index, repeat)
+
+
+def episode_plan(suite: Suite, repeats: int, seed: int) -> list[EpisodeSpec]:
+    """Every episode of a run, in plan order (repeat, then source, then task index)."""
+    return [
+        EpisodeSpec(name, i, r, episode_seed(seed, name, i, r))
+        for r in range(repeats)
+        for name, source in suite.sources.items()
+        for i in range(len(source))
+    ]

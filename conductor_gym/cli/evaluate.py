@@ -1,0 +1,167 @@
+"""``conductor-gym evaluate`` and ``conductor-gym suites list``.
+
+Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
+:func:`run_evaluate` runs :func:`conductor_gym.bench.evaluate.evaluate` with them, prints
+:func:`format_results` (one row per benchmark, then ``overall``) and the wall time, and
+returns the exit status: 0 on success, 2 for a bad argument (unknown suite, agent or pool,
+a bad ``--env``, an episodes file of another run), 130 when interrupted (rerun the same
+command to resume). ``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv`
+argument (``VALUE`` read as JSON when it parses, else as a string), e.g.
+``--env max_recursions=1``. :func:`format_suites` renders
+:func:`conductor_gym.bench.suites.list_suites`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conductor_gym.bench.results import Metrics, Results
+
+__all__ = ["add_arguments", "format_results", "format_suites", "run_evaluate", "run_suites_list"]
+
+COLUMNS = (
+    "benchmark",
+    "n",
+    "accuracy %",
+    "reward",
+    "parse-fail",
+    "infra",
+    "steps/plan",
+    "calls",
+    "tokens/sample",
+    "$/sample",
+)
+
+
+def _env_pair(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with a Python name, got {text!r}")
+    try:
+        return key, json.loads(raw)
+    except ValueError:
+        return key, raw
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``evaluate`` options."""
+    parser.add_argument("--agent", default="random", help="agent spec (default: random)")
+    parser.add_argument(
+        "--suite", default="offline", help="suite name or jsonl:<path> (default: offline)"
+    )
+    parser.add_argument("--pool", default="sim-paper", help="pool preset or .toml file")
+    parser.add_argument("--repeats", type=int, default=4, help="repeats per task (default 4)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
+    parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
+    parser.add_argument("--concurrency", type=int, default=64, help="episodes in flight")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-resume", action="store_true", help="restart the episodes file from scratch"
+    )
+    parser.add_argument(
+        "--env",
+        type=_env_pair,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a ConductorEnv argument (repeatable), e.g. max_recursions=1",
+    )
+
+
+def _pm(value: float, se: float | None, fmt: str) -> str:
+    return format(value, fmt) + ("" if se is None else " ± " + format(se, fmt))
+
+
+def _row(name: str, m: Metrics) -> list[str]:
+    return [
+        name,
+        str(m.n),
+        _pm(100 * m.accuracy, None if m.accuracy_se is None else 100 * m.accuracy_se, ".2f"),
+        _pm(m.mean_reward, m.mean_reward_se, ".3f"),
+        f"{100 * m.parse_failure_rate:.1f}%",
+        str(m.infra_failures),
+        f"{m.mean_steps:.2f}",
+        f"{m.mean_worker_calls:.2f}",
+        f"{m.tokens_per_sample:.0f}",
+        f"{m.cost_per_sample_usd:.4f}",
+    ]
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    cells = [list(header), *map(list, rows)]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in cells
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def format_results(results: Results) -> str:
+    """The metrics table: one row per benchmark, then ``overall`` (accuracy ± SE in %)."""
+    names = [name for name in results.metrics if name != "overall"] + ["overall"]
+    return _table(COLUMNS, [_row(name, results.metrics[name]) for name in names])
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Run ``conductor-gym evaluate`` (see the module docstring)."""
+    from conductor_gym.bench.evaluate import evaluate
+    from conductor_gym.bench.results import ResumeMismatchError, journal_path
+    from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.tasks import TaskSourceError
+
+    env_kwargs: dict[str, Any] = dict(args.env)
+    try:
+        results = evaluate(
+            args.agent,
+            args.suite,
+            pool=args.pool,
+            repeats=args.repeats,
+            seed=args.seed,
+            concurrency=args.concurrency,
+            out=args.out,
+            resume=not args.no_resume,
+            limit=args.limit,
+            progress=not args.no_progress,
+            **env_kwargs,
+        )
+    except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
+        print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        where = f"; rerun the same command to resume from {journal_path(args.out)}"
+        print(f"\ninterrupted{where if args.out else ''}", file=sys.stderr)
+        return 130
+    suite = results.suite
+    limit = f", first {suite.limit} tasks per source" if suite.limit else ""
+    print(
+        f"{results.env_id} {results.env_version}: agent {results.agent['spec']!r}, suite "
+        f"{suite.name!r} ({suite.fingerprint}{limit}), pool {args.pool!r}, "
+        f"{results.repeats} repeats, seed {results.seed}"
+    )
+    print(format_results(results))
+    saved = f"; results in {args.out}" if args.out else ""
+    print(f"wall time {results.wall_time_s:.1f} s{saved}")
+    return 0
+
+
+def format_suites(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows of :func:`conductor_gym.bench.suites.list_suites` as a table."""
+    header = ("name", "size", "sources", "description")
+    cells = [[str(row[c]) if row[c] is not None else "-" for c in header] for row in rows]
+    return _table(header, cells)
+
+
+def run_suites_list(args: argparse.Namespace) -> int:
+    """Print every suite (nothing is downloaded)."""
+    from conductor_gym.bench.suites import list_suites
+
+    print(format_suites(list_suites()))
+    return 0

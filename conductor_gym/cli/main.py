@@ -1,0 +1,263 @@
+"""The ``conductor-gym`` command line.
+
+``conductor-gym demo`` plays a few episodes of the random planner on the offline
+default (procedural tasks, simulated paper pool) and prints rewards and one trace.
+``conductor-gym tasks list`` shows every task source, its size, its domain and whether
+it runs offline here (no download, no network). ``conductor-gym pools list`` shows every
+pool preset; ``conductor-gym pools check NAME_OR_PATH`` checks that a pool's workers have
+their credentials and answer a one-token ping (exit 0: all ready, 1: not, 2: bad pool).
+``conductor-gym leaderboard validate FILE...`` checks leaderboard submissions (exit 1 if
+any is rejected); ``leaderboard render`` rebuilds the board (README.md, index.html, plot)
+from ``leaderboard/submissions``; ``leaderboard submit RESULTS`` wraps a results file with
+metadata into a validated submission. ``conductor-gym evaluate --agent random --suite
+offline --repeats 4 --out results.json`` runs an agent over a suite and prints accuracy,
+reward, parse failures, steps, calls, tokens and cost per benchmark
+(:mod:`conductor_gym.cli.evaluate`); ``conductor-gym suites list`` shows the suites.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import gymnasium as gym
+
+from conductor_gym import ENV_ID
+from conductor_gym.agents import RandomPlanner
+from conductor_gym.cli.train import add_train_parser
+
+
+def _demo(args: argparse.Namespace) -> int:
+    env = gym.make(ENV_ID, tasks=args.tasks, pool=args.pool, render_mode="ansi")
+    agent = RandomPlanner(seed=args.seed)
+    rewards: list[float] = []
+    print(f"{ENV_ID}: tasks={args.tasks!r} pool={args.pool!r}, random planner, seed={args.seed}")
+    for episode in range(args.episodes):
+        obs, info = env.reset(seed=args.seed + episode)
+        action = agent.act(obs, info)
+        _, reward, _, _, info = env.step(action)
+        rewards.append(float(reward))
+        plan = info["plan"]
+        steps = len(plan) if plan is not None else 0
+        workers = ", ".join(s.worker for s in info["trace"].steps) if info["trace"] else "-"
+        print(
+            f"episode {episode:3d}  {info['task_id']:<22} reward={reward:.1f} "
+            f"outcome={info['outcome']:<8} steps={steps} tokens="
+            f"{info['prompt_tokens'] + info['completion_tokens']:>6} "
+            f"cost=${info['cost_usd']:.4f}  [{workers}]"
+        )
+        if episode == 0:
+            first_trace = env.render()
+    mean = sum(rewards) / len(rewards)
+    print(f"\nmean reward over {len(rewards)} episodes: {mean:.3f}")
+    print("\ntrace of episode 0:\n" + str(first_trace))
+    env.close()
+    return 0
+
+
+def _tasks_list(args: argparse.Namespace) -> int:
+    from conductor_gym.cli.tasks import format_table, list_sources
+
+    print(format_table(list_sources()))
+    return 0
+
+
+def _pools_list(args: argparse.Namespace) -> int:
+    from conductor_gym.cli.pools import format_list, list_json, list_pools
+
+    rows = list_pools()
+    print(list_json(rows) if args.json else format_list(rows))
+    return 0
+
+
+def _pools_check(args: argparse.Namespace) -> int:
+    from conductor_gym.cli.pools import check_pool, format_checks, load_specs
+    from conductor_gym.pool.config import PoolConfigError
+
+    try:
+        name, specs = load_specs(args.pool)
+    except PoolConfigError as exc:
+        for line in exc.errors:
+            print(line, file=sys.stderr)
+        return 2
+    checks = check_pool(specs, timeout_s=args.timeout, ping=not args.skip_ping)
+    ping = "no ping" if args.skip_ping else f"ping timeout {args.timeout:g} s"
+    workers = f"{len(specs)} worker" + ("" if len(specs) == 1 else "s")
+    print(f"pool {name!r}: {workers}, {ping}")
+    print(format_checks(checks))
+    return 0 if all(check.ok for check in checks) else 1
+
+
+def _leaderboard_validate(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.leaderboard import validate_file
+    from conductor_gym.bench.leaderboard_render import format_report
+
+    reports = [validate_file(path) for path in args.files]
+    for report in reports:
+        print(format_report(report))
+    return 0 if all(report.ok for report in reports) else 1
+
+
+def _leaderboard_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from conductor_gym.bench.leaderboard import load_submissions
+    from conductor_gym.bench.leaderboard_render import format_report, render_board
+
+    loaded = load_submissions(args.dir)
+    rejected = [report for _, report in loaded if not report.ok]
+    for report in rejected:
+        print(format_report(report), file=sys.stderr)
+    if rejected:
+        print("leaderboard not rendered: fix or remove the rejected files", file=sys.stderr)
+        return 1
+    entries = [(p.stem, r.submission) for p, r in loaded if r.submission is not None]
+    for path in render_board(entries, Path(args.dir)):
+        print(f"wrote {path}")
+    return 0
+
+
+def _leaderboard_submit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from conductor_gym.bench import leaderboard as lb
+    from conductor_gym.bench.leaderboard_render import format_report
+    from conductor_gym.bench.results import Results
+
+    try:
+        submission = lb.make_submission(
+            Results.load(args.results),
+            name=args.name,
+            authors=args.authors,
+            training_data=args.training_data,
+            pool_setting=args.pool_setting,
+            date=args.date,
+            url=args.url,
+            notes=args.notes,
+        )
+    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        print(f"conductor-gym leaderboard submit: {exc}", file=sys.stderr)
+        return 2
+    target = Path(args.dir) / lb.SUBMISSIONS_DIR / f"{lb.slugify(args.name)}.json"
+    report = lb.validate_submission(submission, source=str(target))
+    print(format_report(report))
+    if report.ok and target.exists() and not args.force:
+        print(f"{target} exists: pass --force to replace it", file=sys.stderr)
+        return 1
+    if report.ok:
+        submission.dump(target)
+        print(f"wrote {target}")
+    return 0 if report.ok else 1
+
+
+def _add_leaderboard(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import datetime
+
+    board = commands.add_parser("leaderboard", help="validate, submit and render the board")
+    board_commands = board.add_subparsers(dest="leaderboard_command", required=True)
+    validate = board_commands.add_parser("validate", help="check submission files")
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.set_defaults(handler=_leaderboard_validate)
+    render = board_commands.add_parser("render", help="write README.md, index.html, plot")
+    render.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
+    render.set_defaults(handler=_leaderboard_render)
+    submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
+    submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
+    submit.add_argument("--name", required=True, help="the entry's name on the board")
+    submit.add_argument("--author", dest="authors", action="append", required=True)
+    submit.add_argument("--training-data", required=True, help="what the agent was trained on")
+    submit.add_argument(
+        "--pool-setting", required=True, choices=("constrained", "unconstrained", "simulated")
+    )
+    submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
+    submit.add_argument("--url")
+    submit.add_argument("--notes")
+    submit.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
+    submit.add_argument("--force", action="store_true", help="replace an existing entry")
+    submit.set_defaults(handler=_leaderboard_submit)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from conductor_gym.cli.evaluate import run_evaluate
+
+    return run_evaluate(args)
+
+
+def _suites_list(args: argparse.Namespace) -> int:
+    from conductor_gym.cli.evaluate import run_suites_list
+
+    return run_suites_list(args)
+
+
+def _add_evaluate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from conductor_gym.cli.evaluate import add_arguments
+
+    evaluate = commands.add_parser(
+        "evaluate", help="run an agent over a suite with repeats; print and save the metrics"
+    )
+    add_arguments(evaluate)
+    evaluate.set_defaults(handler=_evaluate)
+    suites = commands.add_parser("suites", help="evaluation suites")
+    suites_commands = suites.add_subparsers(dest="suites_command", required=True)
+    suites_list = suites_commands.add_parser("list", help="every suite and its sources")
+    suites_list.set_defaults(handler=_suites_list)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conductor-gym", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="play episodes of the random planner offline")
+    demo.add_argument("--episodes", type=int, default=8)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--tasks", default="offline")
+    demo.add_argument("--pool", default="sim-paper")
+    demo.set_defaults(handler=_demo)
+    tasks = commands.add_parser("tasks", help="task sources")
+    tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
+    tasks_list = tasks_commands.add_parser("list", help="every source, size, domain, offline?")
+    tasks_list.set_defaults(handler=_tasks_list)
+    pools = commands.add_parser("pools", help="worker pools")
+    pools_commands = pools.add_subparsers(dest="pools_command", required=True)
+    pools_list = pools_commands.add_parser(
+        "list", help="every pool preset: workers, k, backends, description"
+    )
+    pools_list.add_argument("--json", action="store_true", help="print a JSON list")
+    pools_list.set_defaults(handler=_pools_list)
+    pools_check = pools_commands.add_parser(
+        "check", help="credentials and a one-token ping for every worker of a pool"
+    )
+    pools_check.add_argument("pool", metavar="NAME_OR_PATH", help="a preset or a .toml file")
+    pools_check.add_argument(
+        "--timeout", type=_positive_seconds, default=30.0, help="seconds per ping (default 30)"
+    )
+    pools_check.add_argument(
+        "--skip-ping", action="store_true", help="check credentials only; build nothing"
+    )
+    pools_check.set_defaults(handler=_pools_check)
+    _add_leaderboard(commands)
+    _add_evaluate(commands)
+    add_train_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "episodes", 1) < 1:
+        print("conductor-gym: --episodes must be >= 1", file=sys.stderr)
+        return 2
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""``ConductorVectorEnv``: many conductor episodes stepped concurrently on one event loop.
+
+Worker calls are I/O-bound, so sub-episodes are coroutines on one asyncio loop rather
+than processes: ``step`` runs every sub-episode's plan at once, at most
+``max_concurrency`` at a time, sharing one task source and one worker pool (so one
+client per backend). Sub-env ``i`` is an ordinary :class:`ConductorEnv`, so a vector
+env reset with ``seed=s`` gives exactly what ``ConductorEnv.reset(seed=s + i)`` and the
+same action give.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from conductor_gym._loop import LoopRunner
+from conductor_gym._validate import require_int
+from conductor_gym.core.env import ConductorEnv, StepResult
+from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.tasks import TaskSource, make_task_source
+
+__all__ = ["ConductorVectorEnv"]
+
+
+class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]):
+    """``num_envs`` conductor episodes batched as a :class:`gymnasium.vector.VectorEnv`.
+
+    Observations and actions are tuples of strings; rewards, terminations and
+    truncations are arrays; ``infos`` follow Gymnasium's vector convention (a dict of
+    per-key arrays with ``_key`` masks; traces and plans in object arrays).
+
+    Args:
+        num_envs: Number of sub-episodes.
+        max_concurrency: Most plans executing at once (worker calls are awaited
+            concurrently up to this bound).
+        autoreset_mode: ``SAME_STEP`` (default: a finished sub-episode is reset within
+            the same ``step``; its last observation and info are in
+            ``infos["final_obs"]`` and ``infos["final_info"]``), ``NEXT_STEP``
+            (Gymnasium's default: reset on the following ``step``, ignoring that action)
+            or ``DISABLED`` (reset finished sub-episodes yourself with
+            ``reset(options={"reset_mask": mask})``).
+        **env_kwargs: :class:`ConductorEnv` arguments (``tasks``, ``pool``, ``k``, ...),
+            shared by every sub-env.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (Gymnasium's API)
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": [],
+    }
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        max_concurrency: int = 256,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        tasks: str | TaskSource = "offline",
+        pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+        k: int | None = None,
+        shuffle_workers: bool | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        require_int("num_envs", num_envs)
+        require_int("max_concurrency", max_concurrency)
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            raise ValueError(
+                f"autoreset_mode: unknown mode {autoreset_mode!r}; choose one of "
+                f"{[m.value for m in AutoresetMode]}"
+            ) from None
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        # Build the shared parts once so every sub-env uses the same clients.
+        shared_tasks = make_task_source(tasks) if isinstance(tasks, str) else tasks
+        shared_pool = make_pool(pool, k=k, shuffle=shuffle_workers)
+        self.envs = [
+            ConductorEnv(tasks=shared_tasks, pool=shared_pool, **env_kwargs)
+            for _ in range(num_envs)
+        ]
+        self.num_envs = num_envs
+        self.max_concurrency = max_concurrency
+        self.single_observation_space = self.envs[0].observation_space
+        self.single_action_space = self.envs[0].action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._observations: list[str] = [""] * num_envs
+        self._needs_reset = np.zeros(num_envs, dtype=np.bool_)
+        self._runner = LoopRunner()
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[tuple[str, ...], dict[str, Any]]:
+        """Reset every sub-env (or those in ``options["reset_mask"]``).
+
+        ``seed`` is ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per
+        sub-env. Other ``options`` go to each sub-env's ``reset``.
+        """
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, int):
+            seeds = [seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset: got {len(seeds)} seeds for {self.num_envs} sub-envs")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=np.bool_)
+        elif not (
+            isinstance(mask, np.ndarray)
+            and mask.dtype == np.bool_
+            and mask.shape == (self.num_envs,)
+        ):
+            raise ValueError(
+                f"reset: options['reset_mask'] must be a bool array of shape ({self.num_envs},)"
+            )
+        infos: dict[str, Any] = {}
+        for i in np.flatnonzero(mask):
+            self._observations[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
+            self._needs_reset[i] = False
+            infos = self._add_info(infos, info, int(i))
+        return tuple(self._observations), infos
+
+    def step(
+        self, actions: Sequence[str]
+    ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-env with its action, running all plans concurrently."""
+        if len(actions) != self.num_envs:
+            raise ValueError(f"step: got {len(actions)} actions for {self.num_envs} sub-envs")
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._needs_reset.any():
+            ended = np.flatnonzero(self._needs_reset).tolist()
+            raise RuntimeError(
+                f"sub-envs {ended} have ended: reset them with "
+                "reset(options={'reset_mask': mask}) before stepping"
+            )
+        results = self._runner.run(self._step_all(actions))
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminations = np.zeros(self.num_envs, dtype=np.bool_)
+        truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        for i, result in enumerate(results):
+            if result is None:  # NEXT_STEP: this sub-env was reset instead of stepped
+                self._observations[i], info = self.envs[i].reset()
+                self._needs_reset[i] = False
+                infos = self._add_info(infos, info, i)
+                continue
+            obs, reward, terminated, truncated, info = result
+            rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
+            done = terminated or truncated
+            if done and self.autoreset_mode == AutoresetMode.SAME_STEP:
+                new_obs, reset_info = self.envs[i].reset()
+                infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
+                obs, info = new_obs, reset_info
+            elif done:
+                self._needs_reset[i] = True
+            self._observations[i] = obs
+            infos = self._add_info(infos, info, i)
+        return tuple(self._observations), rewards, terminations, truncations, infos
+
+    async def _step_all(self, actions: Sequence[str]) -> list[StepResult | None]:
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+
+        async def one(i: int) -> StepResult | None:
+            if self._needs_reset[i]:  # NEXT_STEP: reset instead of stepping (in step())
+                return None
+            async with semaphore:
+                return await self.envs[i].astep(actions[i])
+
+        return list(await asyncio.gather(*(one(i) for i in range(self.num_envs))))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for env in self.envs:
+            env.close()
+        self._runner.close()

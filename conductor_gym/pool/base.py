@@ -1,0 +1,372 @@
+"""Worker pools: which workers exist, and which an episode gets.
+
+A :class:`WorkerSpec` describes one configured worker (a backend, a model, generation
+settings, prices). A :class:`WorkerPool` holds ``n`` specs, builds each worker once per
+process, and for every episode draws the ``k`` workers the conductor will see (paper
+§3.2, adaptive worker selection): a random ``k``-subset of the ``n`` when ``k < n``, kept
+in configuration order unless ``shuffle`` asks for a random order. The conductor only
+ever sees ordinal ids ``Model 0 .. Model k-1``; :class:`PoolDraw` maps them back to names.
+
+Backends register a factory by import path, so none is imported until a pool that
+uses it is built (``import conductor_gym`` stays free of heavy dependencies). Each
+worker is built once per pool and wrapped, when configured, in its rate limits
+(:mod:`conductor_gym.workers.limits`) and then the response cache
+(:mod:`conductor_gym.workers.cache`): a cache hit waits for no rate limit. The pool also
+holds the run's spending :class:`~conductor_gym.core.budget.Ledger`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from conductor_gym._validate import is_int, require_int
+from conductor_gym.core.budget import Budget, Ledger
+from conductor_gym.core.execute import BoundWorker
+from conductor_gym.workers.base import Worker
+from conductor_gym.workers.limits import LimitedWorker, RateLimits
+
+if TYPE_CHECKING:
+    from conductor_gym.workers.cache import ResponseCache
+
+__all__ = [
+    "POOL_PRESETS",
+    "PoolDraw",
+    "WorkerPool",
+    "WorkerSpec",
+    "make_pool",
+    "register_backend",
+    "register_pool_preset",
+]
+
+WorkerFactory = Callable[["WorkerSpec"], Worker]
+
+_SECRET_NAME = re.compile(r"(api_?key|secret|password|token$|authori[sz]ation|headers)", re.I)
+
+# backend name -> "module:function" (imported on first use) or the factory itself
+_BACKENDS: dict[str, str | WorkerFactory] = {
+    "simulated": "conductor_gym.workers.simulated:make_simulated_worker",
+    "litellm": "conductor_gym.workers.litellm:make_litellm_worker",
+    "hf": "conductor_gym.workers.hf:make_hf_worker",
+    "vllm": "conductor_gym.workers.vllm:make_vllm_worker",
+}
+
+
+def register_backend(name: str, factory: str | WorkerFactory) -> None:
+    """Register a worker backend: a factory ``(WorkerSpec) -> Worker`` or its
+    ``"module:function"`` import path (preferred: it is imported only when used)."""
+    _BACKENDS[name] = factory
+
+
+def _backend_factory(name: str) -> WorkerFactory:
+    factory = _BACKENDS[name]
+    if isinstance(factory, str):
+        module_name, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module_name), attr)
+        _BACKENDS[name] = factory
+    return factory
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One configured worker.
+
+    Attributes:
+        name: Unique name in the pool, reported in traces (never shown to the conductor).
+        backend: A registered backend (``"simulated"`` in the core package).
+        model: The backend's model identifier (for ``simulated``, a profile name from
+            :data:`conductor_gym.workers.simulated.PAPER_PROFILES`); defaults to ``name``.
+        max_tokens: Completion budget per call (paper, constrained setting: 4096).
+        temperature: Sampling temperature per call (paper: 0.2).
+        params: Extra backend parameters passed to every call (e.g. ``top_p``).
+        backend_options: Options for building the backend client once (e.g. an API
+            base URL, or ``latency_scale`` for the simulated backend).
+        price_in_per_mtok: USD per million prompt tokens, or ``None`` for the backend's own.
+        price_out_per_mtok: USD per million completion tokens, or ``None``.
+        max_concurrency: Most calls to this worker in flight at once in this process
+            (``None``: no limit).
+        requests_per_minute: Most calls started per minute (``None``: no limit).
+        tokens_per_minute: Most prompt plus completion tokens per minute (``None``: no
+            limit); calls wait while the last minute's tokens exceed it.
+
+    Credentials belong in ``backend_options`` (better: in the environment variables the
+    backend reads), never in ``params``: ``params`` enter the response cache's keys and
+    the traces, so a secret-looking parameter name is rejected.
+    """
+
+    name: str
+    backend: str = "simulated"
+    model: str | None = None
+    max_tokens: int = 4096
+    temperature: float = 0.2
+    params: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
+    price_in_per_mtok: float | None = None
+    price_out_per_mtok: float | None = None
+    max_concurrency: int | None = None
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "backend_options", MappingProxyType(dict(self.backend_options)))
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the worker and the offending field."""
+        where = f"WorkerSpec(name={self.name!r})"
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"{where}.name must be a non-empty string")
+        if self.backend not in _BACKENDS:
+            raise ValueError(
+                f"{where}.backend: unknown backend {self.backend!r}; "
+                f"registered: {sorted(_BACKENDS)}"
+            )
+        require_int(f"{where}.max_tokens", self.max_tokens)
+        if not isinstance(self.temperature, int | float) or not (
+            math.isfinite(self.temperature) and self.temperature >= 0
+        ):
+            raise ValueError(f"{where}.temperature must be a number >= 0")
+        for price in ("price_in_per_mtok", "price_out_per_mtok"):
+            value = getattr(self, price)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value >= 0
+            ):
+                raise ValueError(f"{where}.{price} must be None or a number >= 0")
+        if self.max_concurrency is not None:
+            require_int(f"{where}.max_concurrency", self.max_concurrency)
+        for rate in ("requests_per_minute", "tokens_per_minute"):
+            value = getattr(self, rate)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value > 0
+            ):
+                raise ValueError(f"{where}.{rate} must be None or a number > 0")
+        if secrets := sorted(k for k in self.params if _SECRET_NAME.search(k)):
+            raise ValueError(
+                f"{where}.params: {secrets} look like credentials; params enter cache keys "
+                "and traces, so pass credentials in backend_options or environment variables"
+            )
+
+    @property
+    def model_name(self) -> str:
+        return self.model if self.model is not None else self.name
+
+
+@dataclass(frozen=True)
+class PoolDraw:
+    """The workers of one episode. Index ``i`` is what the conductor calls ``Model i``."""
+
+    specs: tuple[WorkerSpec, ...]
+    workers: tuple[BoundWorker, ...]
+    indices: tuple[int, ...]
+    """Positions of the drawn workers in the pool's configuration."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Real worker names in ordinal-id order."""
+        return tuple(spec.name for spec in self.specs)
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+
+class WorkerPool:
+    """``n`` configured workers, of which each episode sees ``k``.
+
+    Args:
+        specs: The workers (names must be unique).
+        k: Workers per episode, ``1 <= k <= n``; ``None`` means all ``n``.
+        shuffle: Shuffle the ordinal ids every episode. Without it the drawn workers
+            keep their configuration order (with ``k = n``, ``Model i`` is always the
+            ``i``-th configured worker, as in the paper's main setting).
+        run_budget: Limits on worker use over every episode that uses this pool
+            (:attr:`run_ledger` counts them).
+        episode_budget: The default limits of each episode (an env's own
+            ``episode_budget`` replaces it).
+        cache: A :class:`~conductor_gym.workers.cache.ResponseCache` every worker
+            reads and writes (or replays from), or ``None``.
+        name: The preset or file the pool came from, for descriptions.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[WorkerSpec],
+        *,
+        k: int | None = None,
+        shuffle: bool = False,
+        run_budget: Budget | None = None,
+        episode_budget: Budget | None = None,
+        cache: ResponseCache | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.specs: tuple[WorkerSpec, ...] = tuple(specs)
+        if not self.specs:
+            raise ValueError("pool: needs at least one WorkerSpec")
+        for spec in self.specs:
+            if not isinstance(spec, WorkerSpec):
+                raise ValueError(f"pool: expected WorkerSpec entries, got {spec!r}")
+        names = [spec.name for spec in self.specs]
+        if duplicates := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"pool: worker names must be unique; repeated: {duplicates}")
+        n = len(self.specs)
+        if k is None:
+            k = n
+        if not is_int(k) or not 1 <= k <= n:
+            raise ValueError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
+        for label, budget in (("run_budget", run_budget), ("episode_budget", episode_budget)):
+            if budget is not None and not isinstance(budget, Budget):
+                raise ValueError(f"pool: {label} must be a Budget, got {budget!r}")
+        self.k = k
+        self.shuffle = bool(shuffle)
+        self.name = name
+        self.cache = cache
+        self.run_ledger = Ledger(run_budget or Budget(), scope="run")
+        self.episode_budget = episode_budget or Budget()
+        self._workers: tuple[BoundWorker, ...] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.specs)
+
+    @property
+    def workers(self) -> tuple[BoundWorker, ...]:
+        """Every configured worker, built on first access and then shared."""
+        if self._workers is None:
+            self._workers = tuple(
+                BoundWorker(
+                    worker=self._build(spec),
+                    max_tokens=spec.max_tokens,
+                    temperature=spec.temperature,
+                    params=spec.params,
+                )
+                for spec in self.specs
+            )
+        return self._workers
+
+    def _build(self, spec: WorkerSpec) -> Worker:
+        worker = _backend_factory(spec.backend)(spec)
+        limits = RateLimits(
+            max_concurrency=spec.max_concurrency,
+            requests_per_minute=spec.requests_per_minute,
+            tokens_per_minute=spec.tokens_per_minute,
+        )
+        if limits.active:
+            worker = LimitedWorker(worker, limits)
+        if self.cache is not None and self.cache.mode != "off":
+            from conductor_gym.workers.cache import CachedWorker
+
+            # Real models answer by model; a simulated worker's answers also depend on its
+            # name (it seeds its draws with it), so two entries must not share rows.
+            model = spec.name if spec.backend == "simulated" else spec.model_name
+            worker = CachedWorker(worker, self.cache, f"{spec.backend}/{model}")
+        return worker
+
+    def sample(self, rng: np.random.Generator) -> PoolDraw:
+        """Draw the workers of one episode from ``rng`` (no draw is made when ``k = n``
+        and ``shuffle`` is off, so the RNG stream is then left untouched)."""
+        n, k = self.n, self.k
+        if k == n and not self.shuffle:
+            indices = tuple(range(n))
+        else:
+            chosen = rng.choice(n, size=k, replace=False)
+            indices = tuple(int(i) for i in (chosen if self.shuffle else np.sort(chosen)))
+        workers = self.workers
+        return PoolDraw(
+            specs=tuple(self.specs[i] for i in indices),
+            workers=tuple(workers[i] for i in indices),
+            indices=indices,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description (names, backends, models, k, shuffle)."""
+        return {
+            "name": self.name,
+            "k": self.k,
+            "shuffle": self.shuffle,
+            "run_budget": self.run_ledger.budget.to_dict(),
+            "episode_budget": self.episode_budget.to_dict(),
+            "cache": None if self.cache is None else self.cache.mode,
+            "workers": [
+                {"name": s.name, "backend": s.backend, "model": s.model_name} for s in self.specs
+            ],
+        }
+
+    def __repr__(self) -> str:
+        return f"WorkerPool(n={self.n}, k={self.k}, shuffle={self.shuffle})"
+
+
+POOL_PRESETS: dict[str, Callable[[], list[WorkerSpec]]] = {}
+"""Pools registered in code: name -> function returning the specs. The presets that ship
+with the package are files in ``conductor_gym/pool/presets/`` (:mod:`conductor_gym.pool.config`)."""
+
+
+def register_pool_preset(name: str, specs: Callable[[], list[WorkerSpec]]) -> None:
+    """Register a named pool in code so ``make_pool(name)`` and ``gym.make(..., pool=name)``
+    find it (it takes precedence over a preset file of the same name)."""
+    POOL_PRESETS[name] = specs
+
+
+def make_pool(
+    pool: str | os.PathLike[str] | WorkerPool | Sequence[WorkerSpec],
+    *,
+    k: int | None = None,
+    shuffle: bool | None = None,
+    cache: str | os.PathLike[str] | ResponseCache | None = None,
+) -> WorkerPool:
+    """Build a :class:`WorkerPool` from a preset name, a pool file, specs, or a pool.
+
+    Args:
+        pool: A name registered with :func:`register_pool_preset`, a preset shipped in
+            ``conductor_gym/pool/presets/`` (``"sim-paper"``, ``"local-smol"``,
+            ``"paper-constrained"``, ``"paper-unconstrained"``), the path of a TOML pool
+            file, a list of :class:`WorkerSpec`, or a ready :class:`WorkerPool`.
+        k, shuffle: Override the file's (or the default) draw.
+        cache: A response-cache path (read-write) or a
+            :class:`~conductor_gym.workers.cache.ResponseCache`.
+
+    ``k``, ``shuffle`` and ``cache`` cannot be applied to a ready :class:`WorkerPool`
+    (it already fixes them): that is an error.
+    """
+    if isinstance(pool, WorkerPool):
+        if k is not None or shuffle is not None or cache is not None:
+            raise ValueError(
+                "pool: k, shuffle_workers and cache cannot override a ready WorkerPool"
+            )
+        return pool
+    if isinstance(cache, str | os.PathLike):
+        from conductor_gym.workers.cache import ResponseCache
+
+        cache = ResponseCache(cache)
+    if isinstance(pool, str | os.PathLike):
+        name = os.fspath(pool)
+        if name in POOL_PRESETS:
+            return WorkerPool(
+                POOL_PRESETS[name](), k=k, shuffle=bool(shuffle), cache=cache, name=name
+            )
+        from conductor_gym.pool import config as pool_config
+
+        if name.endswith(".toml") or os.sep in name:
+            config = pool_config.load_pool_file(name)
+        elif name in pool_config.preset_names():
+            config = pool_config.load_preset(name)
+        else:
+            known = sorted({*POOL_PRESETS, *pool_config.preset_names()})
+            raise ValueError(f"pool: unknown preset {name!r}; choose one of {known}")
+        return WorkerPool(
+            config.specs,
+            k=config.k if k is None else k,
+            shuffle=config.shuffle if shuffle is None else shuffle,
+            run_budget=config.run_budget,
+            episode_budget=config.episode_budget,
+            cache=cache,
+            name=config.name,
+        )
+    return WorkerPool(pool, k=k, shuffle=bool(shuffle), cache=cache)
