@@ -78,7 +78,7 @@ class LoggedConductor(BaseAgent):
         return self._log.usage
 
     @property
-    def completions(self) -> list[Completion]:
+    def completions(self) -> list[Completion]:  # type: ignore[override]  # the log's list
         """Every completion so far, in order of arrival (a harness reads slices)."""
         return self._log.completions
 

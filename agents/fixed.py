@@ -120,7 +120,7 @@ class FixedPlanAgent(BaseAgent):
         return f"{self.why}\n{self.plan(info).to_text()}"
 
     @property
-    def spec(self) -> str:
+    def spec(self) -> str:  # type: ignore[override]  # derived from the name, read-only
         """The spec that builds this agent (``single:0``, ``moa``, ...)."""
         return self.name
 

@@ -1,4 +1,6 @@
-"""Running the library's coroutines from synchronous code."""
+"""Running the library's coroutines from synchronous code: :func:`run_sync` once,
+:class:`LoopRunner` many times on one loop. Both run the coroutine on a helper thread
+when the calling thread already runs an event loop (an async trainer, a notebook)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,22 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
+
+
+def _on_helper_thread(coro: Coroutine[Any, Any, _T]) -> _T:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, coro).result()
+
+
+def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` to completion: ``asyncio.run`` (a fresh loop whose leftover tasks, such
+    as a client library's background loggers, are cancelled and awaited before it
+    closes), on a helper thread when this thread already runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    return _on_helper_thread(coro)
 
 
 class LoopRunner:
@@ -30,8 +48,7 @@ class LoopRunner:
             if self._loop is None or self._loop.is_closed():
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coro)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-            return executor.submit(asyncio.run, coro).result()
+        return _on_helper_thread(coro)
 
     def close(self) -> None:
         if self._loop is not None and not self._loop.is_closed():

@@ -31,9 +31,11 @@ import numpy as np
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import is_int, require_int
+from conductor_gym.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
-from conductor_gym.tasks import TaskSource, make_task_source
+from conductor_gym.core.info import ResetInfo, StepInfo
+from conductor_gym.pool.base import WorkerPool
+from conductor_gym.tasks import TaskSource
 
 __all__ = ["EpisodeRef", "ScoredCompletion", "Scorer", "score_completions"]
 
@@ -85,7 +87,7 @@ class ScoredCompletion:
     score: float
     outcome: str
     truncated: bool
-    info: dict[str, Any]
+    info: StepInfo
 
     @property
     def parse_failed(self) -> bool:
@@ -93,7 +95,7 @@ class ScoredCompletion:
 
     @property
     def steps(self) -> int:
-        plan = self.info.get("plan")
+        plan = self.info["plan"]
         return len(plan) if plan is not None else 0
 
 
@@ -101,33 +103,30 @@ class Scorer:
     """Scores completions on a shared task source and worker pool.
 
     Args:
-        tasks: A task source name or :class:`~conductor_gym.tasks.TaskSource`.
-        pool: A pool preset, file, specs or :class:`~conductor_gym.pool.base.WorkerPool`.
+        config: The episodes' :class:`~conductor_gym.config.EnvConfig` (default: all
+            defaults); ``settings`` (its fields as keywords: ``tasks``, ``pool``, ``k``,
+            ``reward``, ``cache``, ...) override it. The task source and the pool are built
+            once, and every episode of the scorer shares them. Single-turn scoring
+            (:meth:`score`) requires ``max_recursions=0``; multi-turn adapters drive
+            :meth:`make_env` themselves.
         max_concurrency: Most episodes in flight at once.
         seed: Seeds the rollout seeds drawn when a call passes none.
-        **env_kwargs: Other :class:`~conductor_gym.core.env.ConductorEnv` arguments (``k``,
-            ``shuffle_workers``, ``reward``, ``max_steps``, ``cache``, ...), the same
-            for every episode. Single-turn scoring requires ``max_recursions=0``.
     """
 
     def __init__(
         self,
-        tasks: str | TaskSource = "offline",
-        pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+        config: EnvConfig | None = None,
         *,
         max_concurrency: int = 256,
         seed: int = 0,
-        **env_kwargs: Any,
+        **settings: Any,
     ) -> None:
         require_int("max_concurrency", max_concurrency)
-        self.tasks: TaskSource = make_task_source(tasks) if isinstance(tasks, str) else tasks
-        self.pool = make_pool(
-            pool,
-            k=env_kwargs.pop("k", None),
-            shuffle=env_kwargs.pop("shuffle_workers", None),
-            cache=env_kwargs.pop("cache", None),
-        )
-        self.env_kwargs = env_kwargs
+        base = config or EnvConfig()
+        self.config = base.replace(**settings) if settings else base
+        self._shared = self.config.shared()
+        self.tasks: TaskSource = self._shared.tasks
+        self.pool: WorkerPool = self._shared.pool
         self.max_concurrency = max_concurrency
         self._rng = np.random.default_rng(seed)
         self._idle: list[ConductorEnv] = []
@@ -136,11 +135,11 @@ class Scorer:
 
     def make_env(self) -> ConductorEnv:
         """A new env on this scorer's tasks and pool (clients, cache, limits shared)."""
-        return ConductorEnv(tasks=self.tasks, pool=self.pool, **self.env_kwargs)
+        return ConductorEnv(self._shared)
 
     def reset(
         self, env: ConductorEnv, ref: EpisodeRef, rollout_seed: int | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[str, ResetInfo]:
         """Reset ``env`` to ``ref``'s episode (with ``rollout_seed``'s worker randomness)."""
         options: dict[str, Any] = {"task_index": ref.task_index}
         if rollout_seed is not None:
@@ -173,7 +172,7 @@ class Scorer:
             rollout_seeds = self.draw_rollout_seeds(len(completions))
         elif len(rollout_seeds) != len(completions) or not all(map(is_int, rollout_seeds)):
             raise ValueError("rollout_seeds must be one int per completion")
-        if self.env_kwargs.get("max_recursions", 0):
+        if self.config.max_recursions:
             raise ValueError(
                 "single-turn scoring needs max_recursions=0; drive multi-turn episodes "
                 "with make_env() and reset()"
@@ -191,6 +190,7 @@ class Scorer:
                     self._idle.append(env)
             assert terminated or truncated  # max_recursions=0: one plan ends the episode
             outcome = info["outcome"]
+            assert outcome is not None  # the episode ended
             return ScoredCompletion(
                 reward=float(reward),
                 score=1.0 if outcome == "correct" else 0.0,

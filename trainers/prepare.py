@@ -15,13 +15,14 @@ limit and recursion settings. :func:`prepare_prompts` writes both halves at once
   task source's fingerprint (:func:`make_label`). :meth:`EpisodeRef.from_label` reads it
   unchanged (it ignores extra keys); :func:`parse_label` also returns the fingerprint.
   ``datasource`` is the column OpenRLHF groups its eval metrics by.
-* ``<out stem>.env.json`` (:func:`config_path_for`): an :class:`EnvConfig`, everything
-  needed to rebuild the :class:`~conductor_gym.bridge.Scorer` (:meth:`EnvConfig.scorer`)
-  plus the fingerprint and size of the task source.
+* ``<out stem>.env.json`` (:func:`config_path_for`): a :class:`TrainConfig`, the
+  :class:`~conductor_gym.config.EnvConfig` of the episodes (everything needed to rebuild
+  the :class:`~conductor_gym.bridge.Scorer`, :meth:`TrainConfig.scorer`) plus the
+  fingerprint and size of the task source, the group-seed seed and the chat format.
 
-Consistency is checked loudly, never assumed: :meth:`EnvConfig.scorer` fails when the
+Consistency is checked loudly, never assumed: :meth:`TrainConfig.scorer` fails when the
 task source it builds has another fingerprint or size than the one recorded (the data
-changed under the config), and :meth:`EnvConfig.check_label` fails on a label whose
+changed under the config), and :meth:`TrainConfig.check_label` fails on a label whose
 fingerprint is not the config's (a prompts file paired with another config).
 
 Trainers find the config through the environment variable :data:`CONFIG_ENV`
@@ -33,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +42,17 @@ import numpy as np
 
 from conductor_gym._validate import is_int, require_int
 from conductor_gym.bridge import EpisodeRef, Scorer
-from conductor_gym.tasks import TaskSource, make_task_source
+from conductor_gym.config import EnvConfig
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.tasks import TaskSource
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 
 __all__ = [
     "CHAT_FORMATS",
     "CONFIG_ENV",
     "CONFIG_FORMAT",
-    "EnvConfig",
     "PrepareResult",
+    "TrainConfig",
     "config_path_for",
     "env_config_path",
     "group_seed",
@@ -61,7 +64,7 @@ __all__ = [
 CONFIG_ENV = "CONDUCTOR_GYM_TRAIN_CONFIG"
 """Environment variable holding the path of the env config JSON a trainer process uses."""
 
-CONFIG_FORMAT = "conductor-gym/train-env/1"
+CONFIG_FORMAT = "conductor-gym/train-env/2"
 
 CHAT_FORMATS: dict[str, dict[str, str]] = {
     # ChatML (Qwen2.5, SmolLM2, ...): close the assistant turn unless the generation
@@ -134,70 +137,70 @@ def _portable(value: str | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class EnvConfig:
+class TrainConfig:
     """Everything a trainer process needs to rebuild the env of a prompts file.
 
-    ``tasks``/``task_options`` build the task source (:func:`make_task_source`);
-    ``task_fingerprint``/``num_tasks`` are what it was when the prompts were written;
-    ``pool``, ``k``, ``shuffle_workers``, ``reward``, ``max_steps``, ``max_recursions``,
-    ``force_recursion``, ``initial_round_weight``, ``cache`` are the Scorer/env
-    arguments (``cache``: a response-cache file, used by trainers, not by
-    :func:`prepare_prompts`); ``seed`` is the seed the group seeds came from; ``chat``
-    is one of :data:`CHAT_FORMATS` (or the same two keys, edited).
+    ``env`` is the episodes' :class:`~conductor_gym.config.EnvConfig` (its task source
+    given by name; ``cache`` is a response-cache file used by trainers, not by
+    :func:`prepare_prompts`); ``task_fingerprint``/``num_tasks`` are what the task source
+    was when the prompts were written; ``seed`` is the seed the group seeds came from;
+    ``chat`` is one of :data:`CHAT_FORMATS` (or the same two keys, edited).
     """
 
-    tasks: str
+    env: EnvConfig
     task_fingerprint: str
     num_tasks: int
-    pool: str = "sim-paper"
-    task_options: dict[str, Any] = field(default_factory=dict)
-    k: int | None = None
-    shuffle_workers: bool = False
-    reward: str = "paper"
-    max_steps: int = 5
-    max_recursions: int = 0
-    force_recursion: bool | float = False
-    initial_round_weight: float = 0.0
-    cache: str | None = None
     seed: int = 0
     chat: dict[str, str] = field(default_factory=lambda: dict(CHAT_FORMATS["chatml"]))
 
     def __post_init__(self) -> None:
+        if not isinstance(self.env, EnvConfig) or not isinstance(self.env.tasks, str):
+            raise ConfigurationError("must be an EnvConfig with a named task source", field="env")
         if set(self.chat) != {"turn_end", "feedback"} or "{observation}" not in str(
             self.chat.get("feedback")
         ):
-            raise ValueError(
-                "env config: 'chat' needs 'turn_end' and a 'feedback' containing "
-                f"'{{observation}}', got {self.chat!r}"
+            raise ConfigurationError(
+                "needs 'turn_end' and a 'feedback' containing "
+                f"'{{observation}}', got {self.chat!r}",
+                field="chat",
             )
 
     # -- files ------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        return json.dumps({"format": CONFIG_FORMAT, **asdict(self)}, indent=2) + "\n"
+        data = {
+            "format": CONFIG_FORMAT,
+            "env": self.env.to_dict(),
+            "task_fingerprint": self.task_fingerprint,
+            "num_tasks": self.num_tasks,
+            "seed": self.seed,
+            "chat": self.chat,
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], where: str = "env config") -> EnvConfig:
+    def from_mapping(cls, data: Mapping[str, Any], where: str = "train config") -> TrainConfig:
         """Build from a parsed JSON object; unknown keys or a wrong ``format`` raise."""
         data = dict(data)
         if data.pop("format", None) != CONFIG_FORMAT:
-            raise ValueError(f"{where}: not a {CONFIG_FORMAT!r} file")
+            raise ConfigurationError(f"{where}: not a {CONFIG_FORMAT!r} file")
         known = {f.name for f in fields(cls)}
         if unknown := sorted(set(data) - known):
-            raise ValueError(f"{where}: unknown keys {unknown}; valid: {sorted(known)}")
+            raise ConfigurationError(f"{where}: unknown keys {unknown}; valid: {sorted(known)}")
         try:
-            return cls(**data)
+            env = EnvConfig.from_dict(data.pop("env", {}), where=f"{where}: env")
+            return cls(env=env, **data)
         except TypeError as exc:
-            raise ValueError(f"{where}: {exc}") from exc
+            raise ConfigurationError(f"{where}: {exc}") from exc
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> EnvConfig:
+    def load(cls, path: str | os.PathLike[str]) -> TrainConfig:
         """Read a config file written by :func:`prepare_prompts`."""
         with open(path, encoding="utf-8") as handle:
             return cls.from_mapping(json.load(handle), where=str(path))
 
     @classmethod
-    def from_env(cls) -> tuple[str, EnvConfig]:
+    def from_env(cls) -> tuple[str, TrainConfig]:
         """The config named by :data:`CONFIG_ENV` and its absolute path."""
         path = env_config_path()
         return path, cls.load(path)
@@ -205,7 +208,7 @@ class EnvConfig:
     # -- the env ----------------------------------------------------------------------
 
     def task_source(self) -> TaskSource:
-        return make_task_source(self.tasks, **self.task_options)
+        return self.env.build_tasks()
 
     def scorer(
         self, *, seed: int = 0, use_cache: bool = True, source: TaskSource | None = None
@@ -220,24 +223,13 @@ class EnvConfig:
         found = source.fingerprint()
         if found != self.task_fingerprint or len(source) != self.num_tasks:
             raise RuntimeError(
-                f"task source {self.tasks!r} now has fingerprint {found} and "
+                f"task source {self.env.tasks!r} now has fingerprint {found} and "
                 f"{len(source)} tasks, but the prompts were prepared on "
                 f"{self.task_fingerprint} ({self.num_tasks} tasks): rerun "
                 "`conductor-gym train prepare` or restore the data"
             )
-        return Scorer(
-            source,
-            self.pool,
-            seed=seed,
-            k=self.k,
-            shuffle_workers=self.shuffle_workers,
-            cache=self.cache if use_cache else None,
-            reward=self.reward,
-            max_steps=self.max_steps,
-            max_recursions=self.max_recursions,
-            force_recursion=self.force_recursion,
-            initial_round_weight=self.initial_round_weight,
-        )
+        env = self.env.replace(tasks=source, task_options={})
+        return Scorer(env if use_cache else env.replace(cache=None), seed=seed)
 
     def check_label(self, label: str) -> EpisodeRef:
         """The episode of ``label``; ``ValueError`` when its task-source fingerprint is
@@ -246,7 +238,7 @@ class EnvConfig:
         if fingerprint != self.task_fingerprint:
             raise ValueError(
                 f"label {label!r} was prepared on task source {fingerprint}, but the env "
-                f"config ({CONFIG_ENV}) is for {self.task_fingerprint} ({self.tasks!r}): "
+                f"config ({CONFIG_ENV}) is for {self.task_fingerprint} ({self.env.tasks!r}): "
                 "the prompt dataset and the env config do not belong together"
             )
         if ref.task_index >= self.num_tasks:
@@ -260,7 +252,7 @@ class PrepareResult:
 
     prompts_path: Path
     config_path: Path
-    config: EnvConfig
+    config: TrainConfig
     rows: int
     domains: dict[str, int]
     prompt_chars: tuple[int, int]  # shortest, longest
@@ -269,53 +261,42 @@ class PrepareResult:
 def prepare_prompts(
     out: str | os.PathLike[str],
     *,
-    tasks: str = "offline",
-    task_options: Mapping[str, Any] | None = None,
-    pool: str = "sim-paper",
-    k: int | None = None,
-    shuffle_workers: bool = False,
+    config: EnvConfig | None = None,
     seed: int = 0,
     limit: int | None = None,
-    reward: str = "paper",
-    max_steps: int = 5,
-    max_recursions: int = 0,
-    force_recursion: bool | float = False,
-    initial_round_weight: float = 0.0,
-    cache: str | None = None,
     chat_format: str = "chatml",
+    **settings: Any,
 ) -> PrepareResult:
-    """Write the prompt rows of ``tasks`` to ``out`` and its env config next to it.
+    """Write the prompt rows of the config's tasks to ``out`` and its train config next
+    to it.
 
     One row per task index ``0 .. n-1`` (``n`` = ``limit`` or the source's size), see
-    the module docstring. Arguments are :class:`EnvConfig`'s; ``chat_format`` names one
-    of :data:`CHAT_FORMATS`. Overwrites both files.
+    the module docstring. The episodes are ``config`` (an
+    :class:`~conductor_gym.config.EnvConfig`, default: all defaults) with ``settings``
+    (its fields as keywords: ``tasks``, ``pool``, ``k``, ``max_recursions``, ...)
+    applied; relative file paths in it are made absolute (a trainer may run elsewhere).
+    ``chat_format`` names one of :data:`CHAT_FORMATS`. Overwrites both files.
     """
     require_int("seed", seed, minimum=0)
     if limit is not None and (not is_int(limit) or limit < 1):
-        raise ValueError(f"limit: must be an int >= 1 or None, got {limit!r}")
+        raise ConfigurationError(f"must be an int >= 1 or None, got {limit!r}", field="limit")
     if chat_format not in CHAT_FORMATS:
-        raise ValueError(f"chat_format: choose one of {sorted(CHAT_FORMATS)}, got {chat_format!r}")
-    base = EnvConfig(
-        tasks=_portable(tasks) or tasks,
-        task_fingerprint="",
-        num_tasks=0,
-        pool=_portable(pool) or pool,
-        task_options=dict(task_options or {}),
-        k=k,
-        shuffle_workers=bool(shuffle_workers),
-        reward=reward,
-        max_steps=max_steps,
-        max_recursions=max_recursions,
-        force_recursion=force_recursion,
-        initial_round_weight=initial_round_weight,
-        cache=_portable(cache),
-        seed=seed,
-        chat=dict(CHAT_FORMATS[chat_format]),
+        raise ConfigurationError(
+            f"choose one of {sorted(CHAT_FORMATS)}, got {chat_format!r}", field="chat_format"
+        )
+    env = (config or EnvConfig()).replace(**settings)
+    env = env.replace(
+        tasks=_portable(env.tasks) if isinstance(env.tasks, str) else env.tasks,
+        pool=_portable(env.pool) if isinstance(env.pool, str) else env.pool,
+        cache=_portable(env.cache) if isinstance(env.cache, str) else env.cache,
+    )
+    base = TrainConfig(
+        env=env, task_fingerprint="", num_tasks=0, seed=seed, chat=dict(CHAT_FORMATS[chat_format])
     )
     source = base.task_source()
     fingerprint = source.fingerprint()
-    config = replace(base, task_fingerprint=fingerprint, num_tasks=len(source))
-    scorer = config.scorer(use_cache=False, source=source)
+    train_config = replace(base, task_fingerprint=fingerprint, num_tasks=len(source))
+    scorer = train_config.scorer(use_cache=False, source=source)
     count = len(source) if limit is None else min(limit, len(source))
     prompts_path = Path(out)
     config_path = config_path_for(prompts_path)
@@ -341,11 +322,11 @@ def prepare_prompts(
                 lengths.append(len(prompt))
     finally:
         scorer.close()
-    config_path.write_text(config.to_json(), encoding="utf-8")
+    config_path.write_text(train_config.to_json(), encoding="utf-8")
     return PrepareResult(
         prompts_path=prompts_path,
         config_path=config_path,
-        config=config,
+        config=train_config,
         rows=count,
         domains=domains,
         prompt_chars=(min(lengths, default=0), max(lengths, default=0)),

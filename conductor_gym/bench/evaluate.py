@@ -48,7 +48,6 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import datetime
 import importlib
@@ -56,12 +55,11 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Literal
 
+from conductor_gym._loop import run_sync
 from conductor_gym._validate import is_int, require_int
-from conductor_gym.agents import Agent
-from conductor_gym.agents.base import AgentError
 from conductor_gym.bench.results import (
     SCHEMA,
     EpisodeRecord,
@@ -73,62 +71,64 @@ from conductor_gym.bench.results import (
     open_journal,
 )
 from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite, hash_seed
+from conductor_gym.config import EnvConfig
+from conductor_gym.core.agent import Agent, AgentError, BaseAgent, as_base_agent
+from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.env import ConductorEnv
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.core.info import StepInfo
+from conductor_gym.errors import ConfigurationError
 
 __all__ = ["aevaluate", "evaluate"]
 
-_RESERVED = ("tasks", "pool")
+_RESERVED = ("tasks", "task_options")
 
 
-def _reseeder(agent: Agent) -> Callable[[int], None] | None:
-    reseed = getattr(agent, "reseed", None)
-    return reseed if callable(reseed) else None
-
-
-def _resolve_agent(agent: str | Agent) -> tuple[Agent, str]:
+def _resolve_agent(agent: str | Agent) -> tuple[BaseAgent, str]:
+    """The agent with every hook declared, and the spec that names it."""
     if isinstance(agent, str):
-        from conductor_gym.agents import make_agent
-
-        return make_agent(agent), agent
-    spec = getattr(agent, "spec", None)
-    if not isinstance(spec, str):
-        spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
-    return agent, spec
+        return as_base_agent(make_agent(agent)), agent
+    resolved = as_base_agent(agent)
+    spec = resolved.spec or f"{type(agent).__module__}:{type(agent).__qualname__}"
+    return resolved, spec
 
 
-def _describe_agent(agent: Agent, spec: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    info: dict[str, Any] = {}
-    describe = getattr(agent, "describe", None)
-    if callable(describe) and isinstance(extra := describe(), Mapping):
-        info.update(json_safe(extra))
-    name = getattr(agent, "name", None)
-    if isinstance(name, str):
-        info.setdefault("name", name)
+def _describe_agent(agent: BaseAgent, spec: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    info: dict[str, Any] = json_safe(agent.describe())
+    info.setdefault("name", agent.name)
     info["spec"] = spec
     if overrides:
         info["env_overrides"] = json_safe(overrides)
-    info["seeding"] = "per-episode" if _reseeder(agent) else "agent"
+    info["seeding"] = "per-episode" if agent.reseeds else "agent"
     return info
 
 
-def _env_arguments(
-    agent: Agent, env_kwargs: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The env arguments with the agent's ``env_overrides`` applied, and the overrides."""
-    overrides = getattr(agent, "env_overrides", None) or {}
-    if not isinstance(overrides, Mapping):
-        raise TypeError(f"agent.env_overrides must be a mapping, got {overrides!r}")
+def _env_config(
+    agent: BaseAgent, config: EnvConfig | None, settings: Mapping[str, Any]
+) -> tuple[EnvConfig, dict[str, Any], dict[str, Any]]:
+    """The run's config (``config`` with ``settings`` and the agent's ``env_overrides``
+    applied), the explicit settings as recorded, and the overrides."""
+    overrides = agent.env_overrides
     for key in _RESERVED:
-        if key in env_kwargs or key in overrides:
-            raise ValueError(f"env argument {key!r} comes from the suite or pool arguments")
+        if key in settings or key in overrides:
+            raise ConfigurationError(f"env setting {key!r} comes from the suite", field=key)
     for key, value in overrides.items():
-        if key in env_kwargs and env_kwargs[key] != value:
-            raise ValueError(
-                f"env argument {key}={env_kwargs[key]!r} conflicts with the agent's "
-                f"env_overrides {key}={value!r}"
+        if key in settings and settings[key] != value:
+            raise ConfigurationError(
+                f"{settings[key]!r} conflicts with the agent's env_overrides {key}={value!r}",
+                field=key,
             )
-    return {**env_kwargs, **overrides}, dict(overrides)
+    explicit = {**settings, **overrides}
+    return (config or EnvConfig()).replace(**explicit), explicit, dict(overrides)
+
+
+def _recorded(config: EnvConfig) -> dict[str, Any] | None:
+    """The config as results record it (the suite gives the tasks); ``None`` when it holds
+    a live object that no record can rebuild (a ready pool, a cache object)."""
+    try:
+        data = config.to_dict()
+    except ConfigurationError:
+        return None
+    return {k: v for k, v in data.items() if k not in _RESERVED}
 
 
 def _cost(item: Any) -> tuple[int, float]:
@@ -141,16 +141,16 @@ def _cost(item: Any) -> tuple[int, float]:
     return int(get("prompt_tokens") + get("completion_tokens")), get("cost_usd")
 
 
-def _usage(agent: Agent, actions: Sequence[str], before: int | None) -> list[tuple[int, float]]:
+def _usage(agent: BaseAgent, actions: Sequence[str], before: int | None) -> list[tuple[int, float]]:
     """Planner tokens and cost per action of the last ``act_batch`` call (module docstring):
     ``agent.last_usage`` when aligned, else the new ``agent.completions`` matched to the
     actions by text, the unmatched rest shared evenly; else nothing."""
     n = len(actions)
-    aligned = getattr(agent, "last_usage", None)
-    if isinstance(aligned, Sequence) and not isinstance(aligned, str) and len(aligned) == n:
+    aligned = agent.last_usage
+    if aligned is not None and len(aligned) == n:
         return [(0, 0.0) if item is None else _cost(item) for item in aligned]
-    log = getattr(agent, "completions", None)
-    if before is None or not isinstance(log, list):
+    log = agent.completions
+    if before is None or log is None:
         return [(0, 0.0)] * n
     unused: dict[str, list[tuple[int, float]]] = {}
     for item in log[before:]:
@@ -167,6 +167,24 @@ def _usage(agent: Agent, actions: Sequence[str], before: int | None) -> list[tup
 
 
 Outcome = Literal["correct", "wrong", "invalid", "error"]
+
+
+def _spent(last: StepInfo | None) -> dict[str, Any]:
+    """The record fields of what an episode spent (nothing when its agent failed before
+    the first plan)."""
+    if last is None:
+        return dict(steps=0, worker_calls=0, prompt_tokens=0, completion_tokens=0,
+                    cost_usd=0.0, latency_s=0.0)  # fmt: skip
+    return {
+        "steps": sum(len(r.plan) for r in last["rounds"] if r.plan is not None),
+        "worker_calls": last["worker_calls"],
+        "prompt_tokens": last["prompt_tokens"],
+        "completion_tokens": last["completion_tokens"],
+        "cost_usd": last["cost_usd"],
+        "latency_s": last["latency_s"],
+    }
+
+
 _Answer = tuple[str | None, int, float, dict[str, Any] | None]
 """An agent's answer to one request: action (``None`` on failure), tokens, cost, error."""
 
@@ -188,10 +206,9 @@ class _Batcher:
     Any other exception fails every waiting request (the run stops).
     """
 
-    def __init__(self, agent: Agent, max_batch: int) -> None:
+    def __init__(self, agent: BaseAgent, max_batch: int) -> None:
         self.agent = agent
-        self.reseed = _reseeder(agent)
-        self.max_batch = 1 if self.reseed else max_batch
+        self.max_batch = 1 if agent.reseeds else max_batch
         self._queue: list[_Request] = []
         self._drainer: asyncio.Task[None] | None = None
 
@@ -231,15 +248,14 @@ class _Batcher:
             return await self._ask(batch)
         except AgentError as exc:
             if len(batch) == 1:
-                error = {"kind": "agent", "message": str(exc), "transient": exc.transient}
-                return [(None, 0, 0.0, error)]
+                return [(None, 0, 0.0, exc.to_dict())]
         return [(await self._call([request]))[0] for request in batch]
 
     async def _ask(self, batch: list[_Request]) -> list[_Answer]:
-        if self.reseed is not None:
-            self.reseed(batch[0].seed)
-        log = getattr(self.agent, "completions", None)
-        before = len(log) if isinstance(log, list) else None
+        if self.agent.reseeds:
+            self.agent.reseed(batch[0].seed)
+        log = self.agent.completions
+        before = len(log) if log is not None else None
         actions = await self.agent.act_batch(
             [r.observation for r in batch], [r.info for r in batch]
         )
@@ -253,26 +269,28 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
     observation, info = env.reset(seed=spec.seed, options={"task_index": spec.task_index})
     actions: list[str] = []
     planner_tokens, planner_cost, reward = 0, 0.0, 0.0
+    last: StepInfo | None = None  # the info of the last step played
     while True:
         action, tokens, cost, failure = await batcher.act(
-            observation, info, hash_seed("agent", spec.seed, len(actions))
+            observation, dict(info), hash_seed("agent", spec.seed, len(actions))
         )
         planner_tokens += tokens
         planner_cost += cost
         if action is None:
             break
         actions.append(action)
-        observation, reward, terminated, truncated, info = await env.astep(action)
+        observation, reward, terminated, truncated, last = await env.astep(action)
+        info = last
         if terminated or truncated:
             break
-    outcome: Outcome = "error" if failure else info["outcome"]
-    parse_error = None if failure else info.get("parse_error")
-    error = failure or info.get("error")
+    outcome: Outcome = "error" if failure or last is None else last["outcome"]  # type: ignore[assignment]
+    parse_error = None if failure or last is None else last["parse_error"]
+    error = failure or (last["error"] if last is not None else None)
     return EpisodeRecord(
         benchmark=spec.benchmark,
-        domain=str(info["domain"]),
+        domain=info["domain"],
         task_index=spec.task_index,
-        task_id=str(info["task_id"]),
+        task_id=info["task_id"],
         repeat=spec.repeat,
         seed=spec.seed,
         reward=0.0 if failure else float(reward),
@@ -280,12 +298,7 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         correct=outcome == "correct",
         parse_error=str(parse_error["reason"]) if parse_error else None,
         error=json_safe(error) if error else None,
-        steps=sum(len(r.plan) for r in info.get("rounds", ()) if r.plan is not None),
-        worker_calls=int(info.get("worker_calls", 0)),
-        prompt_tokens=int(info.get("prompt_tokens", 0)),
-        completion_tokens=int(info.get("completion_tokens", 0)),
-        cost_usd=float(info.get("cost_usd", 0.0)),
-        latency_s=float(info.get("latency_s", 0.0)),
+        **_spent(last),
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
@@ -335,7 +348,7 @@ async def aevaluate(
     agent: str | Agent,
     suite: str | Suite,
     *,
-    pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+    config: EnvConfig | None = None,
     repeats: int = 4,
     seed: int = 0,
     concurrency: int = 64,
@@ -343,7 +356,7 @@ async def aevaluate(
     resume: bool = True,
     limit: int | None = None,
     progress: bool = True,
-    **env_kwargs: Any,
+    **settings: Any,
 ) -> Results:
     """:func:`evaluate` as a coroutine, for callers that already run an event loop."""
     require_int("repeats", repeats)
@@ -356,18 +369,15 @@ async def aevaluate(
     elif limit is not None:
         suite = suite.with_limit(limit)
     agent, spec = _resolve_agent(agent)
-    kwargs, overrides = _env_arguments(agent, env_kwargs)
-    env_args = dict(kwargs)
-    shared_pool = make_pool(
-        pool,
-        k=env_args.pop("k", None),
-        shuffle=env_args.pop("shuffle_workers", None),
-        cache=env_args.pop("cache", None),
-    )
-    envs = {
-        name: [ConductorEnv(tasks=source, pool=shared_pool, **env_args)]
+    run_config, kwargs, overrides = _env_config(agent, config, settings)
+    shared_pool = run_config.build_pool()
+    configs = {
+        name: run_config.replace(
+            tasks=source, pool=shared_pool, k=None, shuffle_workers=None, cache=None
+        )
         for name, source in suite.sources.items()
     }
+    envs = {name: [ConductorEnv(configs[name])] for name in suite.sources}
     import conductor_gym
 
     header: dict[str, Any] = {
@@ -397,13 +407,7 @@ async def aevaluate(
     async def worker(todo: Iterator[EpisodeSpec]) -> None:
         for episode in todo:
             idle = envs[episode.benchmark]
-            env = (
-                idle.pop()
-                if idle
-                else ConductorEnv(
-                    tasks=suite.sources[episode.benchmark], pool=shared_pool, **env_args
-                )
-            )
+            env = idle.pop() if idle else ConductorEnv(configs[episode.benchmark])
             try:
                 record = await _play(env, episode, batcher)
             finally:
@@ -435,6 +439,7 @@ async def aevaluate(
         pool=header["pool"],
         agent=header["agent"],
         env_kwargs=header["env_kwargs"],
+        env_config=_recorded(run_config),
         repeats=repeats,
         seed=seed,
         started_at=started_at,
@@ -451,7 +456,7 @@ def evaluate(
     agent: str | Agent,
     suite: str | Suite,
     *,
-    pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+    config: EnvConfig | None = None,
     repeats: int = 4,
     seed: int = 0,
     concurrency: int = 64,
@@ -459,18 +464,20 @@ def evaluate(
     resume: bool = True,
     limit: int | None = None,
     progress: bool = True,
-    **env_kwargs: Any,
+    **settings: Any,
 ) -> Results:
     """Run ``agent`` (an :class:`~conductor_gym.agents.Agent` or a ``make_agent`` spec) on
     every task of ``suite`` (a :class:`~conductor_gym.bench.suites.Suite` or a suite name)
     ``repeats`` times and return the :class:`~conductor_gym.bench.results.Results` (module
-    docstring). ``limit`` keeps the first ``limit`` tasks of each source; ``env_kwargs``
-    are :class:`~conductor_gym.core.env.ConductorEnv` arguments (``k``, ``shuffle_workers``,
-    ``max_steps``, ``max_recursions``, ``reward``, ``cache``, ...)."""
+    docstring). ``limit`` keeps the first ``limit`` tasks of each source. The episodes'
+    settings are ``config`` (an :class:`~conductor_gym.config.EnvConfig`, default: all
+    defaults) with ``settings`` (its fields as keywords: ``pool``, ``k``,
+    ``shuffle_workers``, ``max_steps``, ``reward``, ``cache``, ...) and the agent's
+    ``env_overrides`` applied; the suite gives the tasks."""
     coroutine = aevaluate(
         agent,
         suite,
-        pool=pool,
+        config=config,
         repeats=repeats,
         seed=seed,
         concurrency=concurrency,
@@ -478,11 +485,6 @@ def evaluate(
         resume=resume,
         limit=limit,
         progress=progress,
-        **env_kwargs,
+        **settings,
     )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-        return executor.submit(asyncio.run, coroutine).result()
+    return run_sync(coroutine)

@@ -379,7 +379,7 @@ def _reward_scheme(results: Results, report: Report) -> dict[str, float] | None:
     others: a board compares rewards under one scheme only."""
     from conductor_gym.core.reward import REWARD_SCHEMES
 
-    scheme = REWARD_SCHEMES["paper"]  # 1 / 0.5 / 0
+    scheme = REWARD_SCHEMES.get("paper")  # 1 / 0.5 / 0
     paper = {"correct": scheme.correct, "wrong": scheme.wrong, "invalid": scheme.invalid}
     spec = results.env_kwargs.get("reward", "paper")
     if isinstance(spec, Mapping) and {k: spec.get(k) for k in paper} == paper:

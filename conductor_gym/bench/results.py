@@ -48,6 +48,8 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = [
     "OUTCOMES",
     "SCHEMA",
@@ -180,6 +182,7 @@ class Results(_Model):
     pool: dict[str, Any]
     agent: dict[str, Any]
     env_kwargs: dict[str, Any]
+    env_config: dict[str, Any] | None = None
     repeats: int = Field(ge=1)
     seed: int
     started_at: str
@@ -262,7 +265,7 @@ def aggregate(episodes: Sequence[EpisodeRecord], repeats: int) -> dict[str, Metr
     return result
 
 
-class ResumeMismatchError(ValueError):
+class ResumeMismatchError(ConfigurationError):
     """An episodes journal belongs to a different run than the one asked for."""
 
 

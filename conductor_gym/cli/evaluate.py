@@ -7,8 +7,9 @@ returns the exit status: 0 on success, 2 for a bad argument (unknown suite, agen
 a bad ``--env``, an episodes file of another run), 130 when interrupted (rerun the same
 command to resume). ``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv`
 argument (``VALUE`` read as JSON when it parses, else as a string), e.g.
-``--env max_recursions=1``. :func:`format_suites` renders
-:func:`conductor_gym.bench.suites.list_suites`.
+``--env max_recursions=1``; every setting also has its own flag (``--k 3``,
+``--max-steps 3``, ``--pool local-smol``: :func:`conductor_gym.config.add_config_arguments`).
+:func:`format_suites` renders :func:`conductor_gym.bench.suites.list_suites`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from conductor_gym.config import add_config_arguments, settings_from_arguments
 
 if TYPE_CHECKING:
     from conductor_gym.bench.results import Metrics, Results
@@ -54,7 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite", default="offline", help="suite name or jsonl:<path> (default: offline)"
     )
-    parser.add_argument("--pool", default="sim-paper", help="pool preset or .toml file")
     parser.add_argument("--repeats", type=int, default=4, help="repeats per task (default 4)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
@@ -70,8 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a ConductorEnv argument (repeatable), e.g. max_recursions=1",
+        help="any EnvConfig setting by name, VALUE read as JSON when it parses "
+        "(repeatable), e.g. max_recursions=1",
     )
+    # the suite gives the tasks; every other setting has its flag
+    add_config_arguments(parser, exclude=("tasks", "task_options"))
 
 
 def _pm(value: float, se: float | None, fmt: str) -> str:
@@ -117,12 +122,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from conductor_gym.pool.config import PoolConfigError
     from conductor_gym.tasks import TaskSourceError
 
-    env_kwargs: dict[str, Any] = dict(args.env)
     try:
+        settings: dict[str, Any] = {**dict(args.env), **settings_from_arguments(args)}
         results = evaluate(
             args.agent,
             args.suite,
-            pool=args.pool,
             repeats=args.repeats,
             seed=args.seed,
             concurrency=args.concurrency,
@@ -130,7 +134,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             resume=not args.no_resume,
             limit=args.limit,
             progress=not args.no_progress,
-            **env_kwargs,
+            **settings,
         )
     except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
         print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
@@ -143,7 +147,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     limit = f", first {suite.limit} tasks per source" if suite.limit else ""
     print(
         f"{results.env_id} {results.env_version}: agent {results.agent['spec']!r}, suite "
-        f"{suite.name!r} ({suite.fingerprint}{limit}), pool {args.pool!r}, "
+        f"{suite.name!r} ({suite.fingerprint}{limit}), pool {results.pool.get('name')!r}, "
         f"{results.repeats} repeats, seed {results.seed}"
     )
     print(format_results(results))

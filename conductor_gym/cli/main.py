@@ -24,13 +24,13 @@ from collections.abc import Sequence
 import gymnasium as gym
 
 from conductor_gym import ENV_ID
-from conductor_gym.agents import RandomPlanner
 from conductor_gym.cli.train import add_train_parser
+from conductor_gym.core.agent_spec import make_agent
 
 
 def _demo(args: argparse.Namespace) -> int:
     env = gym.make(ENV_ID, tasks=args.tasks, pool=args.pool, render_mode="ansi")
-    agent = RandomPlanner(seed=args.seed)
+    agent = make_agent("random", seed=args.seed)
     rewards: list[float] = []
     print(f"{ENV_ID}: tasks={args.tasks!r} pool={args.pool!r}, random planner, seed={args.seed}")
     for episode in range(args.episodes):

@@ -145,7 +145,8 @@ def list_pools() -> list[dict[str, Any]]:
             rows[name] = _error_row(name, source, exc)
             continue
         rows[name] = _row(name, config.specs, config.k, config.description, source)
-    for name, make_specs in POOL_PRESETS.items():
+    for name in POOL_PRESETS.names():
+        make_specs = POOL_PRESETS.get(name)
         try:
             specs = make_specs()
         except Exception as exc:  # a third-party preset that fails: list it, broken
@@ -234,7 +235,7 @@ def load_specs(name_or_path: str) -> tuple[str, tuple[WorkerSpec, ...]]:
 
     if name_or_path in POOL_PRESETS:
         try:
-            return name_or_path, tuple(POOL_PRESETS[name_or_path]())
+            return name_or_path, tuple(POOL_PRESETS.get(name_or_path)())
         except ValueError as exc:
             raise PoolConfigError([f"{name_or_path}: {exc}"]) from None
     if name_or_path.endswith(".toml") or os.sep in name_or_path:
@@ -242,7 +243,7 @@ def load_specs(name_or_path: str) -> tuple[str, tuple[WorkerSpec, ...]]:
     elif name_or_path in preset_names():
         config = load_preset(name_or_path)
     else:
-        known = sorted({*POOL_PRESETS, *preset_names()})
+        known = sorted({*POOL_PRESETS.names(), *preset_names()})
         raise PoolConfigError(
             [f"unknown pool {name_or_path!r}; give a .toml file or one of {known}"]
         )

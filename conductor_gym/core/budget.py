@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import InfrastructureError
 from conductor_gym.workers.base import Completion
 
 __all__ = ["Budget", "BudgetExceeded", "Ledger"]
@@ -73,7 +74,7 @@ class Budget:
         return {"max_calls": self.max_calls, "max_tokens": self.max_tokens, "max_usd": self.max_usd}
 
 
-class BudgetExceeded(RuntimeError):
+class BudgetExceeded(InfrastructureError, RuntimeError):
     """A call was refused because a budget is spent.
 
     Attributes:
@@ -84,6 +85,8 @@ class BudgetExceeded(RuntimeError):
         trace: The steps of the interrupted plan completed before the refusal (set by
             :func:`conductor_gym.core.execute.run_plan`; ``None`` until then).
     """
+
+    kind = "budget"
 
     def __init__(self, scope: str, limit: str, limit_value: float, spent: float) -> None:
         super().__init__(f"{scope} budget spent: {limit}={limit_value} (spent {spent:g})")

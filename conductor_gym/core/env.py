@@ -4,36 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym._validate import require_int
-from conductor_gym.core.budget import Budget, BudgetExceeded, Ledger
+from conductor_gym.config import EnvConfig
+from conductor_gym.core.budget import Ledger
 from conductor_gym.core.episode import (
     ENV_REASONS,
     EpisodeState,
     Round,
     bind_task,
-    check_recursion_arguments,
     draw_forced,
     option_task_index,
     rollout_episode_seed,
 )
 from conductor_gym.core.execute import (
     BoundWorker,
-    ExecutionError,
-    PolicyFailure,
     RetryPolicy,
     Trace,
     run_plan,
     step_seed,
 )
-from conductor_gym.core.prompts import DEFAULT_TEMPLATES, PromptTemplates
+from conductor_gym.core.info import ErrorInfo, ResetInfo, StepInfo
+from conductor_gym.core.prompts import DEFAULT_TEMPLATES
 from conductor_gym.core.render import render_episode
-from conductor_gym.core.reward import Outcome, RewardScheme, make_reward_scheme
+from conductor_gym.core.reward import Outcome, make_reward_scheme
 from conductor_gym.core.self_worker import (
     SELF_WORKER_NAME,
     ConductorPolicy,
@@ -42,21 +39,22 @@ from conductor_gym.core.self_worker import (
     check_self_steps,
 )
 from conductor_gym.core.spaces import UnicodeText
+from conductor_gym.errors import ConfigurationError, InfrastructureError, PolicyError
 from conductor_gym.graders import Grade, GraderError, grade, grader_blocks
-from conductor_gym.plan import Plan, PlanParseError, parse_plan
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
-from conductor_gym.tasks import Task, TaskSource, make_task_source
+from conductor_gym.plan import Plan, parse_plan
+from conductor_gym.tasks import Task, TaskSource
 
 if TYPE_CHECKING:
-    from conductor_gym.workers.cache import ResponseCache
+    pass
 
 __all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "Round", "StepResult"]
 
 MAX_OBSERVATION_CHARS = 1 << 20
 _RESET_OPTIONS = ("task_index", "force_recursion", "rollout_seed")
 
-StepResult = tuple[str, float, bool, bool, dict[str, Any]]
+StepResult = tuple[str, float, bool, bool, StepInfo]
 _ROUND_SEED = 1 << 20  # recursive round r runs with step_seed(episode seed, _ROUND_SEED + r)
+_DEFAULT_CONFIG = EnvConfig()
 
 
 class ConductorEnv(gym.Env[str, str]):
@@ -132,31 +130,29 @@ class ConductorEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    * ``tasks``: a task source name (``"offline"``, ``"offline-ood"``,
-      ``"offline/<family>"``, see :func:`conductor_gym.tasks.task_source_names`) or a
+    Every setting is a field of :class:`~conductor_gym.config.EnvConfig` (its docs give
+    each default): pass ``config=EnvConfig(...)``, or the same fields as keywords (what
+    ``gym.make("ConductorEnv-v0", k=3)`` does), or both (keywords override the config).
+    A bad value raises :class:`~conductor_gym.errors.ConfigurationError` naming the field.
+    In short:
+
+    * ``tasks`` (+ ``task_options``): a task source name (``"offline"``,
+      ``"offline-ood"``, ``"offline/<family>"``, see
+      :func:`conductor_gym.tasks.task_source_names`) or a
       :class:`~conductor_gym.tasks.TaskSource`.
-    * ``pool``: a pool preset name (``"sim-paper"``, ``"local-smol"``,
-      ``"paper-constrained"``, ...: ``conductor-gym pools list``), a pool file
-      (``*.toml``), a list of :class:`~conductor_gym.pool.base.WorkerSpec` or a
-      :class:`~conductor_gym.pool.base.WorkerPool`.
-    * ``k``: workers per episode (default: all); ``shuffle_workers``: shuffle the
-      ordinal ids every episode (default off). Both only with a name or specs.
-    * ``reward``: ``"paper"``, ``"binary"`` or a :class:`~conductor_gym.core.reward.RewardScheme`.
-    * ``max_steps``: most steps a plan may have (paper: 5).
-    * ``max_recursions``, ``force_recursion``, ``initial_round_weight``, ``conductor``:
-      recursion, above.
-    * ``templates``: :class:`~conductor_gym.core.prompts.PromptTemplates` for every prompt.
-    * ``question_to_all_workers``: also give the question to every step's worker, not
-      just the first (default off, as in the paper).
-    * ``max_plan_chars``: longest completion parsed (default 65536).
-    * ``retry``: :class:`~conductor_gym.core.execute.RetryPolicy` for transient worker errors.
-    * ``episode_budget``: a :class:`~conductor_gym.core.budget.Budget` on each episode's worker
-      calls, tokens and dollars (default: the pool file's, else none). The run's budget
-      belongs to the pool (``run_budget``).
-    * ``cache``: a response-cache file (read and written) or a
-      :class:`~conductor_gym.workers.cache.ResponseCache` (e.g. ``mode="replay"`` to
-      reproduce a recorded run offline); only with a pool name, file or specs.
-    * ``render_mode``: ``None`` or ``"ansi"`` (a text account of the episode).
+    * ``pool``: a pool preset name (``"sim-paper"``, ``"local-smol"``, ...:
+      ``conductor-gym pools list``), a pool file (``*.toml``), a list of
+      :class:`~conductor_gym.pool.base.WorkerSpec` or a ready
+      :class:`~conductor_gym.pool.base.WorkerPool`; ``k``, ``shuffle_workers`` and
+      ``cache`` (a response-cache file or :class:`~conductor_gym.workers.cache.ResponseCache`)
+      apply to the first three.
+    * ``reward``, ``max_steps``, ``max_recursions``, ``force_recursion``,
+      ``initial_round_weight``, ``templates``, ``question_to_all_workers``,
+      ``max_plan_chars``, ``retry``, ``episode_budget``: as documented on the config.
+
+    Two arguments are not settings but objects of this env: ``conductor``, a policy
+    offered as worker ``Model k`` (recursion, above; needs ``max_recursions >= 1``), and
+    ``render_mode`` (``None`` or ``"ansi"``).
 
     ## Reset
 
@@ -203,66 +199,58 @@ class ConductorEnv(gym.Env[str, str]):
 
     def __init__(
         self,
-        tasks: str | TaskSource = "offline",
-        pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+        config: EnvConfig | None = None,
         *,
-        k: int | None = None,
-        shuffle_workers: bool | None = None,
-        reward: str | RewardScheme = "paper",
-        max_steps: int = 5,
-        max_recursions: int = 0,
-        force_recursion: bool | float = False,
-        initial_round_weight: float = 0.0,
         conductor: ConductorPolicy | None = None,
-        templates: PromptTemplates | None = None,
-        question_to_all_workers: bool = False,
-        max_plan_chars: int = 65536,
-        retry: RetryPolicy | None = None,
-        episode_budget: Budget | None = None,
-        cache: str | ResponseCache | None = None,
         render_mode: str | None = None,
+        **settings: Any,
     ) -> None:
-        require_int("max_steps", max_steps)
-        require_int("max_plan_chars", max_plan_chars)
-        check_recursion_arguments(max_recursions, force_recursion, initial_round_weight, conductor)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode: unknown mode {render_mode!r}; choose one of "
-                f"{self.metadata['render_modes']} or None"
+        if config is not None and not isinstance(config, EnvConfig):
+            raise ConfigurationError(
+                f"must be an EnvConfig or None, got {type(config).__name__}", field="config"
             )
-        if templates is not None and not isinstance(templates, PromptTemplates):
-            raise ValueError("templates must be a PromptTemplates")
-        self.tasks: TaskSource = make_task_source(tasks) if isinstance(tasks, str) else tasks
-        if len(self.tasks) < 1:
-            raise ValueError("tasks: the task source is empty")
-        if episode_budget is not None and not isinstance(episode_budget, Budget):
-            raise ValueError(f"episode_budget must be a Budget, got {episode_budget!r}")
-        self.pool = make_pool(pool, k=k, shuffle=shuffle_workers, cache=cache)
-        self.episode_budget = episode_budget or self.pool.episode_budget
-        self.reward_scheme = make_reward_scheme(reward)
-        self.max_steps = max_steps
-        self.max_recursions = max_recursions
-        self.force_recursion = force_recursion
-        self.initial_round_weight = float(initial_round_weight)
+        base = config or _DEFAULT_CONFIG
+        config = base.replace(**settings) if settings else base
+        if conductor is not None and config.max_recursions == 0:
+            raise ConfigurationError(
+                "the conductor is offered as a worker only with max_recursions >= 1"
+                " (each self-call spends one inner call)",
+                field="conductor",
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigurationError(
+                f"unknown mode {render_mode!r}; choose one of "
+                f"{self.metadata['render_modes']} or None",
+                field="render_mode",
+            )
+        self.config = config
+        self.tasks: TaskSource = config.build_tasks()
+        self.pool = config.build_pool()
+        self.episode_budget = config.episode_budget or self.pool.episode_budget
+        self.reward_scheme = make_reward_scheme(config.reward)
+        self.max_steps = config.max_steps
+        self.max_recursions = config.max_recursions
+        self.force_recursion = config.force_recursion
+        self.initial_round_weight = float(config.initial_round_weight)
         self.conductor = conductor
-        self.templates = templates or DEFAULT_TEMPLATES
-        self.question_to_all_workers = bool(question_to_all_workers)
-        self.max_plan_chars = max_plan_chars
-        self.retry = retry or RetryPolicy()
+        self.templates = config.templates or DEFAULT_TEMPLATES
+        self.question_to_all_workers = config.question_to_all_workers
+        self.max_plan_chars = max_plan_chars = config.max_plan_chars
+        self.retry = config.retry or RetryPolicy()
         self.render_mode = render_mode
 
         self.action_space = UnicodeText(max_plan_chars, min_length=0)
         self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS, min_length=1)
 
         self._episode: EpisodeState | None = None
-        self._last_info: dict[str, Any] | None = None
+        self._last_info: StepInfo | None = None
         self._runner = LoopRunner()
 
     # -- episode API -------------------------------------------------------------------
 
-    def reset(
+    def reset(  # type: ignore[override]  # info is a TypedDict, not dict[str, Any]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[str, ResetInfo]:
         super().reset(seed=seed)
         options = dict(options or {})
         if unknown := sorted(set(options) - set(_RESET_OPTIONS)):
@@ -314,7 +302,7 @@ class ConductorEnv(gym.Env[str, str]):
         self._last_info = None
         return self._episode.observation, self._base_info(self._episode)
 
-    def step(self, action: str) -> StepResult:
+    def step(self, action: str) -> StepResult:  # type: ignore[override]  # typed info
         return self._runner.run(self.astep(action))
 
     async def astep(self, action: str) -> StepResult:
@@ -329,7 +317,7 @@ class ConductorEnv(gym.Env[str, str]):
             plan = parse_plan(
                 action, len(episode.workers), self.max_steps, max_chars=self.max_plan_chars
             )
-        except PlanParseError as exc:
+        except PolicyError as exc:
             return self._invalid(episode, Round(index, None, None), exc.reason, exc.detail)
         if plan.is_empty:
             if index == 0:
@@ -344,10 +332,10 @@ class ConductorEnv(gym.Env[str, str]):
         calls_before = episode.self_call_count
         try:
             trace = await self._run_round(episode, plan, index)
-        except PolicyFailure as exc:
+        except PolicyError as exc:
             new_round = Round(index, plan, None, None, episode.self_calls_since(calls_before))
             return self._invalid(episode, new_round, exc.reason, exc.detail)
-        except (ExecutionError, BudgetExceeded) as exc:
+        except InfrastructureError as exc:
             calls = episode.self_calls_since(calls_before)
             episode.rounds.append(Round(index, plan, exc.trace, None, calls))
             return self._fail(episode, exc.to_dict())
@@ -420,7 +408,7 @@ class ConductorEnv(gym.Env[str, str]):
             )
         return grade(task.grader, response, task.reference, **task.metadata)
 
-    def _base_info(self, episode: EpisodeState) -> dict[str, Any]:
+    def _base_info(self, episode: EpisodeState) -> ResetInfo:
         index = len(episode.rounds)
         return {
             "task_id": episode.task.id,
@@ -437,27 +425,26 @@ class ConductorEnv(gym.Env[str, str]):
             "self_worker_id": episode.self_id,
         }
 
-    def _step_info(self, episode: EpisodeState) -> dict[str, Any]:
+    def _step_info(self, episode: EpisodeState) -> StepInfo:
         last = episode.rounds[-1]
-        info = self._base_info(episode)
-        info.update(
-            round=last.index,
-            rounds=tuple(episode.rounds),
-            plan=last.plan,
-            parse_error=last.parse_error,
-            trace=last.trace,
-            outcome=None,
-            grade=None,
-            initial_grade=None,
-            error=None,
-        )
-        info.update(episode.totals())
-        return info
+        return {
+            **self._base_info(episode),
+            **episode.totals(),
+            "round": last.index,
+            "rounds": tuple(episode.rounds),
+            "plan": last.plan,
+            "parse_error": last.parse_error,
+            "trace": last.trace,
+            "outcome": None,
+            "grade": None,
+            "initial_grade": None,
+            "error": None,
+        }
 
-    def _close(self, episode: EpisodeState, info: dict[str, Any], reward: float) -> StepResult:
+    def _close(self, episode: EpisodeState, info: StepInfo, reward: float) -> StepResult:
         episode.done = True
         self._last_info = info
-        truncated = info["outcome"] == "error"
+        truncated = info["outcome"] == Outcome.ERROR
         return episode.observation, reward, not truncated, truncated, info
 
     def _invalid(
@@ -483,18 +470,17 @@ class ConductorEnv(gym.Env[str, str]):
                     else await self._grade(episode.task, episode.initial_answer or "")
                 )
         except GraderError as exc:
-            error = {"kind": "grader", "grader": episode.task.grader, "message": str(exc)}
-            return self._fail(episode, error)
+            return self._fail(episode, {**exc.to_dict(), "grader": episode.task.grader})
         outcome = Outcome.CORRECT if final.correct else Outcome.WRONG
         reward = self.reward_scheme(outcome)
         if initial is not None:
             first = self.reward_scheme(Outcome.CORRECT if initial.correct else Outcome.WRONG)
             weight = self.initial_round_weight
             reward = (weight * first + reward) / (1.0 + weight)
-        info.update(outcome=outcome.value, grade=final, initial_grade=initial)
+        info["outcome"], info["grade"], info["initial_grade"] = outcome.value, final, initial
         return self._close(episode, info, reward)
 
-    def _fail(self, episode: EpisodeState, error: dict[str, Any]) -> StepResult:
+    def _fail(self, episode: EpisodeState, error: ErrorInfo) -> StepResult:
         info = self._step_info(episode)
-        info.update(outcome="error", error=error)
+        info["outcome"], info["error"] = Outcome.ERROR.value, error
         return self._close(episode, info, 0.0)

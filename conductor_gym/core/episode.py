@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from conductor_gym._validate import is_int, require_int
+from conductor_gym._validate import is_int
 from conductor_gym.core.budget import Ledger
 from conductor_gym.core.execute import BoundWorker, Trace
+from conductor_gym.core.info import ParseError, Totals
 from conductor_gym.core.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
 from conductor_gym.plan import Plan
 from conductor_gym.pool.base import PoolDraw
@@ -22,7 +22,6 @@ __all__ = [
     "EpisodeState",
     "Round",
     "bind_task",
-    "check_recursion_arguments",
     "draw_forced",
     "option_task_index",
     "rollout_episode_seed",
@@ -54,7 +53,7 @@ class Round:
     index: int
     plan: Plan | None
     trace: Trace | None
-    parse_error: dict[str, str] | None = None
+    parse_error: ParseError | None = None
     self_calls: tuple[SelfCall, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +100,7 @@ class EpisodeState:
     def inner_calls(self, max_recursions: int) -> int:
         return max_recursions - self.budget.left
 
-    def totals(self) -> dict[str, Any]:
+    def totals(self) -> Totals:
         """Accounting over every round and inner call so far."""
         traces = [r.trace for r in self.rounds if r.trace is not None]
         inner = [c.trace for r in self.rounds for c in r.self_calls]
@@ -171,36 +170,3 @@ def draw_forced(
     if forced and max_recursions == 0:
         raise ValueError("reset: force_recursion needs max_recursions >= 1")
     return forced
-
-
-def check_recursion_arguments(
-    max_recursions: int,
-    force_recursion: bool | float,
-    initial_round_weight: float,
-    conductor: object | None,
-) -> None:
-    """Validate :class:`~conductor_gym.core.env.ConductorEnv`'s recursion arguments; the
-    ``ValueError`` names the argument."""
-    require_int("max_recursions", max_recursions, minimum=0)
-    if not (
-        isinstance(force_recursion, bool)
-        or (isinstance(force_recursion, int | float) and 0.0 <= force_recursion <= 1.0)
-    ):
-        raise ValueError(
-            f"force_recursion must be a bool or a probability in [0, 1], got {force_recursion!r}"
-        )
-    if force_recursion and max_recursions == 0:
-        raise ValueError("force_recursion needs max_recursions >= 1")
-    if not (
-        isinstance(initial_round_weight, int | float)
-        and math.isfinite(initial_round_weight)
-        and initial_round_weight >= 0
-    ):
-        raise ValueError(
-            f"initial_round_weight must be a number >= 0, got {initial_round_weight!r}"
-        )
-    if conductor is not None and max_recursions == 0:
-        raise ValueError(
-            "conductor: the conductor is offered as a worker only with max_recursions >= 1"
-            " (each self-call spends one inner call)"
-        )

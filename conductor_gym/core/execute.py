@@ -28,6 +28,7 @@ from typing import Any
 from conductor_gym._validate import require_int
 from conductor_gym.core.budget import BudgetExceeded, Ledger
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES, PromptTemplates
+from conductor_gym.errors import InfrastructureError, PolicyError
 from conductor_gym.plan import Plan
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
@@ -172,7 +173,7 @@ class Trace:
         }
 
 
-class ExecutionError(RuntimeError):
+class ExecutionError(InfrastructureError, RuntimeError):
     """A worker could not answer: the run stopped at ``step``.
 
     Attributes:
@@ -210,7 +211,7 @@ class ExecutionError(RuntimeError):
         }
 
 
-class PolicyFailure(Exception):
+class PolicyFailure(PolicyError):
     """A step failed because of the conductor's own output, not the infrastructure: an
     inner call of the conductor (a step routed to itself) wrote no valid plan. The
     episode is an invalid plan (reward for ``invalid``), never a truncation.
@@ -220,11 +221,6 @@ class PolicyFailure(Exception):
             an env-level one such as ``"empty_plan"`` or ``"recursion_budget"``).
         detail: What was wrong, and where.
     """
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
 
 
 async def _call(

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from conductor_gym.core.episode import Round
+from conductor_gym.core.info import StepInfo
 from conductor_gym.tasks import Task
 
 __all__ = ["render_episode"]
 
 
 def render_episode(
-    task: Task, pool: Sequence[str], rounds: Sequence[Round], info: dict[str, Any] | None
+    task: Task, pool: Sequence[str], rounds: Sequence[Round], info: StepInfo | None
 ) -> str:
     """The question, the pool, every round's steps, and the outcome so far."""
     lines = [f"task {task.id} [{task.domain}]", f"Q: {task.question}"]
@@ -34,10 +34,9 @@ def render_episode(
         for n, call in enumerate(r.self_calls):
             lines.append(f"  inner call {n}: {len(call.plan)} step(s) on {call.question[:60]!r}")
     if info is not None:
-        if info.get("grade") is not None:
-            g = info["grade"]
+        if (g := info["grade"]) is not None:
             lines.append(f"grade: correct={g.correct} extracted={g.extracted!r} ({g.reason})")
-        if info.get("error") is not None:
+        if info["error"] is not None:
             lines.append(f"error: {info['error']}")
-        lines.append(f"outcome: {info.get('outcome')}")
+        lines.append(f"outcome: {info['outcome']}")
     return "\n".join(lines) + "\n"

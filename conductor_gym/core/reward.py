@@ -12,15 +12,20 @@ import math
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
+from conductor_gym.registry import Registry
+
 __all__ = ["REWARD_SCHEMES", "Outcome", "RewardScheme", "make_reward_scheme"]
 
 
 class Outcome(StrEnum):
-    """What happened to one plan."""
+    """How an episode ended: a graded answer (``CORRECT``, ``WRONG``), a plan that is not
+    valid (``INVALID``), or an infrastructure failure (``ERROR``: truncated, never scored,
+    so no reward scheme prices it)."""
 
     CORRECT = "correct"
     WRONG = "wrong"
     INVALID = "invalid"
+    ERROR = "error"
 
 
 @dataclass(frozen=True)
@@ -43,25 +48,23 @@ class RewardScheme:
                 raise ValueError(f"RewardScheme.{name} must be finite, got {value!r}")
 
     def __call__(self, outcome: Outcome) -> float:
+        if outcome is Outcome.ERROR:
+            raise ValueError("an infrastructure failure is not scored (the env truncates it)")
         return float(getattr(self, outcome.value))
 
 
-REWARD_SCHEMES: dict[str, RewardScheme] = {
-    # Paper §3.1 / app. A: what the Conductor was trained with.
-    "paper": RewardScheme(correct=1.0, wrong=0.5, invalid=0.0),
-    # Accuracy only: a wrong answer and an invalid plan are both worth nothing.
-    "binary": RewardScheme(correct=1.0, wrong=0.0, invalid=0.0),
-}
+REWARD_SCHEMES: Registry[RewardScheme] = Registry("reward scheme", field="reward")
+"""Named reward schemes (``EnvConfig.reward``)."""
+# Paper §3.1 / app. A: what the Conductor was trained with.
+REWARD_SCHEMES.register("paper", RewardScheme(correct=1.0, wrong=0.5, invalid=0.0))
+# Accuracy only: a wrong answer and an invalid plan are both worth nothing.
+REWARD_SCHEMES.register("binary", RewardScheme(correct=1.0, wrong=0.0, invalid=0.0))
 
 
 def make_reward_scheme(spec: str | RewardScheme) -> RewardScheme:
     """Return ``spec`` itself or the named scheme; unknown names list the choices."""
     if isinstance(spec, RewardScheme):
         return spec
-    try:
-        return REWARD_SCHEMES[spec]
-    except KeyError:
-        raise ValueError(
-            f"reward: unknown scheme {spec!r}; choose one of {sorted(REWARD_SCHEMES)} "
-            "or pass a RewardScheme"
-        ) from None
+    if not isinstance(spec, str) or spec not in REWARD_SCHEMES:
+        raise REWARD_SCHEMES.unknown(spec, hint="(or pass a RewardScheme)")
+    return REWARD_SCHEMES.get(spec)

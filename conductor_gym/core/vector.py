@@ -20,9 +20,9 @@ from gymnasium.vector.utils import batch_space
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import require_int
+from conductor_gym.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, StepResult
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
-from conductor_gym.tasks import TaskSource, make_task_source
+from conductor_gym.core.self_worker import ConductorPolicy
 
 __all__ = ["ConductorVectorEnv"]
 
@@ -44,8 +44,11 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             (Gymnasium's default: reset on the following ``step``, ignoring that action)
             or ``DISABLED`` (reset finished sub-episodes yourself with
             ``reset(options={"reset_mask": mask})``).
-        **env_kwargs: :class:`ConductorEnv` arguments (``tasks``, ``pool``, ``k``, ...),
+        config: The sub-envs' :class:`~conductor_gym.config.EnvConfig` (default: all
+            defaults); ``settings`` (its fields as keywords: ``tasks``, ``pool``, ``k``,
+            ``cache``, ...) override it. The task source and the pool are built once and
             shared by every sub-env.
+        conductor: The policy offered to each sub-env as a worker (recursion).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (Gymnasium's API)
@@ -56,14 +59,12 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
     def __init__(
         self,
         num_envs: int,
+        config: EnvConfig | None = None,
         *,
         max_concurrency: int = 256,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
-        tasks: str | TaskSource = "offline",
-        pool: str | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
-        k: int | None = None,
-        shuffle_workers: bool | None = None,
-        **env_kwargs: Any,
+        conductor: ConductorPolicy | None = None,
+        **settings: Any,
     ) -> None:
         require_int("num_envs", num_envs)
         require_int("max_concurrency", max_concurrency)
@@ -75,13 +76,11 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
                 f"{[m.value for m in AutoresetMode]}"
             ) from None
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        base = config or EnvConfig()
+        self.config = base.replace(**settings) if settings else base
         # Build the shared parts once so every sub-env uses the same clients.
-        shared_tasks = make_task_source(tasks) if isinstance(tasks, str) else tasks
-        shared_pool = make_pool(pool, k=k, shuffle=shuffle_workers)
-        self.envs = [
-            ConductorEnv(tasks=shared_tasks, pool=shared_pool, **env_kwargs)
-            for _ in range(num_envs)
-        ]
+        shared = self.config.shared()
+        self.envs = [ConductorEnv(shared, conductor=conductor) for _ in range(num_envs)]
         self.num_envs = num_envs
         self.max_concurrency = max_concurrency
         self.single_observation_space = self.envs[0].observation_space
@@ -127,7 +126,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         for i in np.flatnonzero(mask):
             self._observations[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
             self._needs_reset[i] = False
-            infos = self._add_info(infos, info, int(i))
+            infos = self._add_info(infos, dict(info), int(i))
         return tuple(self._observations), infos
 
     def step(
@@ -151,7 +150,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             if result is None:  # NEXT_STEP: this sub-env was reset instead of stepped
                 self._observations[i], info = self.envs[i].reset()
                 self._needs_reset[i] = False
-                infos = self._add_info(infos, info, i)
+                infos = self._add_info(infos, dict(info), i)
                 continue
             obs, reward, terminated, truncated, info = result
             rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
@@ -163,7 +162,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             elif done:
                 self._needs_reset[i] = True
             self._observations[i] = obs
-            infos = self._add_info(infos, info, i)
+            infos = self._add_info(infos, dict(info), i)
         return tuple(self._observations), rewards, terminations, truncations, infos
 
     async def _step_all(self, actions: Sequence[str]) -> list[StepResult | None]:

@@ -6,6 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from conductor_gym.errors import InfrastructureError
+from conductor_gym.registry import Registry
+
 __all__ = [
     "Grade",
     "GraderError",
@@ -35,14 +38,17 @@ class Grade:
         return asdict(self)
 
 
-class GraderError(RuntimeError):
+class GraderError(InfrastructureError, RuntimeError):
     """The grader itself failed (an infrastructure error, never a wrong answer)."""
+
+    kind = "grader"
 
 
 GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
 """``grader(response, reference, metadata) -> Grade``."""
 
-_GRADERS: dict[str, GraderFn] = {}
+GRADERS: Registry[GraderFn] = Registry("grader", field="grader")
+"""Graders: name -> ``grader(response, reference, metadata) -> Grade``."""
 _BLOCKING: set[str] = set()
 
 
@@ -54,9 +60,7 @@ def register_grader(name: str, *, blocking: bool = False) -> Callable[[GraderFn]
     """
 
     def decorate(fn: GraderFn) -> GraderFn:
-        if name in _GRADERS and _GRADERS[name] is not fn:
-            raise ValueError(f"grader {name!r} is already registered")
-        _GRADERS[name] = fn
+        GRADERS.register(name, fn)
         if blocking:
             _BLOCKING.add(name)
         return fn
@@ -70,16 +74,14 @@ def grader_blocks(name: str) -> bool:
 
 
 def get_grader(name: str) -> GraderFn:
-    """Return the grader registered as ``name``; ``KeyError`` lists the valid names."""
-    try:
-        return _GRADERS[name]
-    except KeyError:
-        raise KeyError(f"unknown grader {name!r}; registered: {sorted(_GRADERS)}") from None
+    """Return the grader registered as ``name``; an unknown name raises
+    :class:`~conductor_gym.errors.UnknownNameError` (a ``KeyError``) listing the names."""
+    return GRADERS.get(name)
 
 
 def registered_graders() -> list[str]:
     """Names of every registered grader, sorted."""
-    return sorted(_GRADERS)
+    return GRADERS.names()
 
 
 def grade(name: str, response: str, reference: str, **metadata: Any) -> Grade:

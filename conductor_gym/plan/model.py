@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Literal, TypeAlias
 
+from conductor_gym.errors import PolicyError
+
 __all__ = ["NAMES", "REASONS", "Access", "Plan", "PlanParseError"]
 
 Access: TypeAlias = Literal["all"] | tuple[int, ...]
@@ -33,7 +35,7 @@ NAMES: tuple[str, str, str] = ("model_id", "subtasks", "access_list")
 """The three list names, in the order a plan lists them."""
 
 
-class PlanParseError(ValueError):
+class PlanParseError(PolicyError, ValueError):
     """A completion that does not hold a valid plan.
 
     Attributes:
@@ -49,9 +51,7 @@ class PlanParseError(ValueError):
     def __init__(self, reason: str, detail: str) -> None:
         if reason not in REASONS:
             raise ValueError(f"unknown plan parse reason {reason!r}")
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+        super().__init__(reason, detail)
 
     def __reduce__(self) -> tuple[type[PlanParseError], tuple[str, str]]:
         # The default reduction would call __init__ with the single formatted message.

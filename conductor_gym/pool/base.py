@@ -17,7 +17,6 @@ holds the run's spending :class:`~conductor_gym.core.budget.Ledger`.
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 import re
@@ -31,6 +30,8 @@ import numpy as np
 from conductor_gym._validate import is_int, require_int
 from conductor_gym.core.budget import Budget, Ledger
 from conductor_gym.core.execute import BoundWorker
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.registry import Registry
 from conductor_gym.workers.base import Worker
 from conductor_gym.workers.limits import LimitedWorker, RateLimits
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from conductor_gym.workers.cache import ResponseCache
 
 __all__ = [
+    "DEFAULT_POOL",
     "POOL_PRESETS",
     "PoolDraw",
     "WorkerPool",
@@ -51,28 +53,19 @@ WorkerFactory = Callable[["WorkerSpec"], Worker]
 
 _SECRET_NAME = re.compile(r"(api_?key|secret|password|token$|authori[sz]ation|headers)", re.I)
 
-# backend name -> "module:function" (imported on first use) or the factory itself
-_BACKENDS: dict[str, str | WorkerFactory] = {
-    "simulated": "conductor_gym.workers.simulated:make_simulated_worker",
-    "litellm": "conductor_gym.workers.litellm:make_litellm_worker",
-    "hf": "conductor_gym.workers.hf:make_hf_worker",
-    "vllm": "conductor_gym.workers.vllm:make_vllm_worker",
-}
+BACKENDS: Registry[WorkerFactory] = Registry("backend", field="backend")
+"""Worker backends: name -> factory ``(WorkerSpec) -> Worker`` (or its import path)."""
+BACKENDS.register("simulated", "conductor_gym.workers.simulated:make_simulated_worker")
+BACKENDS.register("litellm", "conductor_gym.workers.litellm:make_litellm_worker")
+BACKENDS.register("hf", "conductor_gym.workers.hf:make_hf_worker")
+BACKENDS.register("vllm", "conductor_gym.workers.vllm:make_vllm_worker")
 
 
 def register_backend(name: str, factory: str | WorkerFactory) -> None:
     """Register a worker backend: a factory ``(WorkerSpec) -> Worker`` or its
-    ``"module:function"`` import path (preferred: it is imported only when used)."""
-    _BACKENDS[name] = factory
-
-
-def _backend_factory(name: str) -> WorkerFactory:
-    factory = _BACKENDS[name]
-    if isinstance(factory, str):
-        module_name, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module_name), attr)
-        _BACKENDS[name] = factory
-    return factory
+    ``"module:function"`` import path (preferred: it is imported only when used). A name
+    taken by another factory raises."""
+    BACKENDS.register(name, factory)
 
 
 @dataclass(frozen=True)
@@ -125,10 +118,9 @@ class WorkerSpec:
         where = f"WorkerSpec(name={self.name!r})"
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"{where}.name must be a non-empty string")
-        if self.backend not in _BACKENDS:
+        if self.backend not in BACKENDS:
             raise ValueError(
-                f"{where}.backend: unknown backend {self.backend!r}; "
-                f"registered: {sorted(_BACKENDS)}"
+                f"{where}.backend: unknown backend {self.backend!r}; registered: {BACKENDS.names()}"
             )
         require_int(f"{where}.max_tokens", self.max_tokens)
         if not isinstance(self.temperature, int | float) or not (
@@ -252,7 +244,7 @@ class WorkerPool:
         return self._workers
 
     def _build(self, spec: WorkerSpec) -> Worker:
-        worker = _backend_factory(spec.backend)(spec)
+        worker = BACKENDS.get(spec.backend)(spec)
         limits = RateLimits(
             max_concurrency=spec.max_concurrency,
             requests_per_minute=spec.requests_per_minute,
@@ -303,15 +295,19 @@ class WorkerPool:
         return f"WorkerPool(n={self.n}, k={self.k}, shuffle={self.shuffle})"
 
 
-POOL_PRESETS: dict[str, Callable[[], list[WorkerSpec]]] = {}
+DEFAULT_POOL = "sim-paper"
+"""The pool every entry point uses when none is given: the paper's seven workers, simulated."""
+
+POOL_PRESETS: Registry[Callable[[], list[WorkerSpec]]] = Registry("pool preset", field="pool")
 """Pools registered in code: name -> function returning the specs. The presets that ship
 with the package are files in ``conductor_gym/pool/presets/`` (:mod:`conductor_gym.pool.config`)."""
 
 
-def register_pool_preset(name: str, specs: Callable[[], list[WorkerSpec]]) -> None:
+def register_pool_preset(name: str, specs: str | Callable[[], list[WorkerSpec]]) -> None:
     """Register a named pool in code so ``make_pool(name)`` and ``gym.make(..., pool=name)``
-    find it (it takes precedence over a preset file of the same name)."""
-    POOL_PRESETS[name] = specs
+    find it (it takes precedence over a preset file of the same name); a name taken by
+    another function raises."""
+    POOL_PRESETS.register(name, specs)
 
 
 def make_pool(
@@ -349,7 +345,7 @@ def make_pool(
         name = os.fspath(pool)
         if name in POOL_PRESETS:
             return WorkerPool(
-                POOL_PRESETS[name](), k=k, shuffle=bool(shuffle), cache=cache, name=name
+                POOL_PRESETS.get(name)(), k=k, shuffle=bool(shuffle), cache=cache, name=name
             )
         from conductor_gym.pool import config as pool_config
 
@@ -358,8 +354,11 @@ def make_pool(
         elif name in pool_config.preset_names():
             config = pool_config.load_preset(name)
         else:
-            known = sorted({*POOL_PRESETS, *pool_config.preset_names()})
-            raise ValueError(f"pool: unknown preset {name!r}; choose one of {known}")
+            known = sorted({*POOL_PRESETS.names(), *pool_config.preset_names()})
+            raise ConfigurationError(
+                f"unknown preset {name!r}; choose one of {known} or give a .toml file",
+                field="pool",
+            )
         return WorkerPool(
             config.specs,
             k=config.k if k is None else k,

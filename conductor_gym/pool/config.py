@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from conductor_gym.core.budget import Budget
+from conductor_gym.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from conductor_gym.pool.base import WorkerSpec
@@ -96,7 +97,7 @@ _CREDENTIAL_HINT = (
 _SPEC_FIELD = re.compile(r"^\.(?P<field>\w+)(?::\s*|\s+)(?P<msg>.*)$", re.S)
 
 
-class PoolConfigError(ValueError):
+class PoolConfigError(ConfigurationError):
     """A pool file (or preset name) is invalid.
 
     ``str(error)`` is one line per problem (``errors``), each starting with the file.

@@ -67,11 +67,11 @@ Options (keyword arguments of :func:`make_task_source`): ``split``/``subset``/
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from conductor_gym.registry import Registry
 from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.jsonl import JSONL_PREFIX, JsonlTasks
@@ -85,9 +85,11 @@ from conductor_gym.tasks.procedural import (
 
 __all__ = [
     "BENCHMARK_SOURCES",
+    "DEFAULT_TASKS",
     "FAMILIES",
     "IN_DOMAIN_FAMILIES",
     "OOD_FAMILIES",
+    "TASK_SOURCES",
     "JsonlTasks",
     "ProceduralTasks",
     "Task",
@@ -101,17 +103,20 @@ __all__ = [
     "task_source_names",
 ]
 
+DEFAULT_TASKS = "offline"
+"""The task source every entry point uses when none is given (procedural, offline)."""
+
 TaskSourceFactory = Callable[..., TaskSource]
 """Builds a task source from keyword arguments."""
 
-_SOURCES: dict[str, TaskSourceFactory] = {}
+TASK_SOURCES: Registry[TaskSourceFactory] = Registry("task source", field="tasks")
+"""Task sources: name -> factory taking the source's options (or its import path)."""
 
 
-def register_task_source(name: str, factory: TaskSourceFactory) -> None:
-    """Register ``factory`` under ``name``; a name already taken raises ``ValueError``."""
-    if name in _SOURCES and _SOURCES[name] is not factory:
-        raise ValueError(f"task source {name!r} is already registered")
-    _SOURCES[name] = factory
+def register_task_source(name: str, factory: str | TaskSourceFactory) -> None:
+    """Register ``factory`` (or its ``"module:attr"`` path) under ``name``; a name taken by
+    another factory raises :class:`~conductor_gym.errors.ConfigurationError`."""
+    TASK_SOURCES.register(name, factory)
 
 
 def make_task_source(name: str, **kwargs: Any) -> TaskSource:
@@ -121,24 +126,19 @@ def make_task_source(name: str, **kwargs: Any) -> TaskSource:
     ``seed``, ``shuffle``). Any other unknown name raises ``ValueError`` listing the
     registered names.
     """
-    if name not in _SOURCES and name.startswith(JSONL_PREFIX):
+    if name not in TASK_SOURCES and name.startswith(JSONL_PREFIX):
         path = name[len(JSONL_PREFIX) :]
         if not path:
             raise ValueError(f"task source {name!r}: give a file after {JSONL_PREFIX!r}")
         return JsonlTasks(path, **kwargs)
-    try:
-        factory = _SOURCES[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown task source {name!r}; registered: {task_source_names()} "
-            f"(or {JSONL_PREFIX}<path to a .jsonl file>)"
-        ) from None
-    return factory(**kwargs)
+    if not isinstance(name, str) or name not in TASK_SOURCES:
+        raise TASK_SOURCES.unknown(name, hint=f"(or {JSONL_PREFIX}<path to a .jsonl file>)")
+    return TASK_SOURCES.get(name)(**kwargs)
 
 
 def task_source_names() -> list[str]:
     """Every registered task source name, sorted."""
-    return sorted(_SOURCES)
+    return TASK_SOURCES.names()
 
 
 register_task_source(
@@ -155,34 +155,18 @@ for _family in FAMILIES:
 del _family
 
 
-class _LazyFactory:
-    """Imports ``module`` and builds ``attr(**kwargs)`` only when called."""
-
-    def __init__(self, module: str, attr: str) -> None:
-        self.module = module
-        self.attr = attr
-
-    def __call__(self, **kwargs: Any) -> TaskSource:
-        factory = getattr(importlib.import_module(self.module), self.attr)
-        source: TaskSource = factory(**kwargs)
-        return source
-
-    def __repr__(self) -> str:
-        return f"<lazy {self.module}.{self.attr}>"
-
-
-BENCHMARK_SOURCES: dict[str, tuple[str, str]] = {
-    "math500": ("conductor_gym.tasks.math500", "Math500Tasks"),
-    "mmlu": ("conductor_gym.tasks.mmlu", "MmluTasks"),
-    "gpqa-diamond": ("conductor_gym.tasks.gpqa", "GpqaTasks"),
-    "aime25": ("conductor_gym.tasks.aime", "Aime25Tasks"),
-    "rlpr": ("conductor_gym.tasks.rlpr", "RlprTasks"),
-    "livecodebench": ("conductor_gym.tasks.livecodebench", "LiveCodeBenchTasks"),
-    "bigcodebench": ("conductor_gym.tasks.bigcodebench", "BigCodeBenchTasks"),
-    "paper-train": ("conductor_gym.tasks.mix", "paper_train_mix"),
+BENCHMARK_SOURCES: dict[str, str] = {
+    "math500": "conductor_gym.tasks.math500:Math500Tasks",
+    "mmlu": "conductor_gym.tasks.mmlu:MmluTasks",
+    "gpqa-diamond": "conductor_gym.tasks.gpqa:GpqaTasks",
+    "aime25": "conductor_gym.tasks.aime:Aime25Tasks",
+    "rlpr": "conductor_gym.tasks.rlpr:RlprTasks",
+    "livecodebench": "conductor_gym.tasks.livecodebench:LiveCodeBenchTasks",
+    "bigcodebench": "conductor_gym.tasks.bigcodebench:BigCodeBenchTasks",
+    "paper-train": "conductor_gym.tasks.mix:paper_train_mix",
 }
-"""Registry name -> (module, factory) of the benchmark loaders, imported on first use."""
+"""Registry name -> import path of the benchmark loaders, imported on first use."""
 
-for _name, (_module, _attr) in BENCHMARK_SOURCES.items():
-    register_task_source(_name, _LazyFactory(_module, _attr))
-del _name, _module, _attr
+for _name, _path in BENCHMARK_SOURCES.items():
+    register_task_source(_name, _path)
+del _name, _path

@@ -10,10 +10,12 @@ bare stack trace from ``datasets`` or ``huggingface_hub``.
 
 from __future__ import annotations
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = ["TaskSourceError"]
 
 
-class TaskSourceError(RuntimeError):
+class TaskSourceError(ConfigurationError, RuntimeError):
     """A task source could not load its data.
 
     Args:

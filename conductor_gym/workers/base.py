@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from conductor_gym.errors import InfrastructureError
+
 __all__ = ["Completion", "Message", "Worker", "WorkerError"]
 
 Message = Mapping[str, str]
@@ -35,7 +37,7 @@ class Completion:
         return asdict(self)
 
 
-class WorkerError(RuntimeError):
+class WorkerError(InfrastructureError, RuntimeError):
     """A backend failure: never an answer.
 
     Attributes:

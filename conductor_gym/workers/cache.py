@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ _SELECT = (
 _T = TypeVar("_T")
 
 
-class CacheError(RuntimeError):
+class CacheError(ConfigurationError, RuntimeError):
     """The cache file cannot be used: not a SQLite database, not a response cache, a
     schema version this code does not read, or (in replay) no recorded cache at all."""
 

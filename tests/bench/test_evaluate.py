@@ -55,7 +55,7 @@ def test_random_agent_on_offline_gives_plausible_metrics(tmp_path: Path) -> None
     assert list(data)[:3] == ["schema", "env_id", "env_version"]
     assert set(data) == {
         "schema", "env_id", "env_version", "suite", "pool", "agent", "env_kwargs",
-        "repeats", "seed", "started_at", "wall_time_s", "metrics", "episodes",
+        "env_config", "repeats", "seed", "started_at", "wall_time_s", "metrics", "episodes",
     }  # fmt: skip
     loaded = Results.load(out)
     assert loaded == results

@@ -267,10 +267,11 @@ def test_cli_submit_writes_a_validated_submission(
     assert not (tmp_path / "x").exists()
 
 
-def test_the_package_and_cli_import_neither_pydantic_nor_matplotlib() -> None:
+def test_the_package_and_cli_do_not_import_matplotlib() -> None:
+    # pydantic is a core dependency (EnvConfig validates every setting); matplotlib is not
     code = (
         "import sys, conductor_gym, conductor_gym.cli.main\n"
-        "lean = [m for m in ('pydantic', 'matplotlib') if m in sys.modules]\n"
+        "lean = [m for m in ('matplotlib',) if m in sys.modules]\n"
         "import conductor_gym.bench.leaderboard_render\n"
         "print(lean, 'matplotlib' in sys.modules)\n"
     )

@@ -107,8 +107,10 @@ def test_bad_budgets_name_the_field(kwargs: dict[str, object], field: str) -> No
 
 
 def test_budget_arguments_are_checked_at_construction() -> None:
-    with pytest.raises(ValueError, match="episode_budget must be a Budget"):
-        ConductorEnv(episode_budget={"max_calls": 3})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="episode_budget"):
+        ConductorEnv(episode_budget=3)
+    # the JSON form that configs record is read back as a Budget
+    assert ConductorEnv(episode_budget={"max_calls": 3}).episode_budget == Budget(max_calls=3)
     with pytest.raises(ValueError, match="run_budget must be a Budget"):
         WorkerPool(paper_pool_specs(), run_budget=5)  # type: ignore[arg-type]
 

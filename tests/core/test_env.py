@@ -182,11 +182,14 @@ def test_non_string_action_is_a_type_error() -> None:
     [
         ({"tasks": "nope"}, r"unknown task source 'nope'"),
         ({"pool": "nope"}, r"pool: unknown preset 'nope'"),
-        ({"reward": "nope"}, r"reward: unknown scheme 'nope'; choose one of \['binary', 'paper'\]"),
-        ({"max_steps": 0}, r"max_steps must be an int >= 1"),
+        (
+            {"reward": "nope"},
+            r"reward: unknown reward scheme 'nope'; registered: \['binary', 'paper'\]",
+        ),
+        ({"max_steps": 0}, r"max_steps: must be an int >= 1"),
         ({"k": 8}, r"k must be an int in 1\.\.7"),
         ({"render_mode": "human"}, r"render_mode: unknown mode 'human'"),
-        ({"max_plan_chars": 0}, r"max_plan_chars must be an int >= 1"),
+        ({"max_plan_chars": 0}, r"max_plan_chars: must be an int >= 1"),
     ],
 )
 def test_bad_construction_arguments_fail_early(kwargs: dict[str, object], message: str) -> None:

@@ -241,10 +241,10 @@ def test_without_a_conductor_no_self_worker_is_offered() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"max_recursions": -1}, "max_recursions must be an int >= 0"),
-        ({"force_recursion": True}, "force_recursion needs max_recursions >= 1"),
-        ({"max_recursions": 1, "force_recursion": 1.5}, "force_recursion must be a bool"),
-        ({"initial_round_weight": -0.1}, "initial_round_weight must be a number >= 0"),
+        ({"max_recursions": -1}, "max_recursions: must be an int >= 0"),
+        ({"force_recursion": True}, "force_recursion: needs max_recursions >= 1"),
+        ({"max_recursions": 1, "force_recursion": 1.5}, "force_recursion: must be a bool"),
+        ({"initial_round_weight": -0.1}, "initial_round_weight: must be a number >= 0"),
     ],
 )
 def test_bad_recursion_arguments(kwargs: dict[str, Any], message: str) -> None:

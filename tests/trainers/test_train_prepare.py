@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conductor_gym.trainers.prepare import (
     CONFIG_ENV,
-    EnvConfig,
+    TrainConfig,
     config_path_for,
     group_seed,
     make_label,
@@ -46,9 +46,10 @@ def test_rows_hold_the_scorers_prompt_and_round_tripping_labels(
     config_path = config_path_for(out)
     assert config_path == tmp_path / "data" / "prompts.env.json"
     assert f"{CONFIG_ENV}={config_path.resolve()}" in printed
-    config = EnvConfig.load(config_path)
-    assert (config.tasks, config.k, config.shuffle_workers, config.seed) == ("offline", 3, True, 5)
-    assert config.num_tasks == 2000 and config.cache is None
+    config = TrainConfig.load(config_path)
+    env = config.env
+    assert (env.tasks, env.k, env.shuffle_workers, config.seed) == ("offline", 3, True, 5)
+    assert config.num_tasks == 2000 and env.cache is None
     rows = rows_of(out)
     assert len(rows) == 12
     scorer = config.scorer()
@@ -79,7 +80,7 @@ def test_group_seeds_are_deterministic_and_the_files_reproduce(tmp_path: Path) -
     assert len(seeds) == 5 and all(0 <= s < 2**62 for s in seeds)
     assert rows_of(first.prompts_path) != rows_of(other.prompts_path)
     assert group_seed(9, 3) == group_seed(9, 3) != group_seed(3, 9)
-    assert EnvConfig.load(first.config_path) == first.config
+    assert TrainConfig.load(first.config_path) == first.config
 
 
 def test_recursion_pool_file_and_chat_settings_are_recorded(tmp_path: Path) -> None:
@@ -99,9 +100,10 @@ def test_recursion_pool_file_and_chat_settings_are_recorded(tmp_path: Path) -> N
         chat_format="plain",
         limit=3,
     )
-    config = EnvConfig.load(result.config_path)
-    assert Path(config.pool).is_absolute() and config.pool == str(pool.resolve())
-    assert (config.max_recursions, config.force_recursion, config.initial_round_weight) == (
+    config = TrainConfig.load(result.config_path)
+    env = config.env
+    assert Path(env.pool).is_absolute() and env.pool == str(pool.resolve())
+    assert (env.max_recursions, env.force_recursion, env.initial_round_weight) == (
         1, 0.5, 0.25,
     )  # fmt: skip
     assert config.chat["turn_end"] == "" and result.domains == {"countdown": 3}
@@ -122,11 +124,11 @@ def test_mismatches_and_bad_input_fail_loudly(
         result.config.check_label(make_label(EpisodeRef(5000, 1), result.config.task_fingerprint))
     data = json.loads(result.config_path.read_text())
     with pytest.raises(RuntimeError, match="prompts were prepared on"):
-        EnvConfig.from_mapping({**data, "num_tasks": 7}).scorer()
+        TrainConfig.from_mapping({**data, "num_tasks": 7}).scorer()
     with pytest.raises(ValueError, match="unknown keys"):
-        EnvConfig.from_mapping({**data, "temperature": 1.0})
+        TrainConfig.from_mapping({**data, "temperature": 1.0})
     with pytest.raises(ValueError, match="not a"):
-        EnvConfig.from_mapping({**data, "format": "something-else"})
+        TrainConfig.from_mapping({**data, "format": "something-else"})
     assert cli("prepare", "--tasks", "no-such-source", "--out", str(tmp_path / "x.jsonl")) == 2
     assert "unknown task source" in capsys.readouterr().err
     assert cli("prepare", "--tasks", "offline", "--out", str(tmp_path / "y.jsonl"), "--k", "9") == 2

@@ -22,7 +22,8 @@ def test_openrlhf_run_prepares_prompts_and_launches_the_recipe(
     assert status == 0
     args = capfd.readouterr().out.split("\0")
     config = json.loads((tmp_path / "prompts.env.json").read_text())
-    assert (config["tasks"], config["k"], config["shuffle_workers"]) == ("offline", 3, True)
+    env = config["env"]
+    assert (env["tasks"], env["k"], env["shuffle_workers"]) == ("offline", 3, True)
     assert sum(1 for _ in (tmp_path / "prompts.jsonl").open()) == 2000
     assert args[args.index("--data.prompt_dataset") + 1] == str(tmp_path / "prompts.jsonl")
     assert args[-3:-1] == ["--actor.adam.lr", "2e-6"]  # extra flags come last and win
@@ -32,10 +33,11 @@ def test_trl_run_trains_with_the_same_env_arguments(tmp_path: Path) -> None:
     require("trl")
     status = main(
         ["train", "run", "--trainer", "trl", "--tasks", "offline", "--output-dir",
-         str(tmp_path), "--", "--model", "tiny", "--max-steps", "1", "--train-tasks", "2",
+         str(tmp_path), "--", "--model", "tiny", "--iterations", "1", "--train-tasks", "2",
          "--eval-tasks", "2", "--eval-repeats", "1", "--num-generations", "2"]
     )  # fmt: skip
     assert status == 0
     result = json.loads((tmp_path / "results.json").read_text())
-    assert result["settings"]["tasks"] == "offline" and result["settings"]["max_recursions"] == 0
+    env = result["settings"]["env"]
+    assert env["tasks"] == "offline" and env["max_recursions"] == 0
     assert result["before"]["tasks"] == result["after"]["tasks"] == 2

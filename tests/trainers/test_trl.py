@@ -56,7 +56,8 @@ def _scorer(stack: SimpleNamespace, **kwargs: Any) -> Scorer:
         recursive="Question: {question}\n\nCurrent answer: {answer}\n\n{continuation}",
         recursive_may_stop="Plan again, or reply with three empty lists to keep it.",
     )
-    return Scorer("offline", stack.train.build_pool(settings), templates=templates, **kwargs)
+    pool = stack.train.build_pool(settings)
+    return Scorer(tasks="offline", pool=pool, templates=templates, **kwargs)
 
 
 def _chat_ids(tokenizer: Any, conversation: list[dict[str, str]]) -> list[int]:
@@ -254,7 +255,7 @@ def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> 
 
     code = stack.train.main(
         [
-            "--model", "tiny", "--max-steps", "1", "--train-tasks", "4",
+            "--model", "tiny", "--iterations", "1", "--train-tasks", "4",
             "--eval-tasks", "4", "--eval-repeats", "2", "--num-generations", "4",
             "--output-dir", str(tmp_path),
         ]

@@ -12,6 +12,11 @@ prepare``) in the rollout engines' environment; see ``README.md`` next to this f
 
 from __future__ import annotations
 
-from conductor_gym.trainers.openrlhf.executor import AgentExecutor, ConductorEpisode
+# OpenRLHF imports this file by path, so the import is absolute (the installed package);
+# mypy checks the folder as ``trainers.*`` and cannot follow it.
+from conductor_gym.trainers.openrlhf.executor import (  # type: ignore[import-not-found]
+    AgentExecutor,
+    ConductorEpisode,
+)
 
 __all__ = ["AgentExecutor", "ConductorEpisode"]

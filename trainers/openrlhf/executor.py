@@ -74,7 +74,6 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from conductor_gym.trainers.prepare import EnvConfig, env_config_path
 from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-found, unused-ignore]
     AgentInstanceBase,
     MultiTurnAgentExecutor,
@@ -82,6 +81,9 @@ from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-fo
 
 from conductor_gym.bridge import Scorer
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.info import StepInfo
+
+from ..prepare import TrainConfig, env_config_path
 
 __all__ = [
     "LOG_KEYS",
@@ -116,7 +118,7 @@ class SharedEnv:
     """The process-wide env of one config file: its path, the config and its Scorer."""
 
     path: str
-    config: EnvConfig
+    config: TrainConfig
     scorer: Scorer
 
 
@@ -130,7 +132,7 @@ def shared_env() -> SharedEnv:
     path = env_config_path()
     with _SHARED_LOCK:
         if path not in _SHARED:
-            config = EnvConfig.load(path)
+            config = TrainConfig.load(path)
             # Fresh worker randomness per process: the group seed (task, pool draw) comes
             # from the label; two engines must not replay the same rollout seeds.
             scorer = config.scorer(seed=secrets.randbits(62))
@@ -190,7 +192,7 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         self.prompt_core = ""
         self.prompt_truncated = False
         self.turns = 0
-        self.last_info: dict[str, Any] = {}
+        self.last_info: StepInfo | None = None
 
     async def reset(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Reset to the label's episode; the observation stays OpenRLHF's prompt."""
@@ -236,7 +238,7 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         if done:
             env.close()
             self.env = None
-            score = TRUNCATED_SCORE if truncated else float(info.get("outcome") == "correct")
+            score = TRUNCATED_SCORE if truncated else float(info["outcome"] == "correct")
         return {
             "rewards": torch.tensor(float(reward)),
             "scores": torch.tensor(score),
@@ -256,19 +258,20 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         return prefix + chat["feedback"].replace("{observation}", observation)
 
     def logs(
-        self, info: dict[str, Any], *, truncated: bool = False, exhausted: bool = False
+        self, info: StepInfo | None, *, truncated: bool = False, exhausted: bool = False
     ) -> dict[str, float]:
-        """The ``extra_logs`` of this episode given the env's latest ``info``."""
-        rounds = info.get("rounds") or ()
-        outcome = info.get("outcome")
+        """The ``extra_logs`` of this episode given the env's latest ``info`` (``None``:
+        no step was played)."""
+        rounds = info["rounds"] if info is not None else ()
+        outcome = info["outcome"] if info is not None else None
         logs = {
             "correct": float(outcome == "correct"),
             "parse_failure": float(outcome == "invalid"),
             "env_truncated": float(truncated),
             "steps": float(sum(len(r.plan) for r in rounds if r.plan is not None)),
             "rounds": float(len(rounds)),
-            "worker_calls": float(info.get("worker_calls", 0)),
-            "cost_usd": float(info.get("cost_usd", 0.0)),
+            "worker_calls": float(info["worker_calls"] if info is not None else 0),
+            "cost_usd": float(info["cost_usd"] if info is not None else 0.0),
             "prompt_truncated": float(self.prompt_truncated),
             "context_exhausted": float(exhausted),
         }

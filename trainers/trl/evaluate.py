@@ -151,7 +151,7 @@ def greedy_eval(
     correct = np.array([r.score for r in results]).reshape(len(refs), repeats)
     workers: Counter[str] = Counter()
     for result in results[::repeats]:
-        plan = result.info.get("plan")
+        plan = result.info["plan"]
         workers[f"Model {plan.model_ids[0]}" if plan else "invalid"] += 1
     return EvalResult(
         task_rewards=[float(x) for x in rewards.mean(axis=1)],

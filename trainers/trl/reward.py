@@ -130,8 +130,8 @@ class ConductorReward:
             episode_metrics(
                 [r.outcome for r in results],
                 [r.steps for r in results],
-                [r.info.get("worker_calls", 0) for r in results],
-                [r.info.get("cost_usd", 0.0) for r in results],
+                [r.info["worker_calls"] for r in results],
+                [r.info["cost_usd"] for r in results],
             ),
         )
         if log_extra is not None:

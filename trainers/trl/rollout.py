@@ -45,7 +45,8 @@ from typing import Any
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym.bridge import EpisodeRef, Scorer
-from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.env import ConductorEnv, StepResult
+from conductor_gym.core.info import StepInfo
 
 from .data import PromptLabels, prompt_text
 
@@ -60,7 +61,7 @@ class _Episode:
     completion_ids: list[int] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
-    info: dict[str, Any] | None = None
+    info: StepInfo | None = None
     reward: float | None = None
 
     @property
@@ -91,9 +92,9 @@ class ConductorRollout:
         self.scorer = scorer
         self.labels = labels
         self.plain_separator = plain_separator
-        self.max_turns = 1 + int(scorer.env_kwargs.get("max_recursions", 0))
+        self.max_turns = 1 + scorer.config.max_recursions
         self.episodes = 0
-        self.last: list[dict[str, Any]] = []
+        self.last: list[StepInfo | None] = []
         self._runner = LoopRunner()
         self._idle: list[ConductorEnv] = []
 
@@ -129,7 +130,7 @@ class ConductorRollout:
         finally:
             self._idle.extend(e.env for e in episodes)
         self.episodes += len(episodes)
-        self.last = [e.info or {} for e in episodes]
+        self.last = [e.info for e in episodes]
         return self._output(episodes, with_logprobs=bool(getattr(trainer, "use_vllm", False)))
 
     def _start(self, trainer: Any, prompt: Any, ref: EpisodeRef, seed: int) -> _Episode:
@@ -152,7 +153,7 @@ class ConductorRollout:
         ids: list[int],
         logprobs: list[float] | None,
         text: str,
-        result: tuple[str, float, bool, bool, dict[str, Any]],
+        result: StepResult,
     ) -> None:
         observation, reward, terminated, truncated, info = result
         episode.completion_ids += ids
@@ -197,18 +198,18 @@ class ConductorRollout:
         return closing + list(tokenizer(after[cut:], add_special_tokens=False)["input_ids"])
 
     def _output(self, episodes: list[_Episode], *, with_logprobs: bool) -> dict[str, Any]:
-        infos = [e.info or {} for e in episodes]
+        infos = [e.info for e in episodes]
         return {
             "prompt_ids": [e.prompt_ids for e in episodes],
             "completion_ids": [e.completion_ids for e in episodes],
             "logprobs": [e.logprobs for e in episodes] if with_logprobs else None,
             "env_mask": [e.mask for e in episodes],
             "env_reward": [e.reward for e in episodes],
-            "env_outcome": [str(i.get("outcome")) for i in infos],
-            "env_steps": [_steps_per_plan(i) for i in infos],
-            "env_rounds": [len(i.get("rounds", ())) for i in infos],
-            "env_worker_calls": [float(i.get("worker_calls", 0)) for i in infos],
-            "env_cost_usd": [float(i.get("cost_usd", 0.0)) for i in infos],
+            "env_outcome": [str(i["outcome"] if i else None) for i in infos],
+            "env_steps": [_steps_per_plan(i) if i else 0.0 for i in infos],
+            "env_rounds": [len(i["rounds"]) if i else 0 for i in infos],
+            "env_worker_calls": [float(i["worker_calls"]) if i else 0.0 for i in infos],
+            "env_cost_usd": [float(i["cost_usd"]) if i else 0.0 for i in infos],
         }
 
     def close(self) -> None:
@@ -218,14 +219,12 @@ class ConductorRollout:
         self._runner.close()
 
 
-async def _step_all(
-    envs: list[ConductorEnv], actions: list[str]
-) -> list[tuple[str, float, bool, bool, dict[str, Any]]]:
+async def _step_all(envs: list[ConductorEnv], actions: list[str]) -> list[StepResult]:
     return list(await asyncio.gather(*(e.astep(a) for e, a in zip(envs, actions, strict=True))))
 
 
-def _steps_per_plan(info: dict[str, Any]) -> float:
-    sizes = [len(r.plan) for r in info.get("rounds", ()) if r.plan is not None and len(r.plan)]
+def _steps_per_plan(info: StepInfo) -> float:
+    sizes = [len(r.plan) for r in info["rounds"] if r.plan is not None and len(r.plan)]
     return sum(sizes) / len(sizes) if sizes else 0.0
 
 

@@ -30,30 +30,43 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym.bridge import Scorer
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.config import EnvConfig, add_config_arguments, config_from_arguments
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.pool.base import make_pool
 
 from . import config as recipes
 from .data import build_dataset, make_refs
 
-__all__ = ["RECIPES", "TrainResult", "TrainSettings", "add_arguments", "main", "train"]
+__all__ = [
+    "RECIPES",
+    "TrainResult",
+    "TrainSettings",
+    "add_arguments",
+    "episode_config",
+    "main",
+    "run_with_config",
+    "train",
+]
 
 RECIPES = ("paper", "cpu-demo")
 
 
 @dataclass
 class TrainSettings:
-    """Everything a run needs; ``None`` fields take the recipe's default."""
+    """Everything a run needs; ``None`` fields take the recipe's default.
+
+    ``env`` holds every episode setting (:class:`~conductor_gym.config.EnvConfig`: tasks,
+    pool, ``k``, reward, plan length, recursion, templates, cache, ...); ``workers``
+    keeps only the named workers of its pool, in that order; ``iterations`` is the number
+    of GRPO optimizer steps (TRL's ``max_steps``).
+    """
 
     recipe: str = "cpu-demo"
-    tasks: str = "offline"
-    pool: str = "sim-paper"
+    env: EnvConfig = field(default_factory=EnvConfig)
     workers: tuple[str, ...] | None = None
-    k: int | None = None
-    shuffle_workers: bool = False
-    max_recursions: int = 0
     model: str = "smollm2-135m"
     output_dir: str = "runs/trl"
-    max_steps: int | None = None
+    iterations: int | None = None
     train_tasks: int | None = None
     eval_tasks: int = 0
     eval_repeats: int = 4
@@ -82,8 +95,13 @@ class TrainResult:
     trainer: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        settings = {
+            f.name: getattr(self.settings, f.name)
+            for f in dataclasses.fields(self.settings)
+            if f.name != "env"
+        }
         return {
-            "settings": dataclasses.asdict(self.settings),
+            "settings": {**settings, "env": self.settings.env.describe()},
             "before": self.before,
             "after": self.after,
             "improvement": None
@@ -98,8 +116,10 @@ def _demo_defaults(settings: TrainSettings) -> TrainSettings:
     """The cpu-demo recipe's episode set-up where the user kept the generic defaults."""
     if settings.recipe != "cpu-demo":
         return settings
+    env = settings.env
     return dataclasses.replace(
         settings,
+        env=env if env.templates is not None else env.replace(templates=recipes.DEMO_TEMPLATES),
         workers=settings.workers or recipes.DEMO_WORKERS,
         train_tasks=settings.train_tasks or 64,
         trainable_layers=settings.trainable_layers or 4,
@@ -107,37 +127,41 @@ def _demo_defaults(settings: TrainSettings) -> TrainSettings:
     )
 
 
-def build_pool(settings: TrainSettings) -> WorkerPool | list[WorkerSpec] | str:
-    """``--pool``, or the named ``--workers`` of it, in that order."""
+def build_pool(settings: TrainSettings) -> Any:
+    """The env's pool, or the named ``workers`` of it, in that order."""
+    pool = settings.env.pool
     if not settings.workers:
-        return settings.pool
-    specs = {s.name: s for s in make_pool(settings.pool).specs}
+        return pool
+    specs = {s.name: s for s in make_pool(pool).specs}
     missing = [w for w in settings.workers if w not in specs]
     if missing:
-        raise ValueError(f"--workers: {missing} not in pool {settings.pool!r} ({sorted(specs)})")
+        raise ConfigurationError(
+            f"{missing} not in pool {pool!r} ({sorted(specs)})", field="workers"
+        )
     return [specs[w] for w in settings.workers]
 
 
+def episode_config(settings: TrainSettings, *, max_recursions: int | None = None) -> EnvConfig:
+    """The env config the run's episodes use (``workers`` applied)."""
+    changes: dict[str, Any] = {"pool": build_pool(settings)}
+    if max_recursions is not None:
+        changes["max_recursions"] = max_recursions
+        if max_recursions == 0:
+            changes.update(force_recursion=False, initial_round_weight=0.0)
+    return settings.env.replace(**changes)
+
+
 def make_scorer(settings: TrainSettings, *, max_recursions: int | None = None) -> Scorer:
-    extra: dict[str, Any] = {}
-    if settings.recipe == "cpu-demo":
-        extra["templates"] = recipes.DEMO_TEMPLATES
-    return Scorer(
-        settings.tasks,
-        build_pool(settings),
-        k=settings.k,
-        shuffle_workers=settings.shuffle_workers or None,
-        max_recursions=settings.max_recursions if max_recursions is None else max_recursions,
-        seed=settings.seed,
-        **extra,
-    )
+    return Scorer(episode_config(settings, max_recursions=max_recursions), seed=settings.seed)
 
 
 def grpo_config(settings: TrainSettings) -> Any:
     overrides: dict[str, Any] = {"seed": settings.seed}
-    for name in ("learning_rate", "num_generations", "temperature", "max_steps"):
+    for name in ("learning_rate", "num_generations", "temperature"):
         if (value := getattr(settings, name)) is not None:
             overrides[name] = value
+    if settings.iterations is not None:
+        overrides["max_steps"] = settings.iterations
     overrides.update(settings.grpo_overrides)
     if settings.recipe == "paper":
         return recipes.paper_config(
@@ -170,12 +194,12 @@ def train(settings: TrainSettings) -> TrainResult:
     chat = True
     prefix = recipes.DEMO_PREFIX if settings.recipe == "cpu-demo" else ()
     scorer = make_scorer(settings)
-    multi_turn = settings.rollout or settings.max_recursions > 0
+    multi_turn = settings.rollout or settings.env.max_recursions > 0
     n_train = settings.train_tasks or len(scorer.tasks)
     if n_train + settings.eval_tasks > len(scorer.tasks):
         raise ValueError(
             f"{n_train} training + {settings.eval_tasks} evaluation tasks exceed the "
-            f"{len(scorer.tasks)} tasks of {settings.tasks!r}"
+            f"{len(scorer.tasks)} tasks of {settings.env.tasks!r}"
         )
     dataset, labels = build_dataset(
         scorer, make_refs(range(n_train), seed=settings.seed), chat=chat, prefix=prefix
@@ -240,20 +264,16 @@ def train(settings: TrainSettings) -> TrainResult:
 # -- command line --------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The training options (for ``main`` and for a ``conductor-gym train`` subcommand)."""
+def add_arguments(parser: argparse.ArgumentParser, *, env: bool = True) -> None:
+    """The training options (for ``main`` and ``conductor-gym train run``): the trainer's
+    own, and with ``env`` every :class:`~conductor_gym.config.EnvConfig` setting's flag."""
     add = parser.add_argument
     add("--recipe", choices=RECIPES, default="cpu-demo", help="GRPO recipe (default cpu-demo)")
-    add("--tasks", "--suite", dest="tasks", default="offline", help="task source name")
-    add("--pool", default="sim-paper", help="pool preset or pool file")
     add("--workers", default=None, help="comma-separated worker names of --pool, in order")
-    add("--k", type=int, default=None, help="workers per episode (random k of n)")
-    add("--shuffle-workers", action="store_true", help="shuffle Model ids per episode")
-    add("--max-recursions", type=int, default=0, help="recursive rounds (multi-turn)")
     add("--rollout", action="store_true", help="use the rollout_func path even when single-turn")
     add("--model", default="smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
     add("--output-dir", default="runs/trl")
-    add("--max-steps", type=int, default=None, help="optimizer steps (GRPO iterations)")
+    add("--iterations", type=int, default=None, help="GRPO optimizer steps (TRL's max_steps)")
     add("--train-tasks", type=int, default=None, help="training prompts (first N tasks)")
     add("--eval-tasks", type=int, default=None, help="held-out greedy evaluation tasks")
     add("--eval-repeats", type=int, default=4, help="worker draws per evaluation plan")
@@ -265,25 +285,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--use-vllm", action="store_true", help="generate with vLLM (GPU)")
     add("--vllm-mode", choices=("colocate", "server"), default="colocate")
     add("--seed", type=int, default=0)
+    if env:
+        add_config_arguments(parser)
 
 
-def settings_from_args(args: argparse.Namespace) -> TrainSettings:
+def settings_from_args(args: argparse.Namespace, env: EnvConfig | None = None) -> TrainSettings:
+    """The run's settings from parsed options; ``env`` (default: the env flags) is the
+    episodes' config."""
     eval_tasks = args.eval_tasks
     if eval_tasks is None:
         eval_tasks = 48 if args.recipe == "cpu-demo" else 0
     return TrainSettings(
         recipe=args.recipe,
-        tasks=args.tasks,
-        pool=args.pool,
+        env=env if env is not None else config_from_arguments(args),
         workers=tuple(w.strip() for w in args.workers.split(",") if w.strip())
         if args.workers
         else None,
-        k=args.k,
-        shuffle_workers=args.shuffle_workers,
-        max_recursions=args.max_recursions,
         model=args.model,
         output_dir=args.output_dir,
-        max_steps=args.max_steps,
+        iterations=args.iterations,
         train_tasks=args.train_tasks,
         eval_tasks=eval_tasks,
         eval_repeats=args.eval_repeats,
@@ -317,12 +337,7 @@ def report(result: TrainResult) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="conductor-gym-train-trl", description="GRPO training of a conductor with TRL"
-    )
-    add_arguments(parser)
-    settings = settings_from_args(parser.parse_args(argv))
+def _run(settings: TrainSettings) -> int:
     result = train(settings)
     out = Path(result.settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -330,6 +345,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report(result))
     print(f"results: {out / 'results.json'}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="conductor-gym-train-trl", description="GRPO training of a conductor with TRL"
+    )
+    add_arguments(parser)
+    return _run(settings_from_args(parser.parse_args(argv)))
+
+
+def run_with_config(
+    env: EnvConfig,
+    *,
+    model: str | None = None,
+    output_dir: str | None = None,
+    seed: int = 0,
+    dry_run: bool = False,
+    argv: Sequence[str] = (),
+) -> int:
+    """Train on the episodes of ``env`` (``conductor-gym train run --trainer trl``);
+    ``argv`` holds the trainer's own options (``--recipe``, ``--iterations``, ...).
+    ``dry_run`` prints the run's settings instead of training."""
+    parser = argparse.ArgumentParser(prog="conductor-gym train run --trainer trl --")
+    add_arguments(parser, env=False)
+    args = parser.parse_args(list(argv))
+    args.seed = seed
+    if model is not None:
+        args.model = model
+    if output_dir is not None:
+        args.output_dir = output_dir
+    settings = settings_from_args(args, env=env)
+    if dry_run:
+        print(json.dumps(TrainResult(_demo_defaults(settings), []).to_dict()["settings"]))
+        return 0
+    return _run(settings)
 
 
 if __name__ == "__main__":

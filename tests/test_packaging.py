@@ -1,0 +1,95 @@
+"""How the top-level folders ship: ``agents/`` as ``conductor_gym.agents`` and
+``trainers/`` as ``conductor_gym.trainers``, through setuptools' package-dir. A wheel built
+from a clone without symlink support holds every module, and its CLI imports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = {"conductor_gym": "conductor_gym", "agents": "conductor_gym.agents",
+           "trainers": "conductor_gym.trainers"}  # fmt: skip
+
+
+def _packages_on_disk() -> set[str]:
+    found: set[str] = set()
+    for folder, package in FOLDERS.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((package, *parts)))
+    return found
+
+
+def _tracked_modules() -> set[str]:
+    """The wheel paths of every Python file of the three folders (untracked new ones too:
+    the clone below gets the working tree's state)."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "--cached", "--others", "--exclude-standard",
+         *FOLDERS],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    modules = set()
+    for path in listed:
+        if path.endswith(".py"):
+            folder, _, rest = path.partition("/")
+            modules.add(f"{FOLDERS[folder].replace('.', '/')}/{rest}")
+    return modules
+
+
+def test_pyproject_lists_every_package_folder() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert set(config["packages"]) == _packages_on_disk()
+    assert config["package-dir"] == {"conductor_gym.agents": "agents",
+                                     "conductor_gym.trainers": "trainers"}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_wheel_from_a_clone_without_symlinks_holds_every_module(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "-c", "core.symlinks=false", "clone", "-q", str(ROOT), str(clone)], check=True
+    )
+    # the working tree's uncommitted state is what the test checks: copy it over the clone
+    for module in _tracked_modules() | {"pyproject.toml"}:
+        source = ROOT / _source_path(module)
+        if source.exists():
+            (clone / _source_path(module)).parent.mkdir(parents=True, exist_ok=True)
+            (clone / _source_path(module)).write_bytes(source.read_bytes())
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "-w", str(tmp_path / "dist"), str(clone)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert _tracked_modules() <= names
+    assert "conductor_gym/pool/presets/sim-paper.toml" in names
+    assert "conductor_gym/trainers/openrlhf/train_conductor.sh" in names
+    target = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(target)
+    code = (
+        "import conductor_gym.cli.main as m, conductor_gym.agents, conductor_gym.trainers.prepare\n"
+        f"print(m.__file__.startswith({str(target)!r}),"
+        f" conductor_gym.agents.__file__.startswith({str(target)!r}))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+        check=True,
+    ).stdout  # fmt: skip
+    assert out.split() == ["True", "True"]
+
+
+def _source_path(module: str) -> str:
+    for folder, package in FOLDERS.items():
+        prefix = package.replace(".", "/") + "/"
+        if folder != "conductor_gym" and module.startswith(prefix):
+            return folder + "/" + module[len(prefix) :]
+    return module
