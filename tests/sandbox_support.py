@@ -70,11 +70,6 @@ def _python_the_sandbox_uid_can_run() -> str | None:
     return None
 
 
-def _require_bwrap() -> None:
-    if isolation() != "bwrap":
-        pytest.skip(f"needs bubblewrap isolation (this machine: {isolation()})")
-
-
 def _require_isolation() -> None:
     if isolation() == "none":
         pytest.skip("needs bwrap or unshare isolation (this machine: none)")
