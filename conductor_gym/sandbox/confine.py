@@ -4,7 +4,6 @@ drop."""
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import threading
@@ -72,8 +71,10 @@ def _command(
     script, confine_args = _BOOTSTRAP, []
     if config.mode == "unshare":
         assert root is not None
-        view = json.dumps([op.as_json() for op in _run_view(config.view, workdir)])
-        script, confine_args = _CONFINE + _BOOTSTRAP, [root, view, workdir]
+        view = _run_view(config.view, workdir)
+        confine_args = [root, workdir, str(len(view))]
+        confine_args += [arg for op in view for arg in op.as_args()]
+        script = _CONFINE + _BOOTSTRAP
     python = [
         *setpriv,
         config.python,

@@ -16,17 +16,20 @@ bwrap does; its exit takes down every process left in the pid namespace.
 A chroot is enough here because the program never holds a capability: it cannot
 ``chroot`` again, and the kernel refuses a new user namespace inside a chroot. Any
 failure before the program starts is written to stderr and exits with status 126.
-argv: -c ROOT OPS_JSON WORKDIR, then the bootstrap's (see :mod:`.bootstrap`).
+argv: -c ROOT WORKDIR N, then N view operations as 5 arguments each (kind, path, source,
+mode, size; :class:`.view._Op`), then the bootstrap's (see :mod:`.bootstrap`). No json:
+importing it would cost more than the rest of this script.
 """
 
 from __future__ import annotations
 
 _CONFINE = """\
 def _confine():
-    import ctypes, json, os, sys
+    import ctypes, os, sys
     a = sys.argv
-    root, ops, workdir = a[1], json.loads(a[2]), a[3]
-    del a[1:4]
+    root, workdir, n = a[1], a[2], 5 * int(a[3])
+    ops = [a[i:i + 5] for i in range(4, 4 + n, 5)]
+    del a[1:4 + n]
     uid, gid = int(a[1]), int(a[2])
     libc = ctypes.CDLL(None, use_errno=True)
     RDONLY, NOSUID, NODEV, NOEXEC, REMOUNT, BIND, REC, PRIVATE = (
@@ -58,7 +61,7 @@ def _confine():
         mount(None, "/", None, REC | PRIVATE)
         mount("tmpfs", root, "tmpfs", NOSUID | NODEV, "mode=0755,size=1m")
         for kind, path, source, mode, size in ops:
-            target = root + path
+            mode, target = int(mode), root + path
             if kind in ("ro", "rw"):
                 bind(source, target, NOSUID | NODEV | (RDONLY if kind == "ro" else 0))
             elif kind == "symlink":

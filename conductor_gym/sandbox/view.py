@@ -91,8 +91,9 @@ class _Op:
     mode: int = 0o755
     size: int = 0
 
-    def as_json(self) -> list[object]:
-        return [self.kind, self.path, self.source, self.mode, self.size]
+    def as_args(self) -> list[str]:
+        """The operation as the five arguments :mod:`.mountns` reads."""
+        return [self.kind, self.path, self.source, str(self.mode), str(self.size)]
 
 
 def _static_view(python: str, site_paths: Sequence[str]) -> tuple[_Op, ...]:
