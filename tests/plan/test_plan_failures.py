@@ -225,49 +225,49 @@ FAILURES: list[tuple[str, str, int, str, str]] = [
     ),
     (
         "not_a_list_reversed",
-        plan_text("[2,0][::-1]", '["a", "b"]', '[[], "all"]'),
+        plan_source("[2,0][::-1]", '["a", "b"]', '[[], "all"]'),
         3,
         "not_a_list",
         r"^model_id on line 1 is assigned '\[2,0\]\[::-1\]', a subscript, not one",
     ),
     (
         "not_a_list_sliced",
-        plan_text("[0]", '["a"]', "[[3, 1][1:]]") + plan_text("[0]", '["a"]', "[[]][1:]"),
+        plan_source("[0]", '["a"]', "[[3, 1][1:]]") + plan_source("[0]", '["a"]', "[[]][1:]"),
         4,
         "not_a_list",
         r"^access_list on line 6 is assigned '\[\[\]\]\[1:\]', a subscript",
     ),
     (
         "not_a_list_concatenated",
-        plan_text("[0]", '["a"] + ["b"]', '[[], "all"]'),
+        plan_source("[0]", '["a"] + ["b"]', '[[], "all"]'),
         2,
         "not_a_list",
         r"^subtasks on line 2 is assigned '\[\"a\"\] \+ \[\"b\"\]', an operation",
     ),
     (
         "not_a_list_concatenated_across_lines",
-        plan_text("[0] + [\n    1]", '["a", "b"]', '[[], "all"]'),
+        plan_source("[0] + [\n    1]", '["a", "b"]', '[[], "all"]'),
         2,
         "not_a_list",
         r"^model_id on line 1 is assigned '\[0\] \+ \[\\n    1\]', an operation",
     ),
     (
         "not_a_list_conditional",
-        plan_text("[0] if False else [5, 6]", '["a", "b"]', '[[], "all"]'),
+        plan_source("[0] if False else [5, 6]", '["a", "b"]', '[[], "all"]'),
         7,
         "not_a_list",
         r"'\[0\] if False else \[5, 6\]', a conditional expression, not one list literal",
     ),
     (
         "not_a_list_tuple_of_lists",
-        plan_text("[0], [1]", '["a"]', "[[]]"),
+        plan_source("[0], [1]", '["a"]', "[[]]"),
         2,
         "not_a_list",
         r"'\[0\], \[1\]', a tuple",
     ),
     (
         "not_a_list_method_call",
-        plan_text("[1, 0].copy()", '["a", "b"]', '[[], "all"]'),
+        plan_source("[1, 0].copy()", '["a", "b"]', '[[], "all"]'),
         2,
         "not_a_list",
         r"'\[1, 0\]\.copy\(\)', a call",
@@ -514,7 +514,7 @@ def test_syntax_details_name_the_expression_and_are_deterministic(
     details = set()
     for _ in range(3):
         with pytest.raises(PlanParseError) as info:
-            parse_plan(plan_text(*values), 2)
+            parse_plan(plan_source(*values), 2)
         assert info.value.reason == "syntax"
         details.add(info.value.detail)
     (only,) = details

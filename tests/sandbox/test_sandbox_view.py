@@ -24,7 +24,7 @@ from conductor_gym.graders import grade
 from conductor_gym.sandbox import run_python
 from conductor_gym.tasks import make_task_source
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 LIVECODEBENCH = CHECKOUT / "tests" / "fixtures" / "livecodebench"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import IS_ROOT
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def _tools(tmp_path: Path) -> Path:
