@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE_STAMP := $(VENV)/.installed-base
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean system-packages
 
 # The library alone (the demo needs nothing more)...
 $(BASE_STAMP): pyproject.toml
@@ -26,10 +26,33 @@ $(STAMP): $(BASE_STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps openrlhf==0.11.2 pylatexenc==2.10
 	touch $(STAMP)
 
+# Debian packages the tests use: bubblewrap (the sandbox's preferred isolation; tested
+# alongside the root-only unshare mode) and chromium (opens the rendered leaderboard page).
+# As root, apt-get installs the missing ones; otherwise the command is printed, and the run
+# stops if bubblewrap is missing (no sandbox test could pass without it).
+APT_GET ?= apt-get
+system-packages:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v $(firstword $(APT_GET)) >/dev/null 2>&1; then \
+		echo "make test: installing$$missing with apt-get"; \
+		$(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive \
+			$(APT_GET) install -y -qq$$missing >/dev/null \
+		&& exit 0; \
+		echo "make test: apt-get could not install$$missing; the tests that need them skip"; \
+		exit 0; \
+	fi; \
+	echo "make test: the tests need$$missing, not installed here. Install with:"; \
+	echo "    sudo apt-get install$$missing"; \
+	echo "  (or your distribution's packages of the same names), then run make test again."; \
+	case "$$missing" in *bubblewrap*) [ "$$(id -u)" = 0 ] || exit 1;; esac
+
 demo: $(BASE_STAMP)
 	$(BIN)/conductor-gym demo --episodes 8 --seed 0
 
-test: $(STAMP)
+test: $(STAMP) system-packages
 	$(BIN)/pytest
 
 lint: $(STAMP)

@@ -218,6 +218,14 @@ access_list = [[], [""",
         P([1], ["Answer."], [()]),
     ),
     (
+        "prose_and_comments_after_the_lists_are_not_part_of_them",
+        """model_id = [1] - the solver. subtasks = ["Solve."] is the one step.
+access_list = [[]]  # nothing earlier to read \\
+And `model_id = [0]`, `subtasks = ["Recheck."]`, `access_list = [[]]` is the final plan.""",
+        2,
+        P([0], ["Recheck."], [()]),
+    ),
+    (
         "newlines_around_equals",
         """model_id
 =

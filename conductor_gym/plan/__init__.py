@@ -9,7 +9,8 @@ The action of a conductor is free text: reasoning, then three Python list assign
 :func:`parse_plan` turns such a completion into a :class:`Plan` or raises
 :class:`PlanParseError` with a machine-readable ``reason`` and a precise ``detail``. It never
 calls ``eval`` or ``exec``: each value is cut out of the text by a small scanner and handed
-to :func:`ast.literal_eval`.
+to :func:`ast.literal_eval` (and, when Python goes on after it, the statement to
+:func:`ast.parse`, which evaluates nothing).
 
 Locating the lists
     An assignment is ``model_id = <value>``, ``subtasks = <value>`` or
@@ -44,7 +45,8 @@ Validation, in this order
     ``too_long`` (before anything else); then, when no group is complete, the first that
     applies of ``too_deep``, ``syntax`` (a string not closed on its line), ``incomplete``,
     ``not_a_list``, ``missing_list`` and ``no_lists``; then, for the chosen group,
-    ``syntax`` and ``length_mismatch``. Three empty lists give the empty
+    ``not_a_list`` (a value that goes on after its list as Python), ``syntax`` and
+    ``length_mismatch``. Three empty lists give the empty
     plan (the "stop" answer of a recursive episode). Then ``too_many_steps``, every model id
     (``bad_model_id``, ``unknown_worker``), every subtask (``bad_subtask``,
     ``empty_subtask``) and every access entry (``bad_access``). Subtasks are kept verbatim.
@@ -66,14 +68,22 @@ Reasons (:data:`REASONS`)
     ``incomplete``
         A list is never closed, typically because the generation was cut off.
     ``syntax``
-        A list of the chosen plan is a closed bracket expression but not a Python literal,
-        or, when no plan is complete, a list has a string that is not closed on its line.
+        A list of the chosen plan is a closed bracket expression but not a Python literal
+        (the detail names what is not: ``a name 'worker_1' on line 2``), or, when no plan
+        is complete, a list has a string that is not closed on its line. Details are
+        deterministic: the same text always gives the same detail.
     ``too_deep``
         A list nests brackets deeper than ``max_depth`` (rejected while scanning, so a
         bracket bomb cannot reach the parser's recursion limits).
     ``not_a_list``
-        A value does not start with ``[`` (``model_id = 2``, ``access_list = "all"``,
-        ``subtasks = ("one step",)``) and no complete plan exists.
+        A value is not exactly one list literal: either it does not start with ``[``
+        (``model_id = 2``, ``access_list = "all"``, ``subtasks = ("one step",)``) and no
+        complete plan exists, or a value of the chosen plan goes on after its list as
+        Python (``[0] * 6``, ``[2, 0][::-1]``, ``[3, 1][1:]``, ``[0] + [1]``,
+        ``[0] if c else [5, 6]``, ``[0], [1]``, ``[0].copy()``), which would make the
+        plan something other than the list written. Text after a list that does not
+        read as Python with it (prose, a closing backtick, a comment) is not part of
+        the value.
     ``length_mismatch``
         The three lists have different lengths; the detail gives all three.
     ``too_many_steps``

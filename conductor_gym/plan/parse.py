@@ -2,42 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import warnings
-from typing import Any
-
 from conductor_gym._validate import is_int
-from conductor_gym.plan.model import Access, Plan, PlanParseError
-from conductor_gym.plan.scan import Occurrence, line_of, locate, snippet
+from conductor_gym.plan.model import NAMES, Access, Plan, PlanParseError
+from conductor_gym.plan.scan import locate
+from conductor_gym.plan.values import literal, short, single_value
 
 __all__ = ["parse_plan"]
-
-
-def _literal(text: str, occ: Occurrence) -> list[Any]:
-    """Evaluate a closed value: a literal that starts at "[" and ends at its match is a list."""
-    src = text[occ.start : occ.end]
-    value: list[Any]
-    try:
-        if "\\" in src:
-            # Invalid escapes such as "\s" warn (an error under -W error) but are valid.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                value = ast.literal_eval(src)
-        else:
-            value = ast.literal_eval(src)
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as exc:
-        msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
-        raise PlanParseError(
-            "syntax",
-            f"the {occ.name} list on line {line_of(text, occ.start)} is not a Python literal"
-            f" ({type(exc).__name__}: {msg}): {snippet(text, occ.start)}",
-        ) from None
-    return value
-
-
-def _short(value: object, width: int = 60) -> str:
-    r = repr(value)
-    return r if len(r) <= width else r[: width - 3] + "..."
 
 
 def _access_entry(entry: object, step: int) -> Access:
@@ -53,7 +23,7 @@ def _access_entry(entry: object, step: int) -> Access:
     else:
         allowed = f'[], "all" or a list of distinct step indices in 0..{step - 1}'
     raise PlanParseError(
-        "bad_access", f"access_list[{step}] is {_short(entry)}; step {step} needs {allowed}"
+        "bad_access", f"access_list[{step}] is {short(entry)}; step {step} needs {allowed}"
     )
 
 
@@ -97,9 +67,11 @@ def parse_plan(
         )
 
     group = locate(text, max_depth)
-    model_ids = _literal(text, group["model_id"])
-    subtasks = _literal(text, group["subtasks"])
-    access = _literal(text, group["access_list"])
+    for name in NAMES:
+        single_value(text, group[name], max_depth)
+    model_ids = literal(text, group["model_id"])
+    subtasks = literal(text, group["subtasks"])
+    access = literal(text, group["access_list"])
 
     n = len(model_ids)
     if len(subtasks) != n or len(access) != n:
@@ -116,7 +88,7 @@ def parse_plan(
     for step, mid in enumerate(model_ids):
         if not is_int(mid):
             raise PlanParseError(
-                "bad_model_id", f"model_id[{step}] is {_short(mid)}, not an integer worker id"
+                "bad_model_id", f"model_id[{step}] is {short(mid)}, not an integer worker id"
             )
         if not 0 <= mid < num_workers:
             raise PlanParseError(
@@ -127,9 +99,9 @@ def parse_plan(
         if not isinstance(sub, str):
             raise PlanParseError(
                 "bad_subtask",
-                f"subtasks[{step}] is a {type(sub).__name__}, not a string: {_short(sub)}",
+                f"subtasks[{step}] is a {type(sub).__name__}, not a string: {short(sub)}",
             )
         if not sub.strip():
-            raise PlanParseError("empty_subtask", f"subtasks[{step}] is empty: {_short(sub)}")
+            raise PlanParseError("empty_subtask", f"subtasks[{step}] is empty: {short(sub)}")
     normalised = tuple(_access_entry(entry, step) for step, entry in enumerate(access))
     return Plan(tuple(model_ids), tuple(subtasks), normalised)

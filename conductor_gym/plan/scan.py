@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from conductor_gym.plan.model import NAMES, PlanParseError
 
-__all__ = ["Occurrence", "line_of", "locate", "snippet"]
+__all__ = ["Occurrence", "line_of", "locate", "snippet", "statement_end"]
 
 # Names are found with str.find (far faster than a regex alternation with a lookbehind);
 # these check what surrounds them.
@@ -19,6 +19,8 @@ _IDENT_CHAR_RE = re.compile(r"[\w.]")
 _EQUALS_RE = re.compile(r"\s*=(?!=)\s*")
 # Characters that matter between the brackets of a value; everything else is skipped in C.
 _CODE_RE = re.compile(r"[\[\](){}'\"#]")
+# What matters after a closed value, up to the end of its statement.
+_TAIL_RE = re.compile(r"[\n;#\\\[({'\"]")
 # String bodies, "unrolled" so that matching is linear. A short string stops at a newline.
 _BODY_RE: dict[str, re.Pattern[str]] = {
     "'": re.compile(r"[^'\\\n]*(?:\\.[^'\\\n]*)*", re.DOTALL),
@@ -66,21 +68,56 @@ def _scan_value(text: str, start: int, max_depth: int) -> tuple[int, int]:
                 return _UNCLOSED, n
             pos = nl + 1
         else:
-            triple = c * 3
-            if text.startswith(triple, i):
-                body = _BODY_RE[triple].match(text, i + 3)
-                end = body.end() if body else i + 3
-                if not text.startswith(triple, end):
-                    return _UNCLOSED, n
-                pos = end + 3
-            else:
-                body = _BODY_RE[c].match(text, i + 1)
-                end = body.end() if body else i + 1
-                if end >= n or text[end] == "\\":
-                    return _UNCLOSED, n
-                if text[end] == "\n":
-                    return _BAD_STRING, i
-                pos = end + 1
+            status, pos = _string_end(text, i)
+            if status != _CLOSED:
+                return status, pos
+
+
+def _string_end(text: str, i: int) -> tuple[int, int]:
+    """Scan the string whose opening quote is at ``text[i]``: ``(_CLOSED, index past its
+    closing quote)``, ``(_UNCLOSED, len(text))`` or ``(_BAD_STRING, i)`` for a single-quoted
+    string that runs into the end of its line."""
+    n = len(text)
+    c = text[i]
+    triple = c * 3
+    if text.startswith(triple, i):
+        body = _BODY_RE[triple].match(text, i + 3)
+        end = body.end() if body else i + 3
+        if not text.startswith(triple, end):
+            return _UNCLOSED, n
+        return _CLOSED, end + 3
+    body = _BODY_RE[c].match(text, i + 1)
+    end = body.end() if body else i + 1
+    if end >= n or text[end] == "\\":
+        return _UNCLOSED, n
+    if text[end] == "\n":
+        return _BAD_STRING, i
+    return _CLOSED, end + 1
+
+
+def statement_end(text: str, pos: int, max_depth: int) -> int:
+    """Where the Python statement that goes on at ``pos`` (just past a closed value) ends:
+    at the next newline, ``;`` or ``#`` outside brackets and strings, or the end of the
+    text. Backslash-newline continues the line. A bracket or string that is not closed
+    ends it at the end of its line (the text is not Python there)."""
+    n = len(text)
+    search = _TAIL_RE.search
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return n
+        i = m.start()
+        c = text[i]
+        if c in "\n;#":
+            return i
+        if c == "\\":
+            pos = i + 2
+            continue
+        status, end = _scan_value(text, i, max_depth) if c in "[({" else _string_end(text, i)
+        if status != _CLOSED:
+            nl = text.find("\n", i)
+            return n if nl < 0 else nl
+        pos = end
 
 
 @dataclass(slots=True)

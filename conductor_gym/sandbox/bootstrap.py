@@ -65,18 +65,20 @@ _run()
 
 
 def _site_paths() -> tuple[str, ...]:
-    """The parent's site-packages dirs plus the plain path lines of their ``.pth`` files.
+    """The parent's site-packages dirs plus the plain path lines of their ``.pth`` files
+    that lead to dirs inside them.
 
     Import lines of ``.pth`` files are skipped: they run code at start-up (editable-install
     finders, setuptools' distutils shim) and cost ~10 ms per run for nothing a sandboxed
-    program needs.
+    program needs. Path lines leading out of the site dirs are skipped too: those are
+    editable installs, whose dirs are source checkouts (with their tests and data), which
+    the sandbox must not show.
     """
     import site
 
+    sitedirs = [d for d in dict.fromkeys(site.getsitepackages()) if os.path.isdir(d)]
     paths: list[str] = []
-    for sitedir in site.getsitepackages():
-        if not os.path.isdir(sitedir) or sitedir in paths:
-            continue
+    for sitedir in sitedirs:
         paths.append(sitedir)
         try:
             names = sorted(os.listdir(sitedir))
@@ -95,7 +97,8 @@ def _site_paths() -> tuple[str, ...]:
                 if not line or line.startswith(("#", "import ", "import\t")):
                     continue
                 path = os.path.abspath(os.path.join(sitedir, line))
-                if os.path.isdir(path) and path not in paths:
+                inside = any(path.startswith(d.rstrip("/") + "/") for d in sitedirs)
+                if inside and os.path.isdir(path) and path not in paths:
                     paths.append(path)
     return tuple(paths)
 

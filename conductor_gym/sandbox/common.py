@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .view import _Op
 
 # One logger for the whole package: ``conductor_gym.sandbox``.
 logger = logging.getLogger(__package__)
@@ -23,7 +26,6 @@ _FILE_SIZE_LIMIT = 16 << 20
 _OPEN_FILES_LIMIT = 256
 _PROCESS_LIMIT = 128
 _TMPFS_BYTES = 64 << 20
-_HIDDEN_TMPFS_BYTES = 1 << 20
 _FLOOD_FACTOR = 8
 _MIN_FLOOD_BYTES = 64 << 10
 _READ_CHUNK = 1 << 16
@@ -36,7 +38,9 @@ _DRAIN_GRACE_S = 1.0
 _UID_BASE = 0x7000_0000
 _UID_SPAN = 0x0800_0000
 _MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory")
-_PROBE_CODE = "import json, sys; sys.stdout.write(json.dumps('ok'))"
+_PROBE_CODE = (
+    "import json, os, sys\nprint(json.dumps([sys.version, os.access(sys.executable, os.X_OK)]))\n"
+)
 _PROBE_TIMEOUT_S = 20.0
 
 
@@ -71,8 +75,8 @@ class _Config:
     tool: str | None = None
     bwrap_version: tuple[int, ...] = ()
     site_paths: tuple[str, ...] = ()
-    hidden: tuple[str, ...] = ()
-    rebind: tuple[str, ...] = ()
+    # What bwrap and unshare show the program (mode "none" has no view).
+    view: tuple[_Op, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -66,11 +66,14 @@ def _run(
 ) -> ExecResult:
     uid = _claim_uid() if config.drop_privileges else None
     workdir = tempfile.mkdtemp(prefix="conductor-sandbox-")
+    # The unshare mode builds its view in an empty dir (mounted over in its own namespace
+    # only: on the host it stays empty).
+    root = tempfile.mkdtemp(prefix="conductor-root-") if config.mode == "unshare" else None
     info_r, info_w = os.pipe() if config.mode == "bwrap" else (-1, -1)
     try:
         main = _populate(workdir, code, files, uid)
         info_fd = info_w if info_w >= 0 else None
-        cmd = _command(config, workdir, main, uid, limits, argv, info_fd)
+        cmd = _command(config, workdir, main, uid, limits, argv, info_fd, root)
         start = time.monotonic()
         proc = subprocess.Popen(
             cmd,
@@ -95,6 +98,8 @@ def _run(
             if fd >= 0:
                 os.close(fd)
         _remove_tree(workdir)
+        if root is not None:
+            _remove_tree(root)
         if uid is not None:
             _release_uid(uid)
 
@@ -283,7 +288,7 @@ def _classify(
     signum: int | None = None
     if returncode < 0:
         signum = -returncode
-    elif config.mode == "bwrap" and 128 < returncode <= 128 + 64:
+    elif config.mode != "none" and 128 < returncode <= 128 + 64:
         signum = returncode - 128
     memory = any(marker.encode() in stderr_tail for marker in _MEMORY_MARKERS)
     if signum is not None:

@@ -214,6 +214,64 @@ FAILURES: list[tuple[str, str, int, str, str]] = [
         "not_a_list",
         r"subtasks on line 2 is assigned '\(\"Solve",
     ),
+    # A value that goes on after its list as Python is not that list (each of these
+    # used to run as its first literal: a 1-step plan instead of 6 steps, [2, 0] ...).
+    (
+        "not_a_list_repeated",
+        "model_id = [0]*6\nsubtasks = ['a']*6\naccess_list = [[]]*6",
+        7,
+        "not_a_list",
+        r"^model_id on line 1 is assigned '\[0\]\*6', an operation, not one list literal",
+    ),
+    (
+        "not_a_list_reversed",
+        plan_source("[2,0][::-1]", '["a", "b"]', '[[], "all"]'),
+        3,
+        "not_a_list",
+        r"^model_id on line 1 is assigned '\[2,0\]\[::-1\]', a subscript, not one",
+    ),
+    (
+        "not_a_list_sliced",
+        plan_source("[0]", '["a"]', "[[3, 1][1:]]") + plan_source("[0]", '["a"]', "[[]][1:]"),
+        4,
+        "not_a_list",
+        r"^access_list on line 6 is assigned '\[\[\]\]\[1:\]', a subscript",
+    ),
+    (
+        "not_a_list_concatenated",
+        plan_source("[0]", '["a"] + ["b"]', '[[], "all"]'),
+        2,
+        "not_a_list",
+        r"^subtasks on line 2 is assigned '\[\"a\"\] \+ \[\"b\"\]', an operation",
+    ),
+    (
+        "not_a_list_concatenated_across_lines",
+        plan_source("[0] + [\n    1]", '["a", "b"]', '[[], "all"]'),
+        2,
+        "not_a_list",
+        r"^model_id on line 1 is assigned '\[0\] \+ \[\\n    1\]', an operation",
+    ),
+    (
+        "not_a_list_conditional",
+        plan_source("[0] if False else [5, 6]", '["a", "b"]', '[[], "all"]'),
+        7,
+        "not_a_list",
+        r"'\[0\] if False else \[5, 6\]', a conditional expression, not one list literal",
+    ),
+    (
+        "not_a_list_tuple_of_lists",
+        plan_source("[0], [1]", '["a"]', "[[]]"),
+        2,
+        "not_a_list",
+        r"'\[0\], \[1\]', a tuple",
+    ),
+    (
+        "not_a_list_method_call",
+        plan_source("[1, 0].copy()", '["a", "b"]', '[[], "all"]'),
+        2,
+        "not_a_list",
+        r"'\[1, 0\]\.copy\(\)', a call",
+    ),
     (
         "length_mismatch",
         plan_source("[0, 1]", '["Solve."]', "[[], [0]]"),
@@ -432,6 +490,36 @@ def test_failure(text: str, num_workers: int, reason: str, detail: str) -> None:
 
 def test_every_reason_is_exercised() -> None:
     assert {reason for _, _, _, reason, _ in FAILURES} == set(REASONS)
+
+
+@pytest.mark.parametrize(
+    ("values", "detail"),
+    [
+        pytest.param(("[worker_1]", '["a"]', "[[]]"), "a name 'worker_1' on line 1", id="name"),
+        pytest.param(
+            ("[0]", '["a"]', "[\n  [],\n  list(range(0))]"),
+            "a call 'list(range(0))' on line 5",
+            id="call",
+        ),
+        pytest.param(("[0]", '["a" + "b"]', "[[]]"), 'an operation \'"a" + "b"\'', id="op"),
+        pytest.param(("[0]", '[f"{q}"]', "[[]]"), "an f-string 'f\"{q}\"' on line 2", id="f"),
+        pytest.param(("[0]", "[{**x}]", "[[]]"), "a dict with ** unpacking", id="unpacking"),
+    ],
+)
+def test_syntax_details_name_the_expression_and_are_deterministic(
+    values: tuple[str, str, str], detail: str
+) -> None:
+    # ast.literal_eval's own message shows the node's repr: a memory address that changes
+    # from run to run, so identical plans would get different details.
+    details = set()
+    for _ in range(3):
+        with pytest.raises(PlanParseError) as info:
+            parse_plan(plan_source(*values), 2)
+        assert info.value.reason == "syntax"
+        details.add(info.value.detail)
+    (only,) = details
+    assert " object at 0x" not in only
+    assert f"(ValueError: {detail}" in only and "is not a literal value)" in only
 
 
 def test_invalid_escape_is_accepted_even_when_warnings_are_errors() -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_support import _lines
+from sandbox_support import IS_ROOT, _lines, _python_the_sandbox_uid_can_run
 
 from conductor_gym import sandbox
 from conductor_gym.sandbox import ExecResult, isolation, run_python
@@ -183,14 +184,31 @@ def test_concurrent_runs_from_threads() -> None:
     assert [r.stdout for r in results] == [f"{3 * i}\n" for i in range(12)]
 
 
-def test_no_isolation_warns_once(
+def test_no_isolation_warns_once_or_refuses_clearly(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv(sandbox.ISOLATION_ENV, "none")
     monkeypatch.setattr(sandbox, "_config", None)
+    if IS_ROOT and _python_the_sandbox_uid_can_run() != sys.executable:
+        # The run's uid cannot execute this interpreter, and "none" has no view to make
+        # it reachable: refused, once, with the reason (not run with a broken Python).
+        for _ in range(2):
+            with pytest.raises(OSError, match=r"=none, but the sandbox's user may not execute"):
+                isolation()
+        return
     with caplog.at_level(logging.WARNING, logger="conductor_gym.sandbox"):
         assert isolation() == "none"
         assert isolation() == "none"
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "NOT a security boundary" in warnings[0].getMessage()
+
+
+def test_no_working_isolation_refuses_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An unknown isolation program: nothing is found, so nothing is run unconfined.
+    monkeypatch.setattr(sandbox, "_config", None)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(OSError, match=r"no isolation works .*bwrap: bwrap not found") as info:
+        run_python("print('unconfined')")
+    assert "apt-get install bubblewrap" in str(info.value)
+    assert f"{sandbox.ISOLATION_ENV}=none" in str(info.value)

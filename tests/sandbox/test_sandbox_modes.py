@@ -1,63 +1,41 @@
-"""Tests for conductor_gym.sandbox's fallback isolation modes: ``unshare``, and ``none``
-with and without setpriv, each run directly (whatever :func:`isolation` chose here) with
-an interpreter the sandbox's uid can execute. They need root.
+"""Tests for conductor_gym.sandbox's other isolation modes, each run directly (whatever
+:func:`isolation` chose here): ``unshare`` with this interpreter (wherever it lives), and
+``none`` with and without setpriv, with an interpreter the sandbox's uid can execute.
+They need root.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 import socket
-import stat
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
-from sandbox_support import IS_ROOT, _leftovers
+from sandbox_support import IS_ROOT, _confined, _leftovers, _python_the_sandbox_uid_can_run
 
 from conductor_gym import sandbox
 from conductor_gym.sandbox import ExecResult
 
 
-def _python_the_sandbox_uid_can_run() -> str | None:
-    """An interpreter of this Python's version that other users may execute (for the
-    unshare/none modes, which cannot remount a Python kept under a private dir)."""
-
-    def reachable(path: str) -> bool:
-        real = os.path.realpath(path)
-        parts = Path(real).parents
-        return all(os.stat(p).st_mode & stat.S_IXOTH for p in parts) and bool(
-            os.stat(real).st_mode & stat.S_IXOTH
-        )
-
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for candidate in (sys.executable, shutil.which(version), f"/usr/bin/{version}"):
-        if candidate and os.path.exists(candidate) and reachable(candidate):
-            return candidate
-    return None
-
-
 @pytest.mark.parametrize(
-    ("mode", "use_setpriv"), [("unshare", True), ("none", True), ("none", False)]
+    ("mode", "use_setpriv"), [("unshare", False), ("none", True), ("none", False)]
 )
 def test_fallback_modes_contain_programs(mode: str, use_setpriv: bool) -> None:
     if not IS_ROOT:
         pytest.skip("the unshare mode and privilege dropping need root")
-    if mode == "unshare" and shutil.which("unshare") is None:
-        pytest.skip("unshare is not installed")
-    python = _python_the_sandbox_uid_can_run()
-    if python is None:
-        pytest.skip("no Python that an unprivileged uid can execute")
-    tool = shutil.which("unshare") if mode == "unshare" else None
-    config = dataclasses.replace(sandbox._base_config(mode, tool), python=python)  # type: ignore[arg-type]
-    if not use_setpriv:  # the program then drops its privileges itself
-        config = dataclasses.replace(config, setpriv=None)
-    elif config.setpriv is None:
-        pytest.skip("setpriv is not installed")
-    if (problem := sandbox._probe(config)) is not None:
-        pytest.skip(f"{mode} does not work here: {problem}")
+    if mode == "unshare":
+        config = _confined("unshare")
+    else:
+        python = _python_the_sandbox_uid_can_run()
+        if python is None:
+            pytest.skip("no Python that an unprivileged uid can execute")
+        config = sandbox._base_config("none", python=python)
+        if not use_setpriv:  # the program then drops its privileges itself
+            config = dataclasses.replace(config, setpriv=None)
+        elif config.setpriv is None:
+            pytest.skip("setpriv is not installed")
+        if (problem := sandbox._probe(config)) is not None:
+            pytest.skip(f"{mode} does not work here: {problem}")
 
     def run(code: str, argv: list[str], timeout_s: float = 5) -> ExecResult:
         limits = sandbox._Limits(256 << 20, 3)
