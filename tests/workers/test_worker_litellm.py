@@ -8,6 +8,7 @@ a prompt longer than the context, a 1 ms timeout, a logit bias that forces end-o
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import uuid
@@ -17,7 +18,7 @@ from typing import Any
 import gymnasium as gym
 import pytest
 from llama_server import free_port
-from support import require, solve_plan
+from support import require_spec, solve_plan
 
 from conductor_gym.pool.base import WorkerPool, WorkerSpec
 from conductor_gym.workers.base import Completion, WorkerError
@@ -32,7 +33,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
 
 @pytest.fixture(scope="module")
 def litellm() -> Any:
-    return require("litellm")
+    """LiteLLM as the worker imports it (its bundled price map: no download)."""
+    require_spec("litellm")
+    from conductor_gym.workers.litellm import _litellm
+
+    return _litellm()
 
 
 @pytest.fixture
@@ -313,3 +318,59 @@ def test_env_episode_with_a_litellm_worker(base_url: str) -> None:
     assert record.cost_usd == pytest.approx(
         (record.prompt_tokens * PRICE_IN + record.completion_tokens * PRICE_OUT) / 1e6
     )
+
+
+# -- process exit ----------------------------------------------------------------------
+
+# Three envs, each with its own event loop, call the server; one is closed, the others are
+# left to the interpreter's exit. Printed: each step's error message, or "answered".
+SEVERAL_ENVS = """
+import json, sys
+import gymnasium as gym
+import conductor_gym
+from conductor_gym.pool import WorkerSpec
+
+spec = WorkerSpec(
+    "smol", backend="litellm", model="openai/smollm2", max_tokens=8, temperature=0.0,
+    price_in_per_mtok=1.0, price_out_per_mtok=1.0, params=json.loads(sys.argv[2]),
+    backend_options={"api_base": sys.argv[1]},
+)
+plan = 'model_id = [0]\\nsubtasks = ["What is 2 + 3?"]\\naccess_list = [[]]'
+envs = []
+for seed in range(3):
+    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
+    env.reset(seed=seed)
+    error = env.step(plan)[4]["error"]
+    print(error["message"] if error else "answered", flush=True)
+    envs.append(env)
+envs[0].close()
+"""
+EXIT_NOISE = (
+    "Segmentation fault",
+    "Task was destroyed but it is pending",
+    "Event loop is closed",
+    "Traceback",
+    "LoggingWorker",
+)
+
+
+@pytest.mark.parametrize(
+    ("params", "printed"),
+    [({}, "answered"), ({"logit_bias": {EOT_TOKEN_ID: 100}}, "empty content")],
+    ids=["answers", "empty-content"],
+)
+def test_several_envs_exit_cleanly(base_url: str, params: dict[str, Any], printed: str) -> None:
+    # Before LiteLLM ran on one background loop, its logging task was left pending on the
+    # envs' closed loops: "Task was destroyed but it is pending!" at exit, and after
+    # empty answers (retried, so the task sat suspended in asyncio.Queue.get) a
+    # segmentation fault while the garbage collector destroyed it (rc -11).
+    done = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", SEVERAL_ENVS, base_url, json.dumps(params)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[:3] == [printed] * 3, done.stdout
+    noise = [line for line in done.stderr.splitlines() if any(n in line for n in EXIT_NOISE)]
+    assert not noise, done.stderr[-3000:]
