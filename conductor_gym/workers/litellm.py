@@ -67,6 +67,17 @@ errors, a generic ``APIError`` with status 408, 429 or 5xx, and Python's
 (``AuthenticationError``, ``NotFoundError``, ``BadRequestError`` with its
 ``ContextWindowExceededError``, ...). An empty answer is a transient error.
 
+A missing key is permanent, and says which variable to set. LiteLLM refuses a provider
+call without a key before sending it, naming the variable in its error, but under
+classes that would read as transient (LiteLLM 1.110: ``InternalServerError`` for
+OpenAI, ``APIConnectionError`` for Gemini, ``AuthenticationError`` for Anthropic). So a
+failed call of a provider model (no ``api_base``, no ``api_key_env``) whose error names
+a variable that ``litellm.validate_environment`` lists as missing is the permanent
+``missing credentials: set OPENAI_API_KEY (...)``. Only a failed call is judged so: a
+provider that authenticates otherwise (Vertex AI credentials, an AWS role) is not
+refused for lacking the variables LiteLLM lists. An ``api_key_env`` that is not set is
+permanent before any call.
+
 Cost: with ``price_in_per_mtok`` or ``price_out_per_mtok`` set (an unset one counts as 0),
 tokens times prices; otherwise ``litellm.completion_cost``, and 0.0 with one warning
 per model when LiteLLM has no price for it.
@@ -239,6 +250,12 @@ class LiteLLMWorker:
             raise
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
+            if missing := self._missing_keys_named_by(litellm, exc):
+                raise WorkerError(
+                    f"missing credentials: set {' or '.join(missing)} ({message})",
+                    transient=False,
+                    worker=self.name,
+                ) from exc
             raise WorkerError(message, transient=_is_transient(exc), worker=self.name) from exc
         latency_s = time.perf_counter() - start
         return self._completion(litellm, response, latency_s)
@@ -247,6 +264,17 @@ class LiteLLMWorker:
         """The LiteLLM call, on the background loop (where the Router is built too)."""
         send = self._router(litellm).acompletion if self.deployments else litellm.acompletion
         return await send(**call)
+
+    def _missing_keys_named_by(self, litellm: Any, exc: BaseException) -> list[str]:
+        """The unset provider variables that ``exc`` names (module docstring)."""
+        if self.deployments or self.api_base is not None or self.api_key_env is not None:
+            return []
+        try:
+            report = litellm.validate_environment(model=self.model)
+        except Exception:
+            return []
+        text = str(exc)
+        return [str(name) for name in report.get("missing_keys", []) if str(name) in text]
 
     def _api_key(self) -> str | None:
         if self.api_key_env is not None:

@@ -11,8 +11,12 @@ import asyncio
 import json
 import subprocess
 import sys
+import threading
 import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import gymnasium as gym
@@ -28,7 +32,7 @@ QUESTION = [{"role": "user", "content": "What is 2 + 3? Answer with the number."
 EOT_TOKEN_ID = "2"  # SmolLM2's <|im_end|>
 
 # LiteLLM's own Router types trip a pydantic notice when first used; not ours to fix.
-pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
 
 
 @pytest.fixture(scope="module")
@@ -251,6 +255,96 @@ def test_missing_credentials_for_provider_and_local_models(
     assert missing_credentials(claude) == []
     local = smol_spec("http://127.0.0.1:9/v1")
     assert missing_credentials(local) == []
+
+
+@contextmanager
+def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
+    """Fault injection: a loopback HTTP server that answers every request with ``status``
+    and an OpenAI-shaped error; yields its URL and the paths it was asked for."""
+    paths: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            paths.append(self.path)
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = json.dumps({"error": {"message": "rejected", "type": "invalid_request"}})
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", paths
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# Provider models, the variable LiteLLM reads their key from, and the variables that
+# redirect their API to another URL (here: a loopback server counting requests).
+PROVIDERS = [
+    ("openai/gpt-5", "OPENAI_API_KEY", ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "/v1"),
+    (
+        "anthropic/claude-sonnet-4-20250514",
+        "ANTHROPIC_API_KEY",
+        ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(("model", "key", "redirects", "root"), PROVIDERS)
+def test_missing_provider_key_is_permanent_and_nothing_is_sent(
+    litellm: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    key: str,
+    redirects: tuple[str, ...],
+    root: str,
+) -> None:
+    with counting_server() as (url, paths):
+        for name in redirects:
+            monkeypatch.setenv(name, url + root)
+        for name in (key, "ANTHROPIC_AUTH_TOKEN", "OPENAI_ADMIN_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        worker = build(WorkerSpec("provider", backend="litellm", model=model))
+        error = failure(worker)
+        assert not error.transient, error
+        assert str(error).startswith(f"missing credentials: set {key} (")
+        assert paths == []  # refused before any request
+        # With a key the same worker does reach the (redirected) API: the check above
+        # could not pass because nothing was ever sent anywhere.
+        monkeypatch.setenv(key, "sk-test-not-a-real-key")
+        error = failure(worker)
+        assert not error.transient and "missing credentials" not in str(error)
+        assert len(paths) == 1
+
+
+def test_missing_key_in_an_env_episode_is_one_permanent_attempt(
+    litellm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with counting_server() as (url, paths):
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
+        monkeypatch.setenv("OPENAI_API_BASE", f"{url}/v1")
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        spec = WorkerSpec("gpt-5", backend="litellm", model="openai/gpt-5", max_tokens=8)
+        env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
+        try:
+            _, info = env.reset(seed=0)
+            _, reward, _, truncated, step = env.step(solve_plan(info["question"]))
+        finally:
+            env.close()
+    assert truncated and reward == 0.0 and paths == []
+    error = step["error"]
+    assert error["transient"] is False and error["attempts"] == 1
+    assert "missing credentials: set OPENAI_API_KEY" in error["message"]
 
 
 # -- configuration ---------------------------------------------------------------------
