@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conductor_gym.bench.results import Results
+from http_support import counting_server
 from support import require_spec
-from test_worker_litellm import counting_server
 
-from conductor_gym.cli import main
-from conductor_gym.results import Results
+from conductor_gym.cli.main import main
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
 

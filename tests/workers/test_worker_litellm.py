@@ -11,16 +11,13 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
 import uuid
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import gymnasium as gym
 import pytest
+from http_support import counting_server
 from llama_server import free_port
 from support import require_spec, solve_plan
 
@@ -255,36 +252,6 @@ def test_missing_credentials_for_provider_and_local_models(
     assert missing_credentials(claude) == []
     local = smol_spec("http://127.0.0.1:9/v1")
     assert missing_credentials(local) == []
-
-
-@contextmanager
-def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
-    """Fault injection: a loopback HTTP server that answers every request with ``status``
-    and an OpenAI-shaped error; yields its URL and the paths it was asked for."""
-    paths: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            paths.append(self.path)
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            body = json.dumps({"error": {"message": "rejected", "type": "invalid_request"}})
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", paths
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # Provider models, the variable LiteLLM reads their key from, and the variables that
