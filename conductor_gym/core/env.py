@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym._validate import require_int
+from conductor_gym._validate import as_seed, require_int
 from conductor_gym.core.budget import Budget, BudgetExceeded, Ledger
 from conductor_gym.core.episode import (
     ENV_REASONS,
@@ -263,7 +263,7 @@ class ConductorEnv(gym.Env[str, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=as_seed("reset: seed", seed))
         options = dict(options or {})
         if unknown := sorted(set(options) - set(_RESET_OPTIONS)):
             raise ValueError(f"reset: unknown option(s) {unknown}; valid: {list(_RESET_OPTIONS)}")
@@ -320,7 +320,9 @@ class ConductorEnv(gym.Env[str, str]):
     async def astep(self, action: str) -> StepResult:
         """:meth:`step` as a coroutine, for callers that already run an event loop."""
         episode = self._episode
-        if episode is None or episode.done:
+        if episode is None:
+            raise gym.error.ResetNeeded("call reset() first: no episode has started")
+        if episode.done:
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
             raise TypeError(f"action must be a str (the completion), got {type(action).__name__}")
