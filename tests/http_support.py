@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
+
 
 @contextmanager
 def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
@@ -38,3 +40,15 @@ def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def openai_without_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """No OpenAI key, and OpenAI's API redirected (``OPENAI_BASE_URL``,
+    ``OPENAI_API_BASE``) to a :func:`counting_server`; yields the paths it was asked for."""
+    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with counting_server() as (url, paths):
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
+        monkeypatch.setenv("OPENAI_API_BASE", f"{url}/v1")
+        yield paths

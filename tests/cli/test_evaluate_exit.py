@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conductor_gym.bench.results import Results
-from http_support import counting_server
+from http_support import openai_without_key
 from support import require_spec
 
+from conductor_gym.bench.results import Results
 from conductor_gym.cli.main import main
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
@@ -41,11 +41,7 @@ max_tokens = 8
 def no_openai_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """OpenAI's API redirected to a request-counting loopback server, and no key."""
     require_spec("litellm")
-    for name in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    with counting_server() as (url, paths):
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
-        monkeypatch.setenv("OPENAI_API_BASE", f"{url}/v1")
+    with openai_without_key(monkeypatch) as paths:
         yield paths
 
 

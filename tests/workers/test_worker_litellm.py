@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
-from http_support import counting_server
+from http_support import counting_server, openai_without_key
 from llama_server import free_port
 from support import require_spec, solve_plan
 
@@ -65,6 +65,18 @@ def smol_spec(
 
 def build(spec: WorkerSpec) -> Any:
     return WorkerPool([spec]).workers[0].worker
+
+
+def play_one(spec: WorkerSpec) -> tuple[float, bool, bool, dict[str, Any]]:
+    """Reward, terminated, truncated and info of one env step (a solving plan) with
+    ``spec`` as the only worker."""
+    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
+    try:
+        _, info = env.reset(seed=0)
+        _, reward, terminated, truncated, step = env.step(solve_plan(info["question"]))
+    finally:
+        env.close()
+    return float(reward), terminated, truncated, step
 
 
 def complete(worker: Any, max_tokens: int = 24, **kwargs: Any) -> Completion:
@@ -297,17 +309,9 @@ def test_missing_provider_key_is_permanent_and_nothing_is_sent(
 def test_missing_key_in_an_env_episode_is_one_permanent_attempt(
     litellm: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with counting_server() as (url, paths):
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
-        monkeypatch.setenv("OPENAI_API_BASE", f"{url}/v1")
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with openai_without_key(monkeypatch) as paths:
         spec = WorkerSpec("gpt-5", backend="litellm", model="openai/gpt-5", max_tokens=8)
-        env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
-        try:
-            _, info = env.reset(seed=0)
-            _, reward, _, truncated, step = env.step(solve_plan(info["question"]))
-        finally:
-            env.close()
+        reward, _, truncated, step = play_one(spec)
     assert truncated and reward == 0.0 and paths == []
     error = step["error"]
     assert error["transient"] is False and error["attempts"] == 1
@@ -364,13 +368,7 @@ def test_import_and_building_workers_do_not_import_litellm() -> None:
 
 
 def test_env_episode_with_a_litellm_worker(base_url: str) -> None:
-    spec = smol_spec(base_url, "smol-e2e", max_tokens=48)
-    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
-    try:
-        _, info = env.reset(seed=0)
-        _, reward, terminated, truncated, step = env.step(solve_plan(info["question"]))
-    finally:
-        env.close()
+    reward, terminated, truncated, step = play_one(smol_spec(base_url, "smol-e2e", max_tokens=48))
     assert step["error"] is None and not truncated and terminated
     assert reward in (0.5, 1.0)
     (record,) = step["trace"].steps
