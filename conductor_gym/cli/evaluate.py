@@ -3,13 +3,15 @@
 Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
 :func:`run_evaluate` runs :func:`conductor_gym.bench.evaluate.evaluate` with them, prints
 :func:`format_results` (one row per benchmark, then ``overall``) and the wall time, and
-returns the exit status: 0 on success, 2 for a bad argument (unknown suite, agent or pool,
-a bad ``--env``, an episodes file of another run), 130 when interrupted (rerun the same
-command to resume). ``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv`
-argument (``VALUE`` read as JSON when it parses, else as a string), e.g.
-``--env max_recursions=1``; every setting also has its own flag (``--k 3``,
-``--max-steps 3``, ``--pool local-smol``: :func:`conductor_gym.config.add_config_arguments`).
-:func:`format_suites` renders :func:`conductor_gym.bench.suites.list_suites`.
+returns the exit status: 0 on success, 1 when every episode failed for infrastructure
+(an agent or worker that never answered: the distinct causes are printed on stderr), 2
+for a bad argument (unknown suite, agent or pool, a bad ``--env``, an episodes file of
+another run), 130 when interrupted (rerun the same command to resume).
+``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv` argument
+(``VALUE`` read as JSON when it parses, else as a string), e.g. ``--env max_recursions=1``;
+every setting also has its own flag (``--k 3``, ``--max-steps 3``, ``--pool local-smol``:
+:func:`conductor_gym.config.add_config_arguments`). :func:`format_suites` renders
+:func:`conductor_gym.bench.suites.list_suites`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
     from conductor_gym.bench.results import Metrics, Results
 
 __all__ = ["add_arguments", "format_results", "format_suites", "run_evaluate", "run_suites_list"]
+
+MAX_CAUSES = 5
+"""Distinct failure messages printed when every episode failed for infrastructure."""
 
 COLUMNS = (
     "benchmark",
@@ -153,6 +158,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print(format_results(results))
     saved = f"; results in {args.out}" if args.out else ""
     print(f"wall time {results.wall_time_s:.1f} s{saved}")
+    overall = results.metrics["overall"]
+    if overall.n and overall.infra_failures == overall.n:
+        causes = sorted({str((e.error or {}).get("message")) for e in results.episodes})
+        shown = "\n".join(f"  {cause}" for cause in causes[:MAX_CAUSES])
+        more = f"\n  ... and {len(causes) - MAX_CAUSES} more" if len(causes) > MAX_CAUSES else ""
+        print(
+            f"conductor-gym evaluate: all {overall.n} episodes failed for infrastructure; "
+            f"nothing was scored. Cause(s):\n{shown}{more}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

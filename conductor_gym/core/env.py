@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
+from conductor_gym._validate import as_seed
 from conductor_gym.config import EnvConfig
 from conductor_gym.core.budget import Ledger
 from conductor_gym.core.episode import (
@@ -251,7 +252,7 @@ class ConductorEnv(gym.Env[str, str]):
     def reset(  # type: ignore[override]  # info is a TypedDict, not dict[str, Any]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, ResetInfo]:
-        super().reset(seed=seed)
+        super().reset(seed=as_seed("reset: seed", seed))
         options = dict(options or {})
         if unknown := sorted(set(options) - set(_RESET_OPTIONS)):
             raise ValueError(f"reset: unknown option(s) {unknown}; valid: {list(_RESET_OPTIONS)}")
@@ -308,7 +309,9 @@ class ConductorEnv(gym.Env[str, str]):
     async def astep(self, action: str) -> StepResult:
         """:meth:`step` as a coroutine, for callers that already run an event loop."""
         episode = self._episode
-        if episode is None or episode.done:
+        if episode is None:
+            raise gym.error.ResetNeeded("call reset() first: no episode has started")
+        if episode.done:
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         if not isinstance(action, str):
             raise TypeError(f"action must be a str (the completion), got {type(action).__name__}")

@@ -11,15 +11,17 @@ same action give.
 from __future__ import annotations
 
 import asyncio
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym._validate import require_int
+from conductor_gym._validate import as_seed, require_int
 from conductor_gym.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, StepResult
 from conductor_gym.core.self_worker import ConductorPolicy
@@ -89,6 +91,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._observations: list[str] = [""] * num_envs
         self._needs_reset = np.zeros(num_envs, dtype=np.bool_)
+        self._started = np.zeros(num_envs, dtype=np.bool_)
         self._runner = LoopRunner()
 
     def reset(
@@ -99,17 +102,11 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
     ) -> tuple[tuple[str, ...], dict[str, Any]]:
         """Reset every sub-env (or those in ``options["reset_mask"]``).
 
-        ``seed`` is ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per
-        sub-env. Other ``options`` go to each sub-env's ``reset``.
+        ``seed`` is ``None``, an integer ``s`` >= 0 (sub-env ``i`` gets ``s + i``) or one
+        seed (an integer or ``None``) per sub-env, as a sequence or an array; integers
+        may be numpy integers. Other ``options`` go to each sub-env's ``reset``.
         """
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset: got {len(seeds)} seeds for {self.num_envs} sub-envs")
+        seeds = self._seeds(seed)
         options = dict(options or {})
         mask = options.pop("reset_mask", None)
         if mask is None:
@@ -126,6 +123,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         for i in np.flatnonzero(mask):
             self._observations[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
             self._needs_reset[i] = False
+            self._started[i] = True
             infos = self._add_info(infos, dict(info), int(i))
         return tuple(self._observations), infos
 
@@ -135,6 +133,9 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         """Step every sub-env with its action, running all plans concurrently."""
         if len(actions) != self.num_envs:
             raise ValueError(f"step: got {len(actions)} actions for {self.num_envs} sub-envs")
+        if not self._started.all():
+            never = np.flatnonzero(~self._started).tolist()
+            raise gym.error.ResetNeeded(f"call reset() first: sub-envs {never} were never reset")
         if self.autoreset_mode == AutoresetMode.DISABLED and self._needs_reset.any():
             ended = np.flatnonzero(self._needs_reset).tolist()
             raise RuntimeError(
@@ -164,6 +165,23 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             self._observations[i] = obs
             infos = self._add_info(infos, dict(info), i)
         return tuple(self._observations), rewards, terminations, truncations, infos
+
+    def _seeds(self, seed: object) -> list[int | None]:
+        """One seed per sub-env from ``reset``'s ``seed`` (its docstring)."""
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, numbers.Integral):  # a bool is refused by as_seed
+            first = as_seed("reset: seed", seed)
+            assert first is not None
+            return [first + i for i in range(self.num_envs)]
+        if isinstance(seed, str | bytes) or not isinstance(seed, Sequence | np.ndarray):
+            raise ValueError(
+                f"reset: seed must be None, an integer >= 0 or one seed per sub-env, got {seed!r}"
+            )
+        seeds = [as_seed(f"reset: seed[{i}]", s) for i, s in enumerate(seed)]
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"reset: got {len(seeds)} seeds for {self.num_envs} sub-envs")
+        return seeds
 
     async def _step_all(self, actions: Sequence[str]) -> list[StepResult | None]:
         semaphore = asyncio.Semaphore(self.max_concurrency)

@@ -17,7 +17,8 @@ answer: the model, the full message list, ``max_tokens``, ``temperature``, the e
 Modes (:data:`CacheMode`): ``"off"`` never opens or creates the file; ``"read-write"``
 answers hits from the cache and calls the worker on a miss, storing the answer;
 ``"replay"`` answers only from the cache and raises :class:`ReplayMiss` on a miss, so a
-recorded run replays with no backend reachable.
+recorded run replays with no backend reachable. Replay only reads: it works from a
+read-only folder or file (:mod:`conductor_gym.workers.cache_files`).
 
 Several processes may write one cache file at once (WAL journal, a busy timeout, one
 short transaction per row, ``INSERT OR IGNORE`` so the first answer for a key wins). All
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
+from conductor_gym.workers.cache_files import check_cache_path, connect_read_only
 
 if TYPE_CHECKING:
     from conductor_gym.tasks.base import Task
@@ -92,7 +94,8 @@ _T = TypeVar("_T")
 
 class CacheError(ConfigurationError, RuntimeError):
     """The cache file cannot be used: not a SQLite database, not a response cache, a
-    schema version this code does not read, or (in replay) no recorded cache at all."""
+    schema version this code does not read, not writable (``"read-write"``), or (in
+    replay) no recorded cache at all."""
 
 
 class ReplayMiss(WorkerError):
@@ -206,12 +209,17 @@ class ResponseCache:
     Args:
         path: The database file.
         mode: ``"off"`` (never touches the file), ``"read-write"`` or ``"replay"``
-            (the file must exist and is only read).
+            (the file must exist and is only read: a read-only file or folder will do,
+            see :mod:`conductor_gym.workers.cache_files`).
 
     Raises:
         ValueError: An unknown ``mode``.
-        FileNotFoundError: ``"replay"`` of a file that does not exist.
-        CacheError: The file is not a usable response cache (see :class:`CacheError`).
+        IsADirectoryError: ``path`` is a folder.
+        FileNotFoundError: The folder of ``path`` does not exist, or ``"replay"`` of a
+            file that does not exist.
+        NotADirectoryError: What should be the folder of ``path`` is a file.
+        CacheError: The file is not a usable response cache (see :class:`CacheError`),
+            or ``"read-write"`` cannot write it (a read-only file or folder).
     """
 
     def __init__(self, path: str | os.PathLike[str], mode: CacheMode = "read-write") -> None:
@@ -227,8 +235,7 @@ class ResponseCache:
         self._executor: ThreadPoolExecutor | None = None
         if mode == "off":
             return
-        if mode == "replay" and not os.path.exists(self.path):
-            raise FileNotFoundError(f"replay: no recorded response cache at {self.path!r}")
+        check_cache_path(self.path, replay=mode == "replay")
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
         try:
             self._executor.submit(self._open).result()
@@ -312,23 +319,24 @@ class ResponseCache:
 
     def _open(self) -> None:
         where = f"response cache {self.path!r}"
-        # Autocommit (isolation_level=None): each INSERT is its own short transaction.
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            if self.mode == "replay":
+                conn = connect_read_only(self.path, timeout=BUSY_TIMEOUT_S)
+            else:
+                # Autocommit (isolation_level=None): each INSERT is its own transaction.
+                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except ValueError as exc:
+            raise CacheError(f"{where}: cannot replay it: {exc}") from None
+        except sqlite3.Error as exc:
+            raise CacheError(f"{where}: cannot open it ({exc})") from exc
         self._conn = conn
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            journal = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(journal).lower() != "wal":
-                raise CacheError(f"{where}: cannot use WAL journaling (got {journal!r})")
-            # With WAL, NORMAL syncs only at checkpoints: a committed row is in the WAL
-            # file (the OS has it) when the commit returns, so a process killed with -9
-            # loses nothing committed and never corrupts the file. Only an OS crash or
-            # power loss may drop the last commits, which a cache can afford.
-            conn.execute("PRAGMA synchronous = NORMAL")
             if self.mode == "replay":
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 self._check_version(conn, version, where, creating=False)
             else:
+                self._writable(conn, where)
                 # IMMEDIATE: two processes creating one new file must not both create it.
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -342,10 +350,24 @@ class ResponseCache:
                     raise
         except sqlite3.DatabaseError as exc:
             self._close_connection()
+            if self.mode != "replay" and isinstance(exc, sqlite3.OperationalError):
+                hint = "a recording can be replayed read-only with mode='replay'"
+                raise CacheError(f"{where}: cannot write it ({exc}); {hint}") from exc
             raise CacheError(f"{where}: not a usable SQLite database ({exc})") from exc
         except BaseException:
             self._close_connection()
             raise
+
+    @staticmethod
+    def _writable(conn: sqlite3.Connection, where: str) -> None:
+        journal = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(journal).lower() != "wal":
+            raise CacheError(f"{where}: cannot use WAL journaling (got {journal!r})")
+        # With WAL, NORMAL syncs only at checkpoints: a committed row is in the WAL
+        # file (the OS has it) when the commit returns, so a process killed with -9
+        # loses nothing committed and never corrupts the file. Only an OS crash or
+        # power loss may drop the last commits, which a cache can afford.
+        conn.execute("PRAGMA synchronous = NORMAL")
 
     @staticmethod
     def _check_version(

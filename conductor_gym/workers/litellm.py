@@ -67,6 +67,17 @@ errors, a generic ``APIError`` with status 408, 429 or 5xx, and Python's
 (``AuthenticationError``, ``NotFoundError``, ``BadRequestError`` with its
 ``ContextWindowExceededError``, ...). An empty answer is a transient error.
 
+A missing key is permanent, and says which variable to set. LiteLLM refuses a provider
+call without a key before sending it, naming the variable in its error, but under
+classes that would read as transient (LiteLLM 1.110: ``InternalServerError`` for
+OpenAI, ``APIConnectionError`` for Gemini, ``AuthenticationError`` for Anthropic). So a
+failed call of a provider model (no ``api_base``, no ``api_key_env``) whose error names
+a variable that ``litellm.validate_environment`` lists as missing is the permanent
+``missing credentials: set OPENAI_API_KEY (...)``. Only a failed call is judged so: a
+provider that authenticates otherwise (Vertex AI credentials, an AWS role) is not
+refused for lacking the variables LiteLLM lists. An ``api_key_env`` that is not set is
+permanent before any call.
+
 Cost: with ``price_in_per_mtok`` or ``price_out_per_mtok`` set (an unset one counts as 0),
 tokens times prices; otherwise ``litellm.completion_cost``, and 0.0 with one warning
 per model when LiteLLM has no price for it.
@@ -76,14 +87,28 @@ LiteLLM is imported at the first call (it takes seconds), with
 price map instead of downloading one, and ``litellm.suppress_debug_info`` set so its
 exceptions do not print help banners. Routers are shared by every worker and episode of
 the process with the same configuration.
+
+Every LiteLLM call runs on one background event loop (a daemon thread), whatever loop
+the caller awaits it from: LiteLLM caches its HTTP clients per event loop and keeps a
+logging task on the loop of its last call, and each env, vector env and scorer runs its
+own loop, closed with it. Called from those loops directly, LiteLLM's logging task was
+left pending on closed loops ("Task was destroyed but it is pending!" at exit; on CPython
+3.11 destroying it during garbage collection at exit crashed the interpreter with a
+segmentation fault) and its clients outlived their loops ("Event loop is closed").
+:func:`shutdown` (run at interpreter exit by itself) waits for LiteLLM's queued logging
+callbacks, closes every client LiteLLM cached and stops the loop; a later call starts a
+new one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import importlib
 import math
 import os
+import sys
 import threading
 import time
 import warnings
@@ -91,6 +116,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym._loop import BackgroundLoop
 from conductor_gym.workers.base import Completion, Message, WorkerError
 
 if TYPE_CHECKING:
@@ -102,6 +128,7 @@ __all__ = [
     "LiteLLMWorker",
     "make_litellm_worker",
     "missing_credentials",
+    "shutdown",
 ]
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -130,6 +157,8 @@ _TRANSIENT = (
 )
 _ROUTER_TRANSIENT = ("RouterRateLimitError", "RouterRateLimitErrorBasic")
 _RETRYABLE_STATUS = frozenset({408, 429})
+_FLUSH_TIMEOUT_S = 5.0
+"""Longest :func:`shutdown` waits for LiteLLM's logging callbacks, and for its clients."""
 
 _lock = threading.Lock()
 _litellm_module: Any = None
@@ -207,10 +236,8 @@ class LiteLLMWorker:
         if seed is not None:
             call["seed"] = seed
         if self.deployments:
-            send = self._router(litellm).acompletion
             call["model"] = _group_name(self.model)
         else:
-            send = litellm.acompletion
             call.update(model=self.model, timeout=self.timeout_s, num_retries=0, max_retries=0)
             if self.api_base is not None:
                 call["api_base"] = self.api_base
@@ -218,12 +245,36 @@ class LiteLLMWorker:
                 call["api_key"] = key
         start = time.perf_counter()
         try:
-            response = await send(**call)
+            response = await _background.run(self._send(litellm, call))
+        except WorkerError:
+            raise
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
+            if missing := self._missing_keys_named_by(litellm, exc):
+                raise WorkerError(
+                    f"missing credentials: set {' or '.join(missing)} ({message})",
+                    transient=False,
+                    worker=self.name,
+                ) from exc
             raise WorkerError(message, transient=_is_transient(exc), worker=self.name) from exc
         latency_s = time.perf_counter() - start
         return self._completion(litellm, response, latency_s)
+
+    async def _send(self, litellm: Any, call: dict[str, Any]) -> Any:
+        """The LiteLLM call, on the background loop (where the Router is built too)."""
+        send = self._router(litellm).acompletion if self.deployments else litellm.acompletion
+        return await send(**call)
+
+    def _missing_keys_named_by(self, litellm: Any, exc: BaseException) -> list[str]:
+        """The unset provider variables that ``exc`` names (module docstring)."""
+        if self.deployments or self.api_base is not None or self.api_key_env is not None:
+            return []
+        try:
+            report = litellm.validate_environment(model=self.model)
+        except Exception:
+            return []
+        text = str(exc)
+        return [str(name) for name in report.get("missing_keys", []) if str(name) in text]
 
     def _api_key(self) -> str | None:
         if self.api_key_env is not None:
@@ -360,6 +411,32 @@ def missing_credentials(spec: WorkerSpec) -> list[str]:
 # -- internals -------------------------------------------------------------------------
 
 
+async def _release_litellm() -> None:
+    """What :func:`shutdown` does on the background loop before stopping it."""
+    litellm = _litellm_module
+    if litellm is None:
+        return
+    module = sys.modules.get("litellm.litellm_core_utils.logging_worker")
+    logging_worker = getattr(module, "GLOBAL_LOGGING_WORKER", None)
+    if logging_worker is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(logging_worker.flush(), _FLUSH_TIMEOUT_S)
+        with contextlib.suppress(Exception):
+            await logging_worker.stop()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(litellm.close_litellm_async_clients(), _FLUSH_TIMEOUT_S)
+
+
+_background = BackgroundLoop("conductor-gym-litellm", on_close=_release_litellm)
+
+
+def shutdown() -> None:
+    """Wait for LiteLLM's queued logging callbacks, close every client LiteLLM cached
+    and stop the background loop of LiteLLM calls (module docstring). Runs at
+    interpreter exit by itself; a later call starts a new loop."""
+    _background.close()
+
+
 def _litellm() -> Any:
     """LiteLLM, imported on first use (module docstring)."""
     global _litellm_module
@@ -367,6 +444,9 @@ def _litellm() -> Any:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         module: Any = importlib.import_module("litellm")
         module.suppress_debug_info = True
+        # LiteLLM registers its exit handlers at import and at the first attribute
+        # lookup; the background loop's, registered later, then runs before them.
+        _ = module.acompletion
         _litellm_module = module
     return _litellm_module
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import math
 from types import SimpleNamespace
 from typing import Any
@@ -248,6 +249,68 @@ def test_rollout_func_path_with_recursion(
     scorer.close()
 
 
+# -- precision ---------------------------------------------------------------------------
+
+
+def test_precision_chooser_goes_by_the_measurement() -> None:
+    from conductor_gym.trainers.trl.precision import BF16_SPEEDUP, choose_cpu_precision
+
+    # Injected measurements (the figures of an AVX2-only EPYC and of an AMX Xeon).
+    emulated = choose_cpu_precision(lambda bf16: 30.8 if bf16 else 4.1, flags=())
+    assert emulated.bf16 is False and emulated.reason.startswith("float32")
+    assert (emulated.fp32_s, emulated.bf16_s) == (4.1, 30.8)
+    native = choose_cpu_precision(lambda bf16: 2.0 if bf16 else 6.0, flags=("amx_bf16",))
+    assert native.bf16 is True and "amx_bf16" in native.reason
+    # A CPU that lists a bf16 flag still gets float32 when bf16 measures slower.
+    assert not choose_cpu_precision(lambda bf16: 9.0 if bf16 else 3.0, flags=("avx512_bf16",)).bf16
+    # A small gain is not worth autocast's changed numerics.
+    tie = choose_cpu_precision(lambda bf16: 1.0 / (BF16_SPEEDUP * 0.99) if bf16 else 1.0)
+    assert not tie.bf16
+
+
+def test_cpu_bf16_flags_are_read_from_cpuinfo(tmp_path: Any) -> None:
+    from conductor_gym.trainers.trl.precision import cpu_bf16_flags
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor : 0\nflags : fpu avx2 avx512f avx512_bf16 sse\n")
+    assert cpu_bf16_flags(str(info)) == ("avx512_bf16",)
+    info.write_text("processor : 0\nflags : fpu avx2 sse\n")
+    assert cpu_bf16_flags(str(info)) == ()
+    assert cpu_bf16_flags(str(tmp_path / "missing")) == ()
+
+
+def test_the_probe_measures_both_precisions(stack: SimpleNamespace) -> None:
+    from conductor_gym.trainers.trl.precision import BF16_SPEEDUP, choose_cpu_precision
+
+    choice = choose_cpu_precision()
+    assert choice.fp32_s > 0 and choice.bf16_s > 0
+    assert choice.bf16 is (choice.bf16_s * BF16_SPEEDUP <= choice.fp32_s)
+
+
+def test_cpu_recipe_precision_is_measured_not_hard_coded(
+    stack: SimpleNamespace, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import inspect
+
+    assert inspect.signature(stack.config.cpu_demo_config).parameters["bf16"].default is None
+    precision = importlib.import_module("conductor_gym.trainers.trl.precision")
+    for times, expected in (({False: 4.1, True: 30.8}, False), ({False: 6.0, True: 2.0}, True)):
+        # Fault injection: the probe's measurement is replaced by fixed timings.
+        monkeypatch.setattr(precision, "measure_probe", times.__getitem__)
+        assert stack.config.cpu_demo_config(str(tmp_path)).bf16 is expected
+        settings = stack.train.TrainSettings()
+        chosen = stack.train.choose_precision(settings)
+        assert chosen["bf16"] is expected and chosen["source"] == "measured"
+        assert (chosen["fp32_s"], chosen["bf16_s"]) == (times[False], times[True])
+        assert stack.train.grpo_config(settings, bf16=chosen["bf16"]).bf16 is expected
+    for given, expected in (("fp32", False), ("bf16", True)):
+        settings = stack.train.TrainSettings(precision=given)
+        assert stack.train.choose_precision(settings) == {"bf16": expected, "source": "--precision"}
+    assert stack.train.choose_precision(stack.train.TrainSettings(recipe="paper"))["bf16"]
+    with pytest.raises(ValueError, match="precision must be one of"):
+        stack.train.choose_precision(stack.train.TrainSettings(precision="fp16"))
+
+
 def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> None:
     """The CLI entry point end to end with the untrained tiny model: one step, a greedy
     evaluation before and after on held-out tasks, results.json."""
@@ -265,3 +328,6 @@ def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> 
     assert result["before"]["tasks"] == 4 and result["after"]["tasks"] == 4
     assert result["settings"]["workers"] == list(stack.config.DEMO_WORKERS)
     assert len([h for h in result["log_history"] if "reward" in h]) == 1
+    precision = result["precision"]
+    assert precision["source"] == "measured" and precision["fp32_s"] > 0
+    assert precision["bf16"] is (precision["bf16_s"] * 1.25 <= precision["fp32_s"])

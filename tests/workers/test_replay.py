@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from llama_server import free_port
-from support import plan_text, require
+from support import plan_text, require_spec
 
 from conductor_gym import ConductorEnv
 from conductor_gym.pool.base import WorkerSpec
@@ -57,7 +57,7 @@ def play(env: ConductorEnv) -> list[dict[str, Any]]:
 def test_replay_reproduces_a_recorded_run_offline(
     llama_base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    require("litellm")
+    require_spec("litellm")
     monkeypatch.setenv("CG_TEST_KEY", SECRET)
     db = tmp_path / "responses.sqlite"
     recorder = ConductorEnv(tasks="offline/arithmetic", pool=pool(f"{llama_base_url}/v1"), cache=db)

@@ -8,6 +8,7 @@ a prompt longer than the context, a 1 ms timeout, a logit bias that forces end-o
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import uuid
@@ -16,8 +17,9 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
+from http_support import counting_server, openai_without_key
 from llama_server import free_port
-from support import require, solve_plan
+from support import require_spec, solve_plan
 
 from conductor_gym.pool.base import WorkerPool, WorkerSpec
 from conductor_gym.workers.base import Completion, WorkerError
@@ -27,12 +29,16 @@ QUESTION = [{"role": "user", "content": "What is 2 + 3? Answer with the number."
 EOT_TOKEN_ID = "2"  # SmolLM2's <|im_end|>
 
 # LiteLLM's own Router types trip a pydantic notice when first used; not ours to fix.
-pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
 
 
 @pytest.fixture(scope="module")
 def litellm() -> Any:
-    return require("litellm")
+    """LiteLLM as the worker imports it (its bundled price map: no download)."""
+    require_spec("litellm")
+    from conductor_gym.workers.litellm import _litellm
+
+    return _litellm()
 
 
 @pytest.fixture
@@ -59,6 +65,18 @@ def smol_spec(
 
 def build(spec: WorkerSpec) -> Any:
     return WorkerPool([spec]).workers[0].worker
+
+
+def play_one(spec: WorkerSpec) -> tuple[float, bool, bool, dict[str, Any]]:
+    """Reward, terminated, truncated and info of one env step (a solving plan) with
+    ``spec`` as the only worker."""
+    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
+    try:
+        _, info = env.reset(seed=0)
+        _, reward, terminated, truncated, step = env.step(solve_plan(info["question"]))
+    finally:
+        env.close()
+    return float(reward), terminated, truncated, step
 
 
 def complete(worker: Any, max_tokens: int = 24, **kwargs: Any) -> Completion:
@@ -248,6 +266,58 @@ def test_missing_credentials_for_provider_and_local_models(
     assert missing_credentials(local) == []
 
 
+# Provider models, the variable LiteLLM reads their key from, and the variables that
+# redirect their API to another URL (here: a loopback server counting requests).
+PROVIDERS = [
+    ("openai/gpt-5", "OPENAI_API_KEY", ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "/v1"),
+    (
+        "anthropic/claude-sonnet-4-20250514",
+        "ANTHROPIC_API_KEY",
+        ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(("model", "key", "redirects", "root"), PROVIDERS)
+def test_missing_provider_key_is_permanent_and_nothing_is_sent(
+    litellm: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    key: str,
+    redirects: tuple[str, ...],
+    root: str,
+) -> None:
+    with counting_server() as (url, paths):
+        for name in redirects:
+            monkeypatch.setenv(name, url + root)
+        for name in (key, "ANTHROPIC_AUTH_TOKEN", "OPENAI_ADMIN_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        worker = build(WorkerSpec("provider", backend="litellm", model=model))
+        error = failure(worker)
+        assert not error.transient, error
+        assert str(error).startswith(f"missing credentials: set {key} (")
+        assert paths == []  # refused before any request
+        # With a key the same worker does reach the (redirected) API: the check above
+        # could not pass because nothing was ever sent anywhere.
+        monkeypatch.setenv(key, "sk-test-not-a-real-key")
+        error = failure(worker)
+        assert not error.transient and "missing credentials" not in str(error)
+        assert len(paths) == 1
+
+
+def test_missing_key_in_an_env_episode_is_one_permanent_attempt(
+    litellm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with openai_without_key(monkeypatch) as paths:
+        spec = WorkerSpec("gpt-5", backend="litellm", model="openai/gpt-5", max_tokens=8)
+        reward, _, truncated, step = play_one(spec)
+    assert truncated and reward == 0.0 and paths == []
+    error = step["error"]
+    assert error["transient"] is False and error["attempts"] == 1
+    assert "missing credentials: set OPENAI_API_KEY" in error["message"]
+
+
 # -- configuration ---------------------------------------------------------------------
 
 
@@ -298,13 +368,7 @@ def test_import_and_building_workers_do_not_import_litellm() -> None:
 
 
 def test_env_episode_with_a_litellm_worker(base_url: str) -> None:
-    spec = smol_spec(base_url, "smol-e2e", max_tokens=48)
-    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
-    try:
-        _, info = env.reset(seed=0)
-        _, reward, terminated, truncated, step = env.step(solve_plan(info["question"]))
-    finally:
-        env.close()
+    reward, terminated, truncated, step = play_one(smol_spec(base_url, "smol-e2e", max_tokens=48))
     assert step["error"] is None and not truncated and terminated
     assert reward in (0.5, 1.0)
     (record,) = step["trace"].steps
@@ -313,3 +377,59 @@ def test_env_episode_with_a_litellm_worker(base_url: str) -> None:
     assert record.cost_usd == pytest.approx(
         (record.prompt_tokens * PRICE_IN + record.completion_tokens * PRICE_OUT) / 1e6
     )
+
+
+# -- process exit ----------------------------------------------------------------------
+
+# Three envs, each with its own event loop, call the server; one is closed, the others are
+# left to the interpreter's exit. Printed: each step's error message, or "answered".
+SEVERAL_ENVS = """
+import json, sys
+import gymnasium as gym
+import conductor_gym
+from conductor_gym.pool import WorkerSpec
+
+spec = WorkerSpec(
+    "smol", backend="litellm", model="openai/smollm2", max_tokens=8, temperature=0.0,
+    price_in_per_mtok=1.0, price_out_per_mtok=1.0, params=json.loads(sys.argv[2]),
+    backend_options={"api_base": sys.argv[1]},
+)
+plan = 'model_id = [0]\\nsubtasks = ["What is 2 + 3?"]\\naccess_list = [[]]'
+envs = []
+for seed in range(3):
+    env = gym.make("ConductorEnv-v0", tasks="offline", pool=[spec])
+    env.reset(seed=seed)
+    error = env.step(plan)[4]["error"]
+    print(error["message"] if error else "answered", flush=True)
+    envs.append(env)
+envs[0].close()
+"""
+EXIT_NOISE = (
+    "Segmentation fault",
+    "Task was destroyed but it is pending",
+    "Event loop is closed",
+    "Traceback",
+    "LoggingWorker",
+)
+
+
+@pytest.mark.parametrize(
+    ("params", "printed"),
+    [({}, "answered"), ({"logit_bias": {EOT_TOKEN_ID: 100}}, "empty content")],
+    ids=["answers", "empty-content"],
+)
+def test_several_envs_exit_cleanly(base_url: str, params: dict[str, Any], printed: str) -> None:
+    # Before LiteLLM ran on one background loop, its logging task was left pending on the
+    # envs' closed loops: "Task was destroyed but it is pending!" at exit, and after
+    # empty answers (retried, so the task sat suspended in asyncio.Queue.get) a
+    # segmentation fault while the garbage collector destroyed it (rc -11).
+    done = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", SEVERAL_ENVS, base_url, json.dumps(params)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[:3] == [printed] * 3, done.stdout
+    noise = [line for line in done.stderr.splitlines() if any(n in line for n in EXIT_NOISE)]
+    assert not noise, done.stderr[-3000:]

@@ -5,6 +5,7 @@
 * :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
   (recursive) episodes, environment tokens masked out of the loss;
 * :mod:`.config`: the paper's ``GRPOConfig`` and a CPU demonstration recipe;
+* :mod:`.precision`: bf16 autocast or float32 for the CPU recipe, chosen by measuring;
 * :mod:`.train`: ``main(argv)`` / ``train(settings)``, the entry point
   (``python -m conductor_gym.trainers.trl.train``);
 * :mod:`.policy`, :mod:`.data`, :mod:`.evaluate`: loading a trainable policy, the

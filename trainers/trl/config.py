@@ -39,6 +39,8 @@ from typing import Any
 
 from conductor_gym.core.prompts import PromptTemplates
 
+from .precision import choose_cpu_precision
+
 __all__ = [
     "DEMO_PREFIX",
     "DEMO_TEMPLATES",
@@ -119,7 +121,7 @@ def cpu_demo_config(
     learning_rate: float = 2e-4,
     temperature: float = 0.7,
     max_completion_length: int = 32,
-    bf16: bool = True,
+    bf16: bool | None = None,
     **overrides: Any,
 ) -> Any:
     """A GRPO recipe that shows learning on two CPU cores in minutes.
@@ -131,9 +133,15 @@ def cpu_demo_config(
     (paper: 200), a constant learning rate far above the paper's 1e-6 (a few steps
     must move the policy), sampling temperature 0.7 (at 1.0 SmolLM2-135M almost never
     samples a parseable plan, so a group has no signal), ``max_completion_length`` 48
-    (a one-step plan is about 30 tokens; paper: 1024), float32 on the CPU, no gradient
-    checkpointing.
+    (a one-step plan is about 30 tokens; paper: 1024), no gradient checkpointing.
+
+    ``bf16``: train under bf16 autocast (float32 master weights) or in float32; ``None``
+    (default) measures which is faster on this CPU
+    (:func:`~conductor_gym.trainers.trl.precision.choose_cpu_precision`), or takes bf16
+    when ``use_cpu=False`` is among the overrides (a GPU).
     """
+    if bf16 is None:
+        bf16 = overrides.get("use_cpu") is False or choose_cpu_precision().bf16
     batch = num_generations * prompts_per_step
     settings: dict[str, Any] = {
         "output_dir": output_dir,

@@ -36,12 +36,15 @@ from conductor_gym.pool.base import make_pool
 
 from . import config as recipes
 from .data import build_dataset, make_refs
+from .precision import choose_cpu_precision
 
 __all__ = [
+    "PRECISIONS",
     "RECIPES",
     "TrainResult",
     "TrainSettings",
     "add_arguments",
+    "choose_precision",
     "episode_config",
     "main",
     "run_with_config",
@@ -49,6 +52,9 @@ __all__ = [
 ]
 
 RECIPES = ("paper", "cpu-demo")
+PRECISIONS = ("auto", "bf16", "fp32")
+"""``--precision``: ``auto`` measures bf16 against float32 for the CPU recipe
+(:mod:`~conductor_gym.trainers.trl.precision`) and keeps the paper recipe's bf16."""
 
 
 @dataclass
@@ -79,6 +85,7 @@ class TrainSettings:
     use_vllm: bool = False
     vllm_mode: str = "colocate"
     seed: int = 0
+    precision: str = "auto"
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
 
@@ -92,6 +99,7 @@ class TrainResult:
     after: dict[str, Any] | None = None
     improvement: tuple[float, float] | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    precision: dict[str, Any] = field(default_factory=dict)
     trainer: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,6 +110,7 @@ class TrainResult:
         }
         return {
             "settings": {**settings, "env": self.settings.env.describe()},
+            "precision": self.precision,
             "before": self.before,
             "after": self.after,
             "improvement": None
@@ -155,8 +164,26 @@ def make_scorer(settings: TrainSettings, *, max_recursions: int | None = None) -
     return Scorer(episode_config(settings, max_recursions=max_recursions), seed=settings.seed)
 
 
-def grpo_config(settings: TrainSettings) -> Any:
+def choose_precision(settings: TrainSettings) -> dict[str, Any]:
+    """``{"bf16": bool, "source": ...}`` for the run: ``--precision bf16`` or ``fp32`` as
+    given; ``auto`` keeps bf16 for the paper recipe and for generation on a GPU
+    (``--use-vllm``), and for the CPU recipe measures (the :class:`PrecisionChoice`'s
+    fields are added)."""
+    if settings.precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {settings.precision!r}")
+    if settings.precision != "auto":
+        return {"bf16": settings.precision == "bf16", "source": "--precision"}
+    if settings.recipe == "paper" or settings.use_vllm:
+        return {"bf16": True, "source": "recipe (GPU)"}
+    return {**choose_cpu_precision().to_dict(), "source": "measured"}
+
+
+def grpo_config(settings: TrainSettings, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``; ``bf16`` (``None``: the recipe's default) overrides the
+    recipe's precision unless ``grpo_overrides`` sets it."""
     overrides: dict[str, Any] = {"seed": settings.seed}
+    if bf16 is not None:
+        overrides["bf16"] = bf16
     for name in ("learning_rate", "num_generations", "temperature"):
         if (value := getattr(settings, name)) is not None:
             overrides[name] = value
@@ -204,7 +231,9 @@ def train(settings: TrainSettings) -> TrainResult:
     dataset, labels = build_dataset(
         scorer, make_refs(range(n_train), seed=settings.seed), chat=chat, prefix=prefix
     )
-    config = grpo_config(settings)
+    precision = choose_precision(settings)
+    config = grpo_config(settings, bf16=precision["bf16"])
+    precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
 
     model, tokenizer = load_policy(settings.model)
     freeze_lower_layers(model, settings.trainable_layers)
@@ -248,7 +277,9 @@ def train(settings: TrainSettings) -> TrainResult:
     trainer.train()
     timings["train_s"] = time.perf_counter() - train_start
 
-    result = TrainResult(settings, list(trainer.state.log_history), trainer=trainer)
+    result = TrainResult(
+        settings, list(trainer.state.log_history), precision=precision, trainer=trainer
+    )
     if before is not None:
         after = run_eval()
         timings["eval_after_s"] = after.wall_s
@@ -285,6 +316,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, env: bool = True) -> None:
     add("--use-vllm", action="store_true", help="generate with vLLM (GPU)")
     add("--vllm-mode", choices=("colocate", "server"), default="colocate")
     add("--seed", type=int, default=0)
+    add(
+        "--precision",
+        choices=PRECISIONS,
+        default="auto",
+        help="bf16 autocast or float32; auto (default) measures both on the CPU recipe",
+    )
     if env:
         add_config_arguments(parser)
 
@@ -316,6 +353,7 @@ def settings_from_args(args: argparse.Namespace, env: EnvConfig | None = None) -
         use_vllm=args.use_vllm,
         vllm_mode=args.vllm_mode,
         seed=args.seed,
+        precision=args.precision,
     )
 
 
@@ -325,6 +363,12 @@ def report(result: TrainResult) -> str:
         f"recipe {result.settings.recipe}: "
         + ", ".join(f"{k} {v:.0f}s" for k, v in result.timings.items())
     ]
+    if result.precision:
+        chosen = "bf16 autocast" if result.precision["bf16"] else "float32"
+        lines.append(
+            f"precision {chosen} ({result.precision['source']})"
+            + (f": {result.precision['reason']}" if "reason" in result.precision else "")
+        )
     for name, ev in (("before", result.before), ("after", result.after)):
         if ev is not None:
             lines.append(
