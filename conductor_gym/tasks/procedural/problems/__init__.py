@@ -37,11 +37,15 @@ class Found:
 
     Attributes:
         problems: Distinct problem instances, in order of position.
-        stated: ``(key, value)`` results the text states for arithmetic expressions.
+        stated: ``(key, value, right)`` results the text states for arithmetic
+            expressions (``36 + 50 = 86``), and whether each is right.
+        rest: The normalised text with every instance (and stated result) blanked out:
+            what the text asks besides posing its problems.
     """
 
     problems: tuple[Problem, ...]
-    stated: tuple[tuple[str, str], ...]
+    stated: tuple[tuple[str, str, bool], ...]
+    rest: str
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
@@ -69,6 +73,7 @@ def find_problems(text: str) -> Found:
             text = _mask(text, [(p.start, p.end) for p in hits])
     arithmetic, stated = find_arithmetic(text)
     found.extend(arithmetic)
+    text = _mask(text, [(p.start, p.end) for p in arithmetic])
     found.sort(key=lambda p: p.start)
     seen: set[str] = set()
     distinct = []
@@ -76,4 +81,4 @@ def find_problems(text: str) -> Found:
         if problem.key not in seen:
             seen.add(problem.key)
             distinct.append(problem)
-    return Found(tuple(distinct), tuple(stated))
+    return Found(tuple(distinct), tuple(stated), text)

@@ -14,6 +14,7 @@ Size: operators + 0.5 per multiplication or division + 0.5 per level of nesting 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -221,7 +222,15 @@ class ArithmeticProblem(Problem):
         if not used:
             return None
         problem = make_arithmetic(node, self.start, self.end)
-        return (problem, all(f.correct for f in used)) if problem else None
+        if problem is None:  # fully stated: the answer is the stated value
+            stated = value(node) if isinstance(node, int) else None
+            problem = ArithmeticProblem(
+                family="arithmetic", key=self.key, answer=None if stated is None else _fmt(stated),
+                size=0.0, start=self.start, end=self.end, _slips=self._slips, node=node,
+            )  # fmt: skip
+        # The same problem with less work left: it keeps its key (and so its quirks).
+        problem = dataclasses.replace(problem, key=self.key, _slips=self._slips)
+        return problem, all(f.correct for f in used)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -299,10 +308,12 @@ def _trim(text: str) -> tuple[int, int]:
             return start, end
 
 
-def find_arithmetic(text: str) -> tuple[list[ArithmeticProblem], list[tuple[str, str]]]:
-    """Expressions posed in ``text`` and results stated there (``(key, value)``)."""
+def find_arithmetic(
+    text: str,
+) -> tuple[list[ArithmeticProblem], list[tuple[str, str, bool]]]:
+    """Expressions posed in ``text`` and results stated there (``(key, value, right)``)."""
     problems: list[ArithmeticProblem] = []
-    stated: list[tuple[str, str]] = []
+    stated: list[tuple[str, str, bool]] = []
     for match in _RUN.finditer(text):
         a, b = _trim(match.group(0))
         piece = match.group(0)[a:b]
@@ -314,7 +325,12 @@ def find_arithmetic(text: str) -> tuple[list[ArithmeticProblem], list[tuple[str,
         begin, finish = match.start() + a, match.start() + b
         result = _RESULT.match(text, finish)
         if result is not None:
-            stated.append(("arithmetic:" + render(node), result.group(1)))
+            claimed = parse_expression(result.group(1))
+            try:
+                right = claimed is not None and value(claimed) == value(node)
+            except ZeroDivisionError:
+                right = False
+            stated.append(("arithmetic:" + render(node), result.group(1), right))
             continue
         problem = make_arithmetic(node, begin, finish)
         if problem is not None:

@@ -1,7 +1,7 @@
 """Multiple-choice stems with options, and the same stems without them.
 
 Options are two or more consecutive lines ``A) ...`` (also ``A.``, ``A:``, ``(A)``)
-with letters in order; the stem is the text before them. The stem's kind is read from
+with letters in order; the stem is the paragraph before them. The stem's kind is read from
 its wording and numbers, and the family's solver computes the value it asks for:
 
 =================  ===========================================  ======================
@@ -189,7 +189,9 @@ def find_choice(text: str) -> list[ChoiceProblem]:
     covered: list[tuple[int, int]] = []
     previous_end = 0
     for start, end, options in _options(text):
-        stem_start = max(previous_end, start - 400)
+        # The stem is the paragraph before the options (at most 400 characters).
+        paragraph = text.rfind("\n\n", 0, max(start - 1, 0))
+        stem_start = max(previous_end, start - 400, 0 if paragraph < 0 else paragraph + 2)
         stem = text[stem_start:start]
         read = _read_stem(stem)
         previous_end = end

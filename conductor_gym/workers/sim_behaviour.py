@@ -1,0 +1,189 @@
+"""What a simulated worker (simulator ``v2``) answers, given what it read.
+
+:func:`decide` maps a :class:`~conductor_gym.workers.sim_context.Reading`, the model's
+skill and one call's random draws to a reply: a mode (what it did) and a final answer
+(``None``: the reply carries none). The rules, with the :class:`Skill` parameters:
+
+* **literal / unrelated** requests are done as asked: the literal text, or an
+  unrelated reply with no final answer;
+* **no problem in view**: restate the last shown answer (probability ``relay``), or
+  say the problem is missing;
+* **restate** with candidates: the most recent one (probability ``relay``);
+* **vote** with candidates: the most frequent one (probability ``relay``); a tie is
+  checked like a check request among the tied answers;
+* **check** with candidates: a verification attempt at the target with the family's
+  ``check_bonus``, less ``candidate_penalty`` per distinct candidate beyond
+  ``candidate_free``. When it succeeds the worker recognises a correct candidate and
+  keeps it, and rejects wrong ones (then it solves on its own and does not repeat a
+  rejected answer). When it fails it cannot tell: it keeps the most frequent
+  candidate with probability ``trust``, else it solves on its own;
+* **solve** (and any request with nothing to act on): an attempt at the target. Facts
+  about its sub-problems are used with probability ``trust_partial``: the target then
+  shrinks to what is left (easier), and a wrong fact carries into the answer. Visible
+  candidates act as hints: a right attempt is misled with probability
+  ``mislead * (share wrong)``, a wrong one rescued with ``refine_gain * (share right)``.
+
+A failed attempt answers a plausible slip (the problem's own, common slips more
+often) or, with probability ``echo_wrong``, repeats a wrong candidate in view. Every
+attempt also loses ``context_penalty`` of threshold per 1,000 prompt tokens beyond
+``context_free_tokens``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from conductor_gym.tasks.procedural.problems import Problem
+from conductor_gym.workers.sim_context import Candidate, Reading
+
+__all__ = ["Decision", "Draws", "Skill", "decide"]
+
+
+@dataclass(frozen=True)
+class Draws:
+    """One call's random numbers, drawn in a fixed order whatever the call does."""
+
+    solve: float
+    verify: float
+    trust: float
+    pick: float
+    wrong: float
+    relay: float
+    partial: float
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A model's parameters for :func:`decide` (module docstring)."""
+
+    attempt: Callable[[Problem, float, float], bool]
+    """``attempt(problem, noise, bonus)``: whether an attempt with this noise succeeds."""
+    check_bonus: Callable[[str], float]
+    relay: float
+    trust: float
+    trust_partial: float
+    mislead: float
+    refine_gain: float
+    echo_wrong: float
+    candidate_free: int
+    candidate_penalty: float
+    context_bonus: float
+    """Minus the long-context penalty of this call (0 or negative)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``mode``: literal, unrelated, refuse, relay, vote, check or solve; ``answer``: the
+    final answer written, if any; ``problem``: the target it worked on."""
+
+    mode: str
+    answer: str | None
+    problem: Problem | None = None
+
+
+def _key(answer: str) -> str:
+    return answer.replace(" ", "").lower()
+
+
+def _slip(problem: Problem, draws: Draws, avoid: Sequence[str] = ()) -> str | None:
+    avoided = {_key(a) for a in avoid}
+    slips = [s for s in problem.slips() if _key(s) not in avoided] or list(problem.slips())
+    if not slips:
+        return None
+    return slips[int(len(slips) * draws.wrong * draws.wrong)]
+
+
+def _most_frequent(candidates: Sequence[Candidate], draws: Draws) -> list[Candidate]:
+    counts = Counter(_key(c.answer) for c in candidates)
+    top = max(counts.values())
+    tied: dict[str, Candidate] = {}
+    for c in candidates:
+        if counts[_key(c.answer)] == top:
+            tied.setdefault(_key(c.answer), c)
+    return list(tied.values())
+
+
+def _wrong_or_echo(
+    problem: Problem, candidates: Sequence[Candidate], skill: Skill, draws: Draws
+) -> str | None:
+    wrong = [c.answer for c in candidates if not c.correct]
+    if wrong and draws.trust < skill.echo_wrong:
+        return wrong[int(draws.pick * len(wrong))]
+    return _slip(problem, draws)
+
+
+def _solve(reading: Reading, target: Problem, skill: Skill, draws: Draws) -> str | None:
+    problem, answer = target, target.answer
+    if reading.facts and draws.partial < skill.trust_partial:
+        reduced = target.reduce(reading.facts)
+        if reduced is not None:
+            problem, answer = reduced[0], reduced[0].answer
+    solved = answer is not None and skill.attempt(problem, draws.solve, skill.context_bonus)
+    candidates = reading.candidates
+    if candidates:
+        right = [c for c in candidates if c.correct]
+        share = len(right) / len(candidates)
+        if solved and target.check(answer or "") and draws.trust < skill.mislead * (1 - share):
+            wrong = [c.answer for c in candidates if not c.correct]
+            return wrong[int(draws.pick * len(wrong))]
+        if not solved and right and draws.trust < skill.refine_gain * share:
+            return right[int(draws.pick * len(right))].answer
+    if solved:
+        return answer
+    return _wrong_or_echo(target, candidates, skill, draws)
+
+
+def _check(target: Problem, candidates: Sequence[Candidate], skill: Skill, draws: Draws) -> str | None:
+    distinct = {_key(c.answer): c for c in candidates}
+    bonus = (
+        skill.check_bonus(target.family)
+        - skill.candidate_penalty * max(0, len(distinct) - skill.candidate_free)
+        + skill.context_bonus
+    )
+    if skill.attempt(target, draws.verify, bonus):
+        right = [c for c in _most_frequent([c for c in candidates if c.correct] or candidates, draws) if c.correct]
+        if right:
+            return right[0].answer
+        if target.answer is not None and skill.attempt(target, draws.solve, skill.context_bonus):
+            return target.answer
+        return _slip(target, draws, avoid=[c.answer for c in candidates])
+    if draws.trust < skill.trust:
+        tied = _most_frequent(candidates, draws)
+        return tied[int(draws.pick * len(tied))].answer
+    if target.answer is not None and skill.attempt(target, draws.solve, skill.context_bonus):
+        return target.answer
+    return _wrong_or_echo(target, candidates, skill, draws)
+
+
+def decide(reading: Reading, skill: Skill, draws: Draws) -> Decision:
+    """The reply to ``reading`` (module docstring)."""
+    request = reading.request
+    if request.kind == "literal":
+        return Decision("literal", request.literal)
+    if request.kind == "unrelated":
+        return Decision("unrelated", None)
+    target = reading.target
+    if target is None:
+        if reading.shown:
+            return Decision("relay", reading.shown[-1] if draws.relay < skill.relay else None)
+        return Decision("refuse", None)
+    candidates = reading.candidates
+    if candidates and request.kind == "restate":
+        answer = candidates[-1].answer if draws.relay < skill.relay else None
+        return Decision("relay", answer, target)
+    if candidates and request.kind == "vote":
+        tied = _most_frequent(candidates, draws)
+        if len(tied) == 1:
+            return Decision("vote", tied[0].answer if draws.relay < skill.relay else None, target)
+        return Decision("vote", _check(target, tied, skill, draws), target)
+    if candidates and request.kind == "check":
+        return Decision("check", _check(target, candidates, skill, draws), target)
+    return Decision("solve", _solve(reading, target, skill, draws), target)
+
+
+def context_bonus(tokens: int, free_tokens: int, penalty_per_1k: float) -> float:
+    """The (non-positive) threshold shift of a call with ``tokens`` prompt tokens."""
+    return -penalty_per_1k * max(0, tokens - free_tokens) / 1000.0 if math.isfinite(tokens) else 0.0
