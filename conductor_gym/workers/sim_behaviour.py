@@ -32,9 +32,11 @@ attempt also loses ``context_penalty`` of threshold per 1,000 prompt tokens beyo
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from conductor_gym.tasks.procedural.problems import Problem
 from conductor_gym.workers.sim_context import Candidate, Reading
@@ -59,11 +61,12 @@ class Draws:
 class Skill:
     """A model's parameters for :func:`decide` (module docstring)."""
 
+    model: str
     attempt: Callable[[Problem, float, float], bool]
     """``attempt(problem, noise, bonus)``: whether an attempt with this noise succeeds."""
     check_bonus: Callable[[str], float]
     relay: float
-    trust: float
+    habit: float
     trust_partial: float
     mislead: float
     refine_gain: float
@@ -88,15 +91,28 @@ def _key(answer: str) -> str:
     return answer.replace(" ", "").lower()
 
 
-def _slip(problem: Problem, draws: Draws, avoid: Sequence[str] = ()) -> str | None:
+@lru_cache(maxsize=1 << 16)
+def _habit(key: str, model: str) -> float:
+    """A number fixed per (problem, model): which slip this model tends to make."""
+    return random.Random(f"slip:{key}:{model}").random()
+
+
+def _slip(
+    problem: Problem, skill: Skill, draws: Draws, avoid: Sequence[str] = ()
+) -> str | None:
+    """The wrong answer of a failed attempt: usually the model's own habitual slip on
+    this problem (probability ``habit``), else one drawn for this call; common slips
+    are likelier either way. Answers in ``avoid`` (rejected ones) are not repeated."""
     avoided = {_key(a) for a in avoid}
     slips = [s for s in problem.slips() if _key(s) not in avoided] or list(problem.slips())
     if not slips:
         return None
-    return slips[int(len(slips) * draws.wrong * draws.wrong)]
+    u = _habit(problem.key, skill.model) if draws.pick < skill.habit else draws.wrong
+    return slips[int(len(slips) * u * u)]
 
 
-def _most_frequent(candidates: Sequence[Candidate], draws: Draws) -> list[Candidate]:
+def _most_frequent(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates given most often (one per distinct answer), in order of appearance."""
     counts = Counter(_key(c.answer) for c in candidates)
     top = max(counts.values())
     tied: dict[str, Candidate] = {}
@@ -106,13 +122,11 @@ def _most_frequent(candidates: Sequence[Candidate], draws: Draws) -> list[Candid
     return list(tied.values())
 
 
-def _wrong_or_echo(
-    problem: Problem, candidates: Sequence[Candidate], skill: Skill, draws: Draws
-) -> str | None:
-    wrong = [c.answer for c in candidates if not c.correct]
-    if wrong and draws.trust < skill.echo_wrong:
-        return wrong[int(draws.pick * len(wrong))]
-    return _slip(problem, draws)
+def _own(problem: Problem, answer: str | None, skill: Skill, draws: Draws) -> tuple[bool, str | None]:
+    """The worker's own attempt: ``(solved, its answer)``."""
+    if answer is not None and skill.attempt(problem, draws.solve, skill.context_bonus):
+        return True, answer
+    return False, _slip(problem, skill, draws)
 
 
 def _solve(reading: Reading, target: Problem, skill: Skill, draws: Draws) -> str | None:
@@ -121,41 +135,53 @@ def _solve(reading: Reading, target: Problem, skill: Skill, draws: Draws) -> str
         reduced = target.reduce(reading.facts)
         if reduced is not None:
             problem, answer = reduced[0], reduced[0].answer
-    solved = answer is not None and skill.attempt(problem, draws.solve, skill.context_bonus)
+    solved, own = _own(problem, answer, skill, draws)
     candidates = reading.candidates
     if candidates:
-        right = [c for c in candidates if c.correct]
+        right = [c.answer for c in candidates if c.correct]
+        wrong = [c.answer for c in candidates if not c.correct]
         share = len(right) / len(candidates)
-        if solved and target.check(answer or "") and draws.trust < skill.mislead * (1 - share):
-            wrong = [c.answer for c in candidates if not c.correct]
+        if solved and wrong and draws.trust < skill.mislead * (1 - share):
             return wrong[int(draws.pick * len(wrong))]
         if not solved and right and draws.trust < skill.refine_gain * share:
-            return right[int(draws.pick * len(right))].answer
-    if solved:
-        return answer
-    return _wrong_or_echo(target, candidates, skill, draws)
+            return right[int(draws.pick * len(right))]
+        if not solved and wrong and draws.relay < skill.echo_wrong:
+            return wrong[int(draws.pick * len(wrong))]
+    return own
 
 
-def _check(target: Problem, candidates: Sequence[Candidate], skill: Skill, draws: Draws) -> str | None:
+def _check(
+    target: Problem, candidates: Sequence[Candidate], skill: Skill, draws: Draws
+) -> str | None:
+    """Check shown candidates against the worker's own work (module docstring)."""
     distinct = {_key(c.answer): c for c in candidates}
     bonus = (
         skill.check_bonus(target.family)
         - skill.candidate_penalty * max(0, len(distinct) - skill.candidate_free)
         + skill.context_bonus
     )
+    solved, own = _own(target, target.answer, skill, draws)
     if skill.attempt(target, draws.verify, bonus):
-        right = [c for c in _most_frequent([c for c in candidates if c.correct] or candidates, draws) if c.correct]
+        right = [c for c in candidates if c.correct]
         if right:
-            return right[0].answer
-        if target.answer is not None and skill.attempt(target, draws.solve, skill.context_bonus):
-            return target.answer
-        return _slip(target, draws, avoid=[c.answer for c in candidates])
-    if draws.trust < skill.trust:
-        tied = _most_frequent(candidates, draws)
-        return tied[int(draws.pick * len(tied))].answer
-    if target.answer is not None and skill.attempt(target, draws.solve, skill.context_bonus):
-        return target.answer
-    return _wrong_or_echo(target, candidates, skill, draws)
+            return max(right, key=lambda c: sum(_key(x.answer) == _key(c.answer) for x in right)).answer
+        habitual = _habitual(target, skill)
+        blind = [c for c in candidates if habitual is not None and _key(c.answer) == habitual]
+        if blind:
+            return blind[0].answer  # its own habitual slip looks right to it
+        if solved:
+            return own
+        return _slip(target, skill, draws, avoid=[c.answer for c in candidates])
+    # It cannot tell which shown answer is right, so it gives its own.
+    return own
+
+
+def _habitual(problem: Problem, skill: Skill) -> str | None:
+    slips = problem.slips()
+    if not slips:
+        return None
+    u = _habit(problem.key, skill.model)
+    return _key(slips[int(len(slips) * u * u)])
 
 
 def decide(reading: Reading, skill: Skill, draws: Draws) -> Decision:
@@ -175,7 +201,7 @@ def decide(reading: Reading, skill: Skill, draws: Draws) -> Decision:
         answer = candidates[-1].answer if draws.relay < skill.relay else None
         return Decision("relay", answer, target)
     if candidates and request.kind == "vote":
-        tied = _most_frequent(candidates, draws)
+        tied = _most_frequent(candidates)
         if len(tied) == 1:
             return Decision("vote", tied[0].answer if draws.relay < skill.relay else None, target)
         return Decision("vote", _check(target, tied, skill, draws), target)
@@ -184,6 +210,7 @@ def decide(reading: Reading, skill: Skill, draws: Draws) -> Decision:
     return Decision("solve", _solve(reading, target, skill, draws), target)
 
 
-def context_bonus(tokens: int, free_tokens: int, penalty_per_1k: float) -> float:
-    """The (non-positive) threshold shift of a call with ``tokens`` prompt tokens."""
-    return -penalty_per_1k * max(0, tokens - free_tokens) / 1000.0 if math.isfinite(tokens) else 0.0
+def context_bonus(responses: int, free_responses: int, penalty: float) -> float:
+    """The (non-positive) threshold shift of a call that has ``responses`` earlier
+    responses in view: ``-penalty`` per response beyond ``free_responses``."""
+    return -penalty * max(0, responses - free_responses)

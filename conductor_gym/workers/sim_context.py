@@ -52,6 +52,7 @@ class Reading:
         shown: Every final answer of an earlier assistant turn, in order.
         facts: Stated results of the target's sub-problems, by sub-problem key.
         tokens: Estimated prompt tokens (characters / 4).
+        responses: Earlier assistant turns in view.
     """
 
     request: Request
@@ -60,6 +61,7 @@ class Reading:
     shown: tuple[str, ...]
     facts: Mapping[str, Fact]
     tokens: int
+    responses: int
 
 
 def _is_part(part: Problem, whole: Problem, sub_keys: frozenset[str]) -> bool:
@@ -76,11 +78,13 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
     stated: dict[str, Fact] = {}
     request = Request("solve")
     chars = 0
+    responses = 0
     for role, content in turns:
         chars += len(content)
         if role == "system":
             continue
         if role == "assistant":
+            responses += 1
             found_answer = final_answer(content)
             if found_answer is not None:
                 answers.append((current, found_answer[0], False))
@@ -115,4 +119,5 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         shown=shown,
         facts=MappingProxyType(facts),
         tokens=chars // 4,
+        responses=responses,
     )

@@ -118,7 +118,7 @@ CHECK_BONUS: dict[str, float] = {
     "arithmetic": 0.8,
     "program_trace": 0.8,
     "program_trace_hard": 0.8,
-    "modular": 0.6,
+    "modular": 1.0,
     "multiple_choice": 0.4,
     "multiple_choice_hard": 0.4,
 }
@@ -130,6 +130,9 @@ VERSIONS = ("v1", "v2")
 """Simulator versions; ``v2`` (the default) reads its instructions, ``v1`` is the
 structure-only model of earlier results (preset ``sim-paper-v1``)."""
 DEFAULT_VERSION = "v2"
+
+VERSION_DYNAMICS: dict[str, dict[str, float]] = {"v1": {}, "v2": {"call_correlation": 0.9}}
+"""Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
 
 @dataclass(frozen=True)
@@ -147,12 +150,12 @@ class SimDynamics:
     # Simulator v2 only (see the module docstring's table).
     structure_share: float = 0.6
     lineage_share: float = 0.6
-    trust: float = 0.5
+    habit: float = 0.8
     trust_partial: float = 0.8
-    candidate_free: int = 3
-    candidate_penalty: float = 0.3
-    context_free_tokens: int = 6000
-    context_penalty: float = 0.1
+    candidate_free: int = 2
+    candidate_penalty: float = 0.6
+    context_free_responses: int = 4
+    context_penalty: float = 0.12
     check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
 
     def __post_init__(self) -> None:
@@ -166,7 +169,7 @@ class SimDynamics:
             "call_correlation",
             "structure_share",
             "lineage_share",
-            "trust",
+            "habit",
             "trust_partial",
         ):
             value = getattr(self, name)
@@ -175,7 +178,7 @@ class SimDynamics:
         for name in ("token_sigma", "candidate_penalty", "context_penalty"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"SimDynamics.{name} must be >= 0")
-        for name in ("candidate_free", "context_free_tokens"):
+        for name in ("candidate_free", "context_free_responses"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"SimDynamics.{name} must be an int >= 0, got {value!r}")
@@ -274,7 +277,7 @@ class SimulatedWorker:
             )
         self.name = name
         self.profile = profile
-        self.dynamics = dynamics or SimDynamics()
+        self.dynamics = dynamics or SimDynamics(**VERSION_DYNAMICS[version])
         self.latency_scale = latency_scale
         self.version = version
 
@@ -299,22 +302,25 @@ class SimulatedWorker:
         rho = dyn.call_correlation
         return math.sqrt(rho) * level + math.sqrt(1.0 - rho) * noise < t + bonus
 
-    def skill(self, tokens: int) -> Skill:
+    def skill(self, responses: int) -> Skill:
         """This model's :class:`~conductor_gym.workers.sim_behaviour.Skill` for a call
-        with ``tokens`` prompt tokens."""
+        with ``responses`` earlier responses in view."""
         dyn = self.dynamics
         return Skill(
+            model=self.profile.key,
             attempt=self.attempt,
             check_bonus=dyn.check_bonus.__getitem__,
             relay=dyn.relay,
-            trust=dyn.trust,
+            habit=dyn.habit,
             trust_partial=dyn.trust_partial,
             mislead=dyn.mislead,
             refine_gain=dyn.refine_gain,
             echo_wrong=dyn.echo_wrong,
             candidate_free=dyn.candidate_free,
             candidate_penalty=dyn.candidate_penalty,
-            context_bonus=context_bonus(tokens, dyn.context_free_tokens, dyn.context_penalty),
+            context_bonus=context_bonus(
+                responses, dyn.context_free_responses, dyn.context_penalty
+            ),
         )
 
     def for_task(self, task: Task) -> _TaskBoundSimulatedWorker:
@@ -465,7 +471,7 @@ class _TaskBoundSimulatedWorker:
             rng.random(),
         )
         reading = read(tuple((m["role"], m["content"]) for m in messages))
-        decision = decide(reading, self._parent.skill(reading.tokens), draws)
+        decision = decide(reading, self._parent.skill(reading.responses), draws)
         return decision.mode, decision.answer
 
     async def complete(
@@ -580,7 +586,7 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
             f"valid: {list(VERSIONS)}"
         )
     try:
-        dynamics = SimDynamics(**dict(options.get("dynamics", {})))
+        dynamics = SimDynamics(**{**VERSION_DYNAMICS[version], **dict(options.get("dynamics", {}))})
     except TypeError as exc:
         raise ValueError(f"{where}.backend_options.dynamics: {exc}") from None
     return SimulatedWorker(
