@@ -64,6 +64,9 @@ class Skill:
     model: str
     attempt: Callable[[Problem, float, float], bool]
     """``attempt(problem, noise, bonus)``: whether an attempt with this noise succeeds."""
+    weak: Callable[[Problem], bool]
+    """Whether the model fails ``problem`` systematically (its fixed part alone, without
+    per-call noise, is past its threshold): then its own habitual slip looks right."""
     check_bonus: Callable[[str], float]
     relay: float
     habit: float
@@ -165,10 +168,10 @@ def _check(
         right = [c for c in candidates if c.correct]
         if right:
             return max(right, key=lambda c: sum(_key(x.answer) == _key(c.answer) for x in right)).answer
-        habitual = _habitual(target, skill)
-        blind = [c for c in candidates if habitual is not None and _key(c.answer) == habitual]
+        habitual = _habitual(target, skill) if skill.weak(target) else None
+        blind = [c for c in candidates if _key(c.answer) == habitual]
         if blind:
-            return blind[0].answer  # its own habitual slip looks right to it
+            return blind[0].answer  # its own systematic slip looks right to it
         if solved:
             return own
         return _slip(target, skill, draws, avoid=[c.answer for c in candidates])

@@ -8,7 +8,8 @@
   a final answer written into it ("the answer is 42", ``\\boxed{42}``) is a *claim*
   about the current problem: a candidate to check, never the truth;
 * an **assistant** turn's final answer is an answer to the problem that was current
-  before it (refusals and replies without a final answer give none);
+  before it (refusals, replies without a final answer and final "answers" that are
+  not a number, an option letter or an expression give none);
 * the **target** is the current problem after the last turn: the last one the worker's
   own subtask poses, else the most recent one posed earlier;
 * answers (and claims) to the target are its *candidates*; answers to one of its
@@ -20,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -64,6 +66,15 @@ class Reading:
     responses: int
 
 
+_ANSWER_SHAPED = re.compile(r"\s*\(?[A-F]\)?\.?\s*|[-+*/() \t]*\d[\d+\-*/() \t]*")
+
+
+def _answer_shaped(answer: str) -> bool:
+    """A number, an option letter or an arithmetic expression: something that can be
+    an answer to a procedural problem (prose after "answer:" is not)."""
+    return _ANSWER_SHAPED.fullmatch(answer) is not None
+
+
 def _is_part(part: Problem, whole: Problem, sub_keys: frozenset[str]) -> bool:
     if part.key in sub_keys:
         return True
@@ -86,7 +97,7 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         if role == "assistant":
             responses += 1
             found_answer = final_answer(content)
-            if found_answer is not None:
+            if found_answer is not None and _answer_shaped(found_answer[0]):
                 answers.append((current, found_answer[0], False))
             continue
         found = find_problems(content)
@@ -95,7 +106,7 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         for key, value, right in found.stated:
             stated[key] = Fact(key, value, right)
         claim = final_answer(found.rest)
-        if claim is not None:
+        if claim is not None and _answer_shaped(claim[0]):
             answers.append((current, claim[0], True))
         request = classify(found.rest)
     target = current

@@ -117,8 +117,8 @@ CHECK_BONUS: dict[str, float] = {
     "countdown": 1.2,
     "arithmetic": 0.8,
     "program_trace": 0.8,
-    "program_trace_hard": 0.8,
-    "modular": 1.0,
+    "program_trace_hard": 1.0,
+    "modular": 1.2,
     "multiple_choice": 0.4,
     "multiple_choice_hard": 0.4,
 }
@@ -131,7 +131,7 @@ VERSIONS = ("v1", "v2")
 structure-only model of earlier results (preset ``sim-paper-v1``)."""
 DEFAULT_VERSION = "v2"
 
-VERSION_DYNAMICS: dict[str, dict[str, float]] = {"v1": {}, "v2": {"call_correlation": 0.9}}
+VERSION_DYNAMICS: dict[str, dict[str, float]] = {"v1": {}, "v2": {"call_correlation": 0.97, "relay": 0.98}}
 """Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
 
@@ -284,6 +284,16 @@ class SimulatedWorker:
     def attempt(self, problem: Problem, noise: float, bonus: float) -> bool:
         """Whether this model's attempt at ``problem`` with per-call ``noise`` succeeds
         (simulator v2; :mod:`conductor_gym.workers.sim_difficulty`)."""
+        fixed, t = self._fixed_part(problem)
+        return fixed + math.sqrt(1.0 - self.dynamics.call_correlation) * noise < t + bonus
+
+    def weak(self, problem: Problem) -> bool:
+        """Whether this model fails ``problem`` systematically (without call noise)."""
+        fixed, t = self._fixed_part(problem)
+        return fixed >= t
+
+    def _fixed_part(self, problem: Problem) -> tuple[float, float]:
+        """``(sqrt(call_correlation) * L, t)`` for ``problem``."""
         dyn = self.dynamics
         family = problem.family
         a = math.sqrt(dyn.call_correlation * dyn.task_correlation * dyn.structure_share)
@@ -299,8 +309,7 @@ class SimulatedWorker:
             structure_share=dyn.structure_share,
             lineage_share=dyn.lineage_share,
         )
-        rho = dyn.call_correlation
-        return math.sqrt(rho) * level + math.sqrt(1.0 - rho) * noise < t + bonus
+        return math.sqrt(dyn.call_correlation) * level, t
 
     def skill(self, responses: int) -> Skill:
         """This model's :class:`~conductor_gym.workers.sim_behaviour.Skill` for a call
@@ -309,6 +318,7 @@ class SimulatedWorker:
         return Skill(
             model=self.profile.key,
             attempt=self.attempt,
+            weak=self.weak,
             check_bonus=dyn.check_bonus.__getitem__,
             relay=dyn.relay,
             habit=dyn.habit,
