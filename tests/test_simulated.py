@@ -74,8 +74,13 @@ def test_a_worker_without_the_question_cannot_solve() -> None:
     assert "problem itself is not in my instructions" in info["trace"].final_response
 
 
-def test_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
-    env = ConductorEnv(tasks="offline/arithmetic")
+V1 = {"version": "v1"}
+
+
+def test_v1_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
+    # Simulator v1 (sim-paper-v1): a check request is no different from solving; v2's
+    # verification is tested in tests/test_sim_exploits.py.
+    env = ConductorEnv(tasks="offline/arithmetic", pool="sim-paper-v1")
     gemma_alone = accuracy(env, lambda q: solve_plan(q, 4))
     gemini_then_gemma = accuracy(
         env,
@@ -86,10 +91,10 @@ def test_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
     # expected: 0.3745 alone; about 0.62 after seeing Gemini's (mostly correct) answer
     assert gemma_alone < 0.45 and gemini_then_gemma > 0.55
 
-    liar = {"accuracy": {"math500": 0.0}}
+    liar = {"accuracy": {"math500": 0.0}, **V1}
     pool = [
         WorkerSpec(name="liar", model="gpt-5", backend_options=liar),
-        WorkerSpec("gemini-2.5-pro"),
+        WorkerSpec("gemini-2.5-pro", backend_options=V1),
     ]
     env = ConductorEnv(tasks="offline/arithmetic", pool=pool)
     gemini_alone = accuracy(env, lambda q: solve_plan(q, 1))

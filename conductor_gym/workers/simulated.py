@@ -114,10 +114,10 @@ __all__ = [
 
 
 CHECK_BONUS: dict[str, float] = {
-    "countdown": 1.2,
+    "countdown": 2.0,
     "arithmetic": 0.8,
-    "program_trace": 0.8,
-    "program_trace_hard": 1.0,
+    "program_trace": 1.3,
+    "program_trace_hard": 1.3,
     "modular": 1.2,
     "multiple_choice": 0.4,
     "multiple_choice_hard": 0.4,
@@ -155,7 +155,7 @@ class SimDynamics:
     candidate_free: int = 2
     candidate_penalty: float = 0.6
     context_free_responses: int = 4
-    context_penalty: float = 0.12
+    context_penalty: float = 0.2
     check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
 
     def __post_init__(self) -> None:

@@ -5,7 +5,8 @@ for, in this order, programs to trace (:mod:`.trace`), lettered questions and th
 free-value stems (:mod:`.choice`), countdown instances (:mod:`.countdown`), modular
 problems (:mod:`.modular`) and arithmetic expressions (:mod:`.arithmetic`); the text
 of each instance found is masked before the next parser reads it, so a program's
-``x * 2`` or an option ``3/4`` is not also an expression. The result lists every
+``x * 2`` or an option ``3/4`` is not also an expression, and a ``\\boxed{...}``
+answer is never read as a problem. The result lists every
 distinct instance (by key) in order of position, and the results the text states
 (``expr = n``). Parses are cached by text.
 
@@ -17,6 +18,7 @@ that parses).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,6 +31,8 @@ from conductor_gym.tasks.procedural.problems.numbers import normalise
 from conductor_gym.tasks.procedural.problems.trace import find_trace
 
 __all__ = ["Fact", "Found", "Problem", "find_problems", "normalise"]
+
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,11 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
 def find_problems(text: str) -> Found:
     """Every problem instance ``text`` poses (module docstring)."""
     text = normalise(text)
+    # A boxed answer is an answer (a claim), not a problem to pose: hidden from the
+    # parsers, kept in ``rest``.
+    boxed = [(m.start(), m.end()) for m in _BOXED.finditer(text)]
+    original = text
+    text = _mask(text, boxed)
     found: list[Problem] = []
     for finder in (find_trace, find_choice, find_countdown, find_modular):
         if finder is find_trace and "print(" not in text:
@@ -73,7 +82,6 @@ def find_problems(text: str) -> Found:
             text = _mask(text, [(p.start, p.end) for p in hits])
     arithmetic, stated = find_arithmetic(text)
     found.extend(arithmetic)
-    text = _mask(text, [(p.start, p.end) for p in arithmetic])
     found.sort(key=lambda p: p.start)
     seen: set[str] = set()
     distinct = []
@@ -81,4 +89,5 @@ def find_problems(text: str) -> Found:
         if problem.key not in seen:
             seen.add(problem.key)
             distinct.append(problem)
-    return Found(tuple(distinct), tuple(stated), text)
+    rest = _mask(original, [(p.start, p.end) for p in found])
+    return Found(tuple(distinct), tuple(stated), rest)
