@@ -3,8 +3,8 @@
 An instance is a list of two or more numbers introduced by ``numbers``, ``using``,
 ``from`` or ``with`` (``3, 5, 7 and 25``) together with a target introduced by a
 target phrase (``equals``, ``equal to``, ``make``, ``reach``, ``target``, ``get``,
-``obtain``, ``total``, ``gives``, ``result in``), in either order within 400
-characters. The key is the sorted numbers and the target, so restatements (reordered
+``obtain``, ``total``, ``result in``) within 400 characters, the nearest one after
+the list preferred. The key is the sorted numbers and the target, so restatements (reordered
 numbers, another wording) are one instance; an instance over a subset of the numbers
 and another target is a partial target (a sub-problem).
 
@@ -35,7 +35,7 @@ _LIST = re.compile(
 )
 _TARGET = re.compile(
     r"\b(?:equals?|equal\s+to|makes?|reach(?:es)?|target(?:\s+(?:number|value))?"
-    r"(?:\s+(?:is|of))?|get|obtain|totals?|gives?|results?\s+in)\b\s*[:=]?\s*(?P<target>\d+)",
+    r"(?:\s+(?:is|of))?|get|obtain|totals?|results?\s+in)\b\s*[:=]?\s*(?P<target>\d+)",
     re.IGNORECASE,
 )
 _MAX_VALUES = 4000  # per subset: bounds the search for six numbers
@@ -189,11 +189,13 @@ def find_countdown(text: str) -> list[CountdownProblem]:
         if not 2 <= len(numbers) <= 6:
             continue
         window_start = max(0, listed.start() - 400)
+        # The nearest target phrase after the list, else the nearest before it.
         best = None
         for target in _TARGET.finditer(text, window_start, listed.end() + 400):
             if listed.start() <= target.start() < listed.end():
                 continue
-            distance = abs(target.start() - listed.start())
+            after = target.start() >= listed.end()
+            distance = abs(target.start() - listed.start()) - (10_000 if after else 0)
             if best is None or distance < best[0]:
                 best = (distance, target)
         if best is None:
