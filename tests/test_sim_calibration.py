@@ -13,7 +13,6 @@ import pytest
 from support import plan_text
 
 from agents import fixed
-
 from conductor_gym import ConductorEnv
 from conductor_gym.tasks import make_task_source
 from conductor_gym.tasks.procedural.problems import find_problems
@@ -132,7 +131,7 @@ def test_difficulty_comes_from_structure_and_lineage_correlates() -> None:
     for seed in range(600):
         _, info = env.reset(seed=seed)
         q = info["question"]
-        ops = sum(q.count(op) for op in " + , - , * ".split(","))
+        ops = sum(q.count(op) for op in [" + ", " - ", " * "])
         _, _, _, _, step = env.step(plan_text([0], [SOLVE.format(q=q)], [[]]))
         by_ops.setdefault(ops, []).append(step["outcome"] == "correct")
         for label, (a, b) in pairs.items():

@@ -75,7 +75,9 @@ def test_choice_value_picks_the_option() -> None:
 
 
 def test_interpreter_runs_the_subset_and_refuses_the_rest() -> None:
-    result = run("def f(n):\n    return n * 2\n\nt = 0\nfor x in [1, 2, 3]:\n    t += f(x)\nprint(t)")
+    result = run(
+        "def f(n):\n    return n * 2\n\nt = 0\nfor x in [1, 2, 3]:\n    t += f(x)\nprint(t)"
+    )
     assert result.printed == ("12",) and result.steps > 5
     for code in (
         "import os\nprint(1)",

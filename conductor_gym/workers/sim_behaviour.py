@@ -11,27 +11,29 @@ skill and one call's random draws to a reply: a mode (what it did) and a final a
 * **restate** with candidates: the most recent one (probability ``relay``);
 * **vote** with candidates: the most frequent one (probability ``relay``); a tie is
   checked like a check request among the tied answers;
-* **check** with candidates: a verification attempt at the target with the family's
-  ``check_bonus``, less ``candidate_penalty`` per distinct candidate beyond
-  ``candidate_free``. When it succeeds the worker recognises a correct candidate and
-  keeps it, and rejects wrong ones (then it solves on its own and does not repeat a
-  rejected answer). When it fails it cannot tell: it keeps the most frequent
-  candidate with probability ``trust``, else it solves on its own;
+* **check** with candidates: the worker makes its own attempt and a verification
+  attempt at the target with the family's ``check_bonus``, less ``candidate_penalty``
+  per distinct candidate beyond ``candidate_free``. When verification succeeds it keeps
+  a correct candidate if one is shown; otherwise it rejects them and gives its own
+  answer (a slip that repeats no rejected answer when its attempt failed), except that
+  a model failing the problem systematically (:attr:`Skill.weak`) takes a candidate
+  equal to its own habitual slip for right. When verification fails it cannot tell and
+  gives its own answer;
 * **solve** (and any request with nothing to act on): an attempt at the target. Facts
   about its sub-problems are used with probability ``trust_partial``: the target then
   shrinks to what is left (easier), and a wrong fact carries into the answer. Visible
   candidates act as hints: a right attempt is misled with probability
   ``mislead * (share wrong)``, a wrong one rescued with ``refine_gain * (share right)``.
 
-A failed attempt answers a plausible slip (the problem's own, common slips more
-often) or, with probability ``echo_wrong``, repeats a wrong candidate in view. Every
-attempt also loses ``context_penalty`` of threshold per 1,000 prompt tokens beyond
-``context_free_tokens``.
+A failed attempt answers a plausible slip of the problem (common slips more often;
+with probability ``habit`` the model's own habitual one) or, when solving with
+candidates in view, repeats a wrong one with probability ``echo_wrong``. Every attempt
+in a call with more than ``context_free_responses`` earlier responses in view loses
+``context_penalty`` of threshold per extra response.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -77,7 +79,7 @@ class Skill:
     candidate_free: int
     candidate_penalty: float
     context_bonus: float
-    """Minus the long-context penalty of this call (0 or negative)."""
+    """The long-context threshold shift of this call (0 or negative)."""
 
 
 @dataclass(frozen=True)
@@ -100,9 +102,7 @@ def _habit(key: str, model: str) -> float:
     return random.Random(f"slip:{key}:{model}").random()
 
 
-def _slip(
-    problem: Problem, skill: Skill, draws: Draws, avoid: Sequence[str] = ()
-) -> str | None:
+def _slip(problem: Problem, skill: Skill, draws: Draws, avoid: Sequence[str] = ()) -> str | None:
     """The wrong answer of a failed attempt: usually the model's own habitual slip on
     this problem (probability ``habit``), else one drawn for this call; common slips
     are likelier either way. Answers in ``avoid`` (rejected ones) are not repeated."""
@@ -125,7 +125,9 @@ def _most_frequent(candidates: Sequence[Candidate]) -> list[Candidate]:
     return list(tied.values())
 
 
-def _own(problem: Problem, answer: str | None, skill: Skill, draws: Draws) -> tuple[bool, str | None]:
+def _own(
+    problem: Problem, answer: str | None, skill: Skill, draws: Draws
+) -> tuple[bool, str | None]:
     """The worker's own attempt: ``(solved, its answer)``."""
     if answer is not None and skill.attempt(problem, draws.solve, skill.context_bonus):
         return True, answer
@@ -167,7 +169,9 @@ def _check(
     if skill.attempt(target, draws.verify, bonus):
         right = [c for c in candidates if c.correct]
         if right:
-            return max(right, key=lambda c: sum(_key(x.answer) == _key(c.answer) for x in right)).answer
+            return max(
+                right, key=lambda c: sum(_key(x.answer) == _key(c.answer) for x in right)
+            ).answer
         habitual = _habitual(target, skill) if skill.weak(target) else None
         blind = [c for c in candidates if _key(c.answer) == habitual]
         if blind:

@@ -22,10 +22,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Mapping
 
 from conductor_gym.graders.extract import final_answer
 from conductor_gym.tasks.procedural.problems import Fact, Problem, find_problems
@@ -105,9 +105,9 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
             current = found.problems[-1]
         for key, value, right in found.stated:
             stated[key] = Fact(key, value, right)
-        claim = final_answer(found.rest)
-        if claim is not None and _answer_shaped(claim[0]):
-            answers.append((current, claim[0], True))
+        claimed = final_answer(found.rest)
+        if claimed is not None and _answer_shaped(claimed[0]):
+            answers.append((current, claimed[0], True))
         request = classify(found.rest)
     target = current
     candidates: list[Candidate] = []

@@ -93,5 +93,3 @@ def plan_completion(plan: Plan) -> str:
     """A conductor completion writing ``plan`` as the three lists."""
     model_ids, subtasks, access = plan
     return f"model_id = {model_ids!r}\nsubtasks = {subtasks!r}\naccess_list = {access!r}\n"
-
-

@@ -1,17 +1,76 @@
-r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs, for research and tests.
+r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs (research and tests).
 
 A simulated worker does not generate language; it decides, from what it was shown,
 whether its answer is right, and writes a short real text ending in
-``Final answer: \boxed{...}`` that the task's real grader then scores (the task's
-``solution`` when it succeeds, one of its ``distractors`` or a repeated wrong earlier
-answer when it fails). It is calibrated so that a one-step plan that gives a worker
+``Final answer: \boxed{...}`` that the task's real grader then scores. It is
+calibrated so that a one-step plan that gives a worker
 the question reproduces the single-model accuracy the Conductor paper reports for that
 model and benchmark in its constrained setting (arXiv 2512.04388, Table 7 for MATH500,
 MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbers in
 :data:`PAPER_ACCURACY`). Offline procedural tasks name the benchmark whose profile they
 borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
 
-The model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
+Two simulator versions (:data:`VERSIONS`; the backend option ``version``; results
+record it through :func:`simulator_version`):
+
+* **v2** (default, pool ``sim-paper``) for the procedural task families: a worker
+  *reads* its messages (:mod:`.sim_context`): it finds the problem instances they pose
+  with each family's parser and solves them with a real solver
+  (:mod:`conductor_gym.tasks.procedural.problems`), reads the shown answers (earlier
+  steps' final answers and answers the conductor wrote into the subtask, both only
+  *claims*), the stated results of sub-problems, and what its subtask asks
+  (:mod:`.sim_instructions`); it then acts (:mod:`.sim_behaviour`) with a probability
+  of success set by its calibrated skill, the problem's structural difficulty and
+  lineage (:mod:`.sim_difficulty`). A wrong answer is a plausible slip of the problem
+  it worked on; the task's real grader scores the reply. Hub benchmarks (MATH500 and
+  the others, which no family parser reads) keep the v1 model below.
+* **v1** (pool ``sim-paper-v1``): the structure-only model described next, kept so
+  earlier results reproduce.
+
+    What in a plan changes the outcome, and what does not (simulator v2; parameters of
+:class:`SimDynamics`, per-family numbers in :data:`CHECK_BONUS` and
+:data:`~conductor_gym.workers.sim_difficulty.SIZE_SCALE`). Each item: what in the plan;
+its effect; the parameters; where the number comes from.
+
+* **which worker a step goes to**: its skill on the problem's family. Parameters:
+  ``PAPER_ACCURACY``. Source: paper Tables 7, 8 (one-step plans reproduce them).
+* **whether the step's messages pose the problem**: no problem in view: it restates a shown
+  answer or says the problem is missing. Parameters: family parsers. Source: rewrites (number
+  words, separators, reordering) count; bags of words and fragments do not.
+* **what the subtask asks**: solve, check/choose, vote, restate, unrelated reply, literal reply.
+  Parameters: ``sim_instructions`` patterns. Source: our instruction model; unclear requests
+  solve.
+* **the problem's structure (operators, nesting, numbers needed, program steps, modulus)**:
+  harder for every model. Parameters: ``structure_share`` 0.6, ``SIZE_SCALE``. Source: sizes
+  measured on the generated tasks; share our choice.
+* **shown answers to the problem (earlier steps, or claims written into the subtask)**: checked
+  when asked to check: kept if recognised right, rejected if recognised wrong. Parameters:
+  ``check_bonus`` (countdown 2.0, traces 1.3, modular 1.2, arithmetic 0.8, choice 0.4). Source:
+  checkability of each form; set with the headroom and 5x self-reflection targets.
+* **the same, when asked to solve**: hints: a right attempt misled, a wrong one rescued.
+  Parameters: ``mislead`` 0.3, ``refine_gain`` 0.5, ``echo_wrong`` 0.5. Source: v1 values.
+* **distinct candidates beyond 2**: checking harder. Parameters: ``candidate_free`` 2,
+  ``candidate_penalty`` 0.6. Source: set so the 8-call MoA stays below the best single worker
+  (paper -2.0).
+* **earlier responses in view beyond 4**: every attempt harder. Parameters:
+  ``context_free_responses`` 4, ``context_penalty`` 0.2. Source: same MoA target.
+* **a model checking what it gets wrong systematically**: its own habitual slip looks right to
+  it. Parameters: ``habit`` 0.8. Source: set so 5x self-reflection gains -1..+3 (paper +0.8).
+* **correct / wrong partial results (sub-expression, partial countdown target, an option's
+  value)**: the problem shrinks / the error carries into the answer. Parameters:
+  ``trust_partial`` 0.8. Source: our choice.
+* **the same model called twice**: nearly the same outcome. Parameters: ``call_correlation``
+  0.97. Source: set with the 5x consensus (within 2 points) and reflection targets.
+* **two models**: complementary blind spots; the two Qwen3-32B modes share more. Parameters:
+  ``task_correlation`` 0.5, ``lineage_share`` 0.6. Source: v1 value; our estimate.
+* **a restate or vote request**: the shown answer, almost always. Parameters: ``relay`` 0.98.
+  Source: our choice.
+* **a small ``max_tokens``**: the reply is cut before its final answer. Parameters: per-model
+  token means. Source: our estimates.
+* **filler, politeness, "think step by step", repeated sentences, longer subtasks, temperature,
+  worker or task names**: nothing. Source: by construction; tested with exact paired outcomes.
+
+The v1 model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
 accuracy on the task's profile:
 
 * **Its own attempt.** Each call makes an attempt that succeeds with probability ``p``,
@@ -102,10 +161,10 @@ __all__ = [
     "PAPER_ACCURACY",
     "PAPER_PROFILES",
     "PROFILE_TOKEN_FACTOR",
+    "VERSIONS",
     "SimDynamics",
     "SimProfile",
     "SimulatedWorker",
-    "VERSIONS",
     "make_simulated_worker",
     "paper_pool_specs",
     "simulator_version",
@@ -131,7 +190,10 @@ VERSIONS = ("v1", "v2")
 structure-only model of earlier results (preset ``sim-paper-v1``)."""
 DEFAULT_VERSION = "v2"
 
-VERSION_DYNAMICS: dict[str, dict[str, float]] = {"v1": {}, "v2": {"call_correlation": 0.97, "relay": 0.98}}
+VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
+    "v1": {},
+    "v2": {"call_correlation": 0.97, "relay": 0.98},
+}
 """Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
 
@@ -328,9 +390,7 @@ class SimulatedWorker:
             echo_wrong=dyn.echo_wrong,
             candidate_free=dyn.candidate_free,
             candidate_penalty=dyn.candidate_penalty,
-            context_bonus=context_bonus(
-                responses, dyn.context_free_responses, dyn.context_penalty
-            ),
+            context_bonus=context_bonus(responses, dyn.context_free_responses, dyn.context_penalty),
         )
 
     def for_task(self, task: Task) -> _TaskBoundSimulatedWorker:

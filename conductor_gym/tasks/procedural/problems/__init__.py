@@ -53,14 +53,20 @@ class Found:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span blanked (newlines kept, so lines stay lines)."""
     if not spans:
         return text
-    chars = list(text)
-    for start, end in spans:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
+    parts: list[str] = []
+    last = 0
+    for start, end in sorted(spans):
+        start = max(start, last)
+        if end <= start:
+            continue
+        parts.append(text[last:start])
+        parts.append(re.sub(r"[^\n]", " ", text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Union
+from typing import Any, Union
 
 from conductor_gym.tasks.procedural.problems.base import Fact, Problem, log_size, near_misses
 
@@ -28,7 +28,7 @@ __all__ = ["ArithmeticProblem", "Node", "find_arithmetic", "parse_expression", "
 
 # A canonical expression: an int, ("S", ((sign, node), ...)) for a +/- chain, or
 # ("P", (factor, ...), (divisor, ...)) for a * / chain; members sorted by their text.
-Node = Union[int, tuple]  # noqa: UP007 (recursive alias)
+Node = Union[int, tuple[Any, ...]]  # noqa: UP007 (recursive alias)
 
 _RUN = re.compile(r"[-(]*\d[\d \t+\-*/()]*")
 _TOKEN = re.compile(r"\d+|[-+*/()]")
@@ -70,7 +70,8 @@ def _parse(tokens: list[str]) -> Node:
         raise _Syntax
 
     def term() -> Node:
-        num, den = [atom()], []
+        num: list[Node] = [atom()]
+        den: list[Node] = []
         while peek() in ("*", "/"):
             (num if take() == "*" else den).append(atom())
         return _product(num, den)
@@ -128,7 +129,9 @@ def render(node: Node) -> str:
         parts = []
         for i, (sign, sub) in enumerate(node[1]):
             text = render(sub)
-            parts.append(("" if sign > 0 else "-") + text if i == 0 else f" {'+-'[sign < 0]} {text}")
+            parts.append(
+                ("" if sign > 0 else "-") + text if i == 0 else f" {'+-'[sign < 0]} {text}"
+            )
         return "(" + "".join(parts) + ")"
     text = " * ".join(render(x) for x in node[1])
     if node[2]:
@@ -136,6 +139,7 @@ def render(node: Node) -> str:
     return "(" + text + ")"
 
 
+@lru_cache(maxsize=1 << 14)
 def value(node: Node) -> Fraction:
     """Exact value; raises ``ZeroDivisionError``."""
     if isinstance(node, int):
@@ -161,6 +165,7 @@ def _ops(node: Node) -> tuple[int, int, int]:
     return ops, muls, 1 + max((s[2] for s in stats), default=0)
 
 
+@lru_cache(maxsize=1 << 14)
 def parse_expression(text: str) -> Node | None:
     """The canonical form of ``text`` as one expression, or ``None``."""
     tokens = _tokens(text)
@@ -205,7 +210,9 @@ class ArithmeticProblem(Problem):
     node: Node = 0
 
     def check(self, answer: str) -> bool:
-        parsed = parse_expression(answer) if re.fullmatch(r"\s*-?\d+(\s*/\s*\d+)?\s*", answer) else None
+        parsed = (
+            parse_expression(answer) if re.fullmatch(r"\s*-?\d+(\s*/\s*\d+)?\s*", answer) else None
+        )
         if parsed is None or self.answer is None:
             return False
         try:
@@ -272,6 +279,13 @@ def _substitute(node: Node, facts: Mapping[str, Fact], used: list[Fact]) -> Node
 
 def make_arithmetic(node: Node, start: int = 0, end: int = 0) -> ArithmeticProblem | None:
     """The problem of evaluating ``node`` (``None`` for a bare number or a zero division)."""
+    made = _made(node)
+    return None if made is None else dataclasses.replace(made, start=start, end=end)
+
+
+@lru_cache(maxsize=1 << 12)
+def _made(node: Node) -> ArithmeticProblem | None:
+    start = end = 0
     if isinstance(node, int):
         return None
     try:

@@ -42,16 +42,28 @@ from conductor_gym.tasks.procedural.problems.base import Fact, Problem, log_size
 __all__ = ["ChoiceProblem", "find_choice"]
 
 _OPTION = re.compile(r"^[ \t]*\(?(?P<letter>[A-F])(?:\)|\.|:)[ \t]+(?P<text>\S[^\n]*)$", re.M)
+_FIRST_OPTION = re.compile(r"^[ \t]*\(?A(?:\)|\.|:)[ \t]", re.M)
 _NUMBER = re.compile(r"\d+")
 _FRACTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
+# A word each kind's wording needs (a cheap pre-check before its pattern).
+_CUE = {
+    "lcm": ("multiple", "lcm"), "totient": ("prime", "totient"), "sigma": ("divisor",),
+    "num_divisors": ("divisor",), "remainder": ("remainder", "mod"),
+    "gcd": ("common", "gcd"), "prime": ("prime",),
+    "largest_fraction": ("largest", "greatest", "biggest"),
+}  # fmt: skip
+
 _KINDS: tuple[tuple[str, str, re.Pattern[str], float], ...] = (
     ("lcm", "multiple_choice_hard",
-     re.compile(r"(?:least\s+common\s+multiple|\blcm\b)\D{0,20}(\d+)\D{1,8}(\d+)\D{1,8}(\d+)", re.I), 0.8),
+     re.compile(r"(?:least\s+common\s+multiple|\blcm\b)\D{0,20}(\d+)\D{1,8}(\d+)"
+                r"\D{1,8}(\d+)", re.I), 0.8),
     ("totient", "multiple_choice_hard",
-     re.compile(r"(?:coprime|relatively\s+prime)\s+(?:to|with)\s+(\d+)|totient\D{0,12}(\d+)", re.I), 1.2),
+     re.compile(r"(?:coprime|relatively\s+prime)\s+(?:to|with)\s+(\d+)"
+                r"|totient\D{0,12}(\d+)", re.I), 1.2),
     ("sigma", "multiple_choice_hard",
-     re.compile(r"sum\s+of\s+(?:all\s+)?(?:the\s+)?(?:positive\s+)?divisors\s+of\s+(\d+)", re.I), 1.0),
+     re.compile(r"sum\s+of\s+(?:all\s+)?(?:the\s+)?(?:positive\s+)?divisors"
+                r"\s+of\s+(\d+)", re.I), 1.0),
     ("num_divisors", "multiple_choice_hard",
      re.compile(r"(?:how\s+many\s+(?:positive\s+)?divisors\s+does\s+(\d+)|"
                 r"number\s+of\s+(?:positive\s+)?divisors\s+of\s+(\d+))", re.I), 0.6),
@@ -108,7 +120,7 @@ class ChoiceProblem(Problem):
         fact = facts.get(_value_key(self.kind, self.args))
         if fact is None or not self.options:
             return None
-        letter = next((l for l, text in self.options if text.strip() == fact.value.strip()), None)
+        letter = next((k for k, text in self.options if text.strip() == fact.value.strip()), None)
         if letter is None:
             return None
         reduced = ChoiceProblem(
@@ -124,7 +136,10 @@ def _value_key(kind: str, args: tuple[int, ...]) -> str:
 
 
 def _read_stem(stem: str) -> tuple[str, str, tuple[int, ...], float] | None:
+    lowered = stem.lower()
     for kind, family, pattern, weight in _KINDS:
+        if not any(c in lowered for c in _CUE[kind]):
+            continue
         match = pattern.search(stem)
         if match is not None:
             args = tuple(int(g) for g in match.groups() if g is not None)
@@ -137,7 +152,11 @@ def _options(text: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
     runs: list[tuple[int, int, list[tuple[str, str]]]] = []
     for match in _OPTION.finditer(text):
         letter = match.group("letter")
-        if runs and runs[-1][1] + 1 >= match.start() - 1 and ord(letter) == ord(runs[-1][2][-1][0]) + 1:
+        if (
+            runs
+            and runs[-1][1] + 1 >= match.start() - 1
+            and ord(letter) == ord(runs[-1][2][-1][0]) + 1
+        ):
             start, _, items = runs[-1]
             runs[-1] = (start, match.end(), [*items, (letter, match.group("text").strip())])
         elif letter == "A":
@@ -155,14 +174,18 @@ def _with_options(
         numbers = [int(t) if t.isdigit() else None for t in texts]
         if None in numbers:
             return None
-        primes = [letter for (letter, _), n in zip(options, numbers, strict=True) if _is_prime(n or 0)]
+        primes = [
+            letter for (letter, _), n in zip(options, numbers, strict=True) if _is_prime(n or 0)
+        ]
         correct = primes[0] if len(primes) == 1 else None
         largest = max(n or 0 for n in numbers)
     elif kind == "largest_fraction":
         parsed = [_FRACTION.match(t) for t in texts]
         if not all(parsed):
             return None
-        values = [Fraction(int(m.group(1)), int(m.group(2))) for m in parsed if m and int(m.group(2))]
+        values = [
+            Fraction(int(m.group(1)), int(m.group(2))) for m in parsed if m and int(m.group(2))
+        ]
         if len(values) != len(texts):
             return None
         best = max(values)
@@ -172,9 +195,9 @@ def _with_options(
         wanted = _compute(kind, args)
         if wanted is None:
             return None
-        correct = next((l for l, t in options if t == str(wanted)), None)
+        correct = next((k for k, t in options if t == str(wanted)), None)
         largest = max([*args, *(int(x) for t in texts for x in _NUMBER.findall(t))], default=0)
-    letters = [l for l, _ in options if l != correct]
+    letters = [k for k, _ in options if k != correct]
     size = log_size(largest) + weight + 0.2 * len(options)
     return ChoiceProblem(
         family=family, key=f"choice:{kind}:{','.join(map(str, args))}:{'|'.join(sorted(texts))}",
@@ -188,7 +211,7 @@ def find_choice(text: str) -> list[ChoiceProblem]:
     out: list[ChoiceProblem] = []
     covered: list[tuple[int, int]] = []
     previous_end = 0
-    for start, end, options in _options(text):
+    for start, end, options in _options(text) if _FIRST_OPTION.search(text) else ():
         # The stem is the paragraph before the options (at most 400 characters).
         paragraph = text.rfind("\n\n", 0, max(start - 1, 0))
         stem_start = max(previous_end, start - 400, 0 if paragraph < 0 else paragraph + 2)
@@ -201,8 +224,9 @@ def find_choice(text: str) -> list[ChoiceProblem]:
         if problem is not None:
             out.append(problem)
             covered.append((stem_start, end))
+    lowered = text.lower()
     for kind, family, pattern, weight in _KINDS:
-        if kind in ("prime", "largest_fraction"):
+        if kind in ("prime", "largest_fraction") or not any(c in lowered for c in _CUE[kind]):
             continue
         for match in pattern.finditer(text):
             if any(a <= match.start() < b for a, b in covered):
@@ -213,10 +237,16 @@ def find_choice(text: str) -> list[ChoiceProblem]:
                 continue
             out.append(
                 ChoiceProblem(
-                    family=family, key=_value_key(kind, args), answer=str(wanted),
-                    size=log_size(max(args)) + weight - 0.5, start=match.start(),
-                    end=match.end(), _slips=near_misses(wanted), kind=kind, args=args,
-                )  # fmt: skip
+                    family=family,
+                    key=_value_key(kind, args),
+                    answer=str(wanted),
+                    size=log_size(max(args)) + weight - 0.5,
+                    start=match.start(),
+                    end=match.end(),
+                    _slips=near_misses(wanted),
+                    kind=kind,
+                    args=args,
+                )
             )
             covered.append((match.start(), match.end()))
     return out

@@ -38,6 +38,7 @@ _TARGET = re.compile(
     r"(?:\s+(?:is|of))?|get|obtain|totals?|results?\s+in)\b\s*[:=]?\s*(?P<target>\d+)",
     re.IGNORECASE,
 )
+_ANY_LIST = re.compile(r"\d\s*(?:,|\band\b|&)\s*\d")  # where a number list may be
 _MAX_VALUES = 4000  # per subset: bounds the search for six numbers
 
 
@@ -163,11 +164,7 @@ def make_countdown(
 ) -> CountdownProblem:
     """The instance ``numbers -> target``, solved."""
     ordered = tuple(sorted(numbers))
-    expression, used, hits = solve_countdown(ordered, target)
-    size = used + 0.6 * math.log10(1 + target) + 0.1 * len(numbers) - 0.3 * math.log(1 + hits)
-    table = _values(ordered)
-    full = table[-1]
-    near = sorted((v for v in full if v != target), key=lambda v: (abs(v - target), v))[:4]
+    expression, size, slips = _solved(ordered, target)
     return CountdownProblem(
         family="countdown",
         key=f"countdown:{','.join(map(str, ordered))}:{target}",
@@ -175,29 +172,47 @@ def make_countdown(
         size=size,
         start=start,
         end=end,
-        _slips=tuple(_tidy(full[v]) for v in near),
+        _slips=slips,
         numbers=ordered,
         target=target,
     )
 
 
+@lru_cache(maxsize=1 << 12)
+def _solved(ordered: tuple[int, ...], target: int) -> tuple[str | None, float, tuple[str, ...]]:
+    """``(answer, size, slips)``: the slips are expressions over all the numbers whose
+    values come nearest the target."""
+    expression, used, hits = solve_countdown(ordered, target)
+    size = used + 0.6 * math.log10(1 + target) + 0.1 * len(ordered) - 0.3 * math.log(1 + hits)
+    full = _values(ordered)[-1]
+    near = sorted((v for v in full if v != target), key=lambda v: (abs(v - target), v))[:4]
+    return expression, size, tuple(_tidy(full[v]) for v in near)
+
+
 def find_countdown(text: str) -> list[CountdownProblem]:
     """Countdown instances posed in ``text`` (module docstring)."""
     out: list[CountdownProblem] = []
-    for listed in _LIST.finditer(text):
+    seen: list[tuple[int, int]] = []
+    for run in _ANY_LIST.finditer(text):
+        if any(a <= run.start() < b for a, b in seen):
+            continue
+        listed = _LIST.search(text, max(0, run.start() - 40), run.end() + 200)
+        if listed is None:
+            continue
+        seen.append((listed.start(), listed.end()))
         numbers = tuple(int(x) for x in re.findall(r"\d+", listed.group("list")))
         if not 2 <= len(numbers) <= 6:
             continue
         window_start = max(0, listed.start() - 400)
         # The nearest target phrase after the list, else the nearest before it.
         best = None
-        for target in _TARGET.finditer(text, window_start, listed.end() + 400):
-            if listed.start() <= target.start() < listed.end():
+        for phrase in _TARGET.finditer(text, window_start, listed.end() + 400):
+            if listed.start() <= phrase.start() < listed.end():
                 continue
-            after = target.start() >= listed.end()
-            distance = abs(target.start() - listed.start()) - (10_000 if after else 0)
+            after = phrase.start() >= listed.end()
+            distance = abs(phrase.start() - listed.start()) - (10_000 if after else 0)
             if best is None or distance < best[0]:
-                best = (distance, target)
+                best = (distance, phrase)
         if best is None:
             continue
         target_match = best[1]

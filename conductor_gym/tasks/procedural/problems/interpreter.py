@@ -88,7 +88,9 @@ class _Machine:
             op = _BINARY.get(type(node.op))
             if op is None:
                 raise Unsupported("operator")
-            env[node.target.id] = self.check(op(self.name(node.target.id, env), self.expr(node.value, env)))
+            env[node.target.id] = self.check(
+                op(self.name(node.target.id, env), self.expr(node.value, env))
+            )
         elif isinstance(node, ast.For) and not node.orelse:
             self.loops += 1
             for item in list(self.expr(node.iter, env)):
@@ -150,7 +152,9 @@ class _Machine:
         if isinstance(node, ast.BinOp):
             op = _BINARY.get(type(node.op))
             left, right = self.expr(node.left, env), self.expr(node.right, env)
-            if op is None or (isinstance(node.op, ast.Pow) and (not isinstance(right, int) or right > 64)):
+            if op is None or (
+                isinstance(node.op, ast.Pow) and (not isinstance(right, int) or right > 64)
+            ):
                 raise Unsupported("operator")
             try:
                 return self.check(op(left, right))
@@ -179,16 +183,19 @@ class _Machine:
             return result
         if isinstance(node, ast.Compare):
             left = self.expr(node.left, env)
-            for op, comp in zip(node.ops, node.comparators, strict=True):
+            for cmp, comp in zip(node.ops, node.comparators, strict=True):
                 right = self.expr(comp, env)
-                if not _COMPARE[type(op)](left, right):
+                if not _COMPARE[type(cmp)](left, right):
                     return False
                 left = right
             return True
         if isinstance(node, ast.Subscript):
             container = self.expr(node.value, env)
             if isinstance(node.slice, ast.Slice):
-                parts = [None if p is None else self.expr(p, env) for p in (node.slice.lower, node.slice.upper, node.slice.step)]
+                parts = [
+                    None if p is None else self.expr(p, env)
+                    for p in (node.slice.lower, node.slice.upper, node.slice.step)
+                ]
                 return container[slice(*parts)]
             try:
                 return container[self.expr(node.slice, env)]
@@ -227,7 +234,7 @@ class _Machine:
         except (TypeError, ValueError) as exc:
             raise Unsupported(str(exc)) from None
 
-    globals: dict[str, Any] = {}
+    globals: dict[str, Any]  # the program's top-level names, set by run()
 
 
 _BUILTINS: dict[str, Callable[..., Any]] = {

@@ -23,6 +23,7 @@ from conductor_gym.tasks.procedural.problems.base import Problem, log_size, near
 
 __all__ = ["find_modular"]
 
+_X = re.compile(r"\dx\b|\d\s*\*\s*x\b|\d x\b")  # cheap pre-check for "a x"
 _MODULUS = re.compile(r"(?:divided\s+by|\bmod(?:ulo)?|\bmodulus)\s*(\d+)", re.I)
 _POWER_SUM = re.compile(r"\b1\s*\^\s*(\d+)\s*\+\s*2\s*\^\s*\1\b[^\n]{0,60}\+\s*(\d+)\s*\^\s*\1\b")
 _POWER = re.compile(r"\b(\d+)\s*\^\s*(\d+)(?:\s*\+\s*(\d+))?")
@@ -62,8 +63,14 @@ def _make(kind: str, args: tuple[int, ...], m: int, start: int, end: int) -> Pro
 def find_modular(text: str) -> list[Problem]:
     """Modular problems posed in ``text`` (module docstring)."""
     out: list[Problem] = []
+    if "^" not in text and _X.search(text) is None:
+        return out
     taken: list[tuple[int, int]] = []
-    for pattern, kind in ((_POWER_SUM, "power_sum"), (_CONGRUENCE, "congruence"), (_POWER, "power")):
+    for pattern, kind in (
+        (_POWER_SUM, "power_sum"),
+        (_CONGRUENCE, "congruence"),
+        (_POWER, "power"),
+    ):
         for match in pattern.finditer(text):
             if any(a <= match.start() < b for a, b in taken):
                 continue

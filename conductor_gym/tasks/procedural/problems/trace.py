@@ -44,7 +44,9 @@ def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    if not any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print" for n in ast.walk(tree)):
+    if not any(
+        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print" for n in ast.walk(tree)
+    ):
         return None
     try:
         result = run(code)
