@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "IN_DOMAIN",
+    "LINEAGE",
     "OUT_OF_DOMAIN",
     "PAPER_ACCURACY",
     "PAPER_PROFILES",
@@ -79,6 +80,8 @@ class SimProfile:
     price_out_per_mtok: float
     latency_base_s: float
     tokens_per_s: float
+    lineage: str = ""
+    """Models of one lineage share part of their blind spots (simulator ``v2``)."""
 
     def p_correct(self, profile: str) -> float:
         if profile in self.accuracy:
@@ -99,6 +102,10 @@ _MODEL_COSTS: dict[str, tuple[float, float, float, float, float]] = {
     "qwen3-32b-direct": (450, 0.10, 0.30, 0.5, 45),
 }
 
+# The two Qwen3-32B workers are one model in two modes (app. A): one lineage. The
+# R1 distillation of Qwen2.5-32B is counted as its own model.
+LINEAGE: dict[str, str] = {"qwen3-32b-thinking": "qwen3-32b", "qwen3-32b-direct": "qwen3-32b"}
+
 PAPER_PROFILES: dict[str, SimProfile] = {
     key: SimProfile(
         key=key,
@@ -108,6 +115,7 @@ PAPER_PROFILES: dict[str, SimProfile] = {
         price_out_per_mtok=costs[2],
         latency_base_s=costs[3],
         tokens_per_s=costs[4],
+        lineage=LINEAGE.get(key, ""),
     )
     for key, costs in _MODEL_COSTS.items()
 }

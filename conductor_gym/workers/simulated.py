@@ -1,17 +1,76 @@
-r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs, for research and tests.
+r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs (research and tests).
 
 A simulated worker does not generate language; it decides, from what it was shown,
 whether its answer is right, and writes a short real text ending in
-``Final answer: \boxed{...}`` that the task's real grader then scores (the task's
-``solution`` when it succeeds, one of its ``distractors`` or a repeated wrong earlier
-answer when it fails). It is calibrated so that a one-step plan that gives a worker
+``Final answer: \boxed{...}`` that the task's real grader then scores. It is
+calibrated so that a one-step plan that gives a worker
 the question reproduces the single-model accuracy the Conductor paper reports for that
 model and benchmark in its constrained setting (arXiv 2512.04388, Table 7 for MATH500,
 MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbers in
 :data:`PAPER_ACCURACY`). Offline procedural tasks name the benchmark whose profile they
 borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
 
-The model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
+Two simulator versions (:data:`VERSIONS`; the backend option ``version``; results
+record it through :func:`simulator_version`):
+
+* **v2** (default, pool ``sim-paper``) for the procedural task families: a worker
+  *reads* its messages (:mod:`.sim_context`): it finds the problem instances they pose
+  with each family's parser and solves them with a real solver
+  (:mod:`conductor_gym.tasks.procedural.problems`), reads the shown answers (earlier
+  steps' final answers and answers the conductor wrote into the subtask, both only
+  *claims*), the stated results of sub-problems, and what its subtask asks
+  (:mod:`.sim_instructions`); it then acts (:mod:`.sim_behaviour`) with a probability
+  of success set by its calibrated skill, the problem's structural difficulty and
+  lineage (:mod:`.sim_difficulty`). A wrong answer is a plausible slip of the problem
+  it worked on; the task's real grader scores the reply. Hub benchmarks (MATH500 and
+  the others, which no family parser reads) keep the v1 model below.
+* **v1** (pool ``sim-paper-v1``): the structure-only model described next, kept so
+  earlier results reproduce.
+
+    What in a plan changes the outcome, and what does not (simulator v2; parameters of
+:class:`SimDynamics`, per-family numbers in :data:`CHECK_BONUS` and
+:data:`~conductor_gym.workers.sim_difficulty.SIZE_SCALE`). Each item: what in the plan;
+its effect; the parameters; where the number comes from.
+
+* **which worker a step goes to**: its skill on the problem's family. Parameters:
+  ``PAPER_ACCURACY``. Source: paper Tables 7, 8 (one-step plans reproduce them).
+* **whether the step's messages pose the problem**: no problem in view: it restates a shown
+  answer or says the problem is missing. Parameters: family parsers. Source: rewrites (number
+  words, separators, reordering) count; bags of words and fragments do not.
+* **what the subtask asks**: solve, check/choose, vote, restate, unrelated reply, literal reply.
+  Parameters: ``sim_instructions`` patterns. Source: our instruction model; unclear requests
+  solve.
+* **the problem's structure (operators, nesting, numbers needed, program steps, modulus)**:
+  harder for every model. Parameters: ``structure_share`` 0.6, ``SIZE_SCALE``. Source: sizes
+  measured on the generated tasks; share our choice.
+* **shown answers to the problem (earlier steps, or claims written into the subtask)**: checked
+  when asked to check: kept if recognised right, rejected if recognised wrong. Parameters:
+  ``check_bonus`` (countdown 2.0, traces 1.3, modular 1.2, arithmetic 0.8, choice 0.4). Source:
+  checkability of each form; set with the headroom and 5x self-reflection targets.
+* **the same, when asked to solve**: hints: a right attempt misled, a wrong one rescued.
+  Parameters: ``mislead`` 0.3, ``refine_gain`` 0.5, ``echo_wrong`` 0.5. Source: v1 values.
+* **distinct candidates beyond 2**: checking harder. Parameters: ``candidate_free`` 2,
+  ``candidate_penalty`` 0.6. Source: set so the 8-call MoA stays below the best single worker
+  (paper -2.0).
+* **earlier responses in view beyond 4**: every attempt harder. Parameters:
+  ``context_free_responses`` 4, ``context_penalty`` 0.2. Source: same MoA target.
+* **a model checking what it gets wrong systematically**: its own habitual slip looks right to
+  it. Parameters: ``habit`` 0.8. Source: set so 5x self-reflection gains -1..+3 (paper +0.8).
+* **correct / wrong partial results (sub-expression, partial countdown target, an option's
+  value)**: the problem shrinks / the error carries into the answer. Parameters:
+  ``trust_partial`` 0.8. Source: our choice.
+* **the same model called twice**: nearly the same outcome. Parameters: ``call_correlation``
+  0.97. Source: set with the 5x consensus (within 2 points) and reflection targets.
+* **two models**: complementary blind spots; the two Qwen3-32B modes share more. Parameters:
+  ``task_correlation`` 0.5, ``lineage_share`` 0.6. Source: v1 value; our estimate.
+* **a restate or vote request**: the shown answer, almost always. Parameters: ``relay`` 0.98.
+  Source: our choice.
+* **a small ``max_tokens``**: the reply is cut before its final answer. Parameters: per-model
+  token means. Source: our estimates.
+* **filler, politeness, "think step by step", repeated sentences, longer subtasks, temperature,
+  worker or task names**: nothing. Source: by construction; tested with exact paired outcomes.
+
+The v1 model of a call (parameters in :class:`SimDynamics`), with ``p`` the worker's
 accuracy on the task's profile:
 
 * **Its own attempt.** Each call makes an attempt that succeeds with probability ``p``,
@@ -73,15 +132,19 @@ import asyncio
 import math
 import random
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from statistics import NormalDist
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.graders import get_grader
 from conductor_gym.tasks.base import Task
+from conductor_gym.tasks.procedural.problems import Problem
 from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.sim_behaviour import Skill, context_bonus
+from conductor_gym.workers.sim_difficulty import latent, threshold
 from conductor_gym.workers.sim_profiles import (
     PAPER_ACCURACY,
     PAPER_PROFILES,
@@ -90,18 +153,48 @@ from conductor_gym.workers.sim_profiles import (
 )
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.pool.base import WorkerPool, WorkerSpec
 
 __all__ = [
+    "CHECK_BONUS",
+    "DEFAULT_VERSION",
     "PAPER_ACCURACY",
     "PAPER_PROFILES",
     "PROFILE_TOKEN_FACTOR",
+    "VERSIONS",
     "SimDynamics",
     "SimProfile",
     "SimulatedWorker",
     "make_simulated_worker",
     "paper_pool_specs",
+    "simulator_version",
+    "spec_version",
 ]
+
+
+CHECK_BONUS: dict[str, float] = {
+    "countdown": 2.0,
+    "arithmetic": 0.8,
+    "program_trace": 1.3,
+    "program_trace_hard": 1.3,
+    "modular": 1.2,
+    "multiple_choice": 0.4,
+    "multiple_choice_hard": 0.4,
+}
+"""How much easier checking a shown answer is than solving, per family (threshold
+shift, simulator v2): a countdown expression is checked by evaluating it, a traced
+value by re-running the loop, an option only by redoing most of the work."""
+
+VERSIONS = ("v1", "v2")
+"""Simulator versions; ``v2`` (the default) reads its instructions, ``v1`` is the
+structure-only model of earlier results (preset ``sim-paper-v1``)."""
+DEFAULT_VERSION = "v2"
+
+VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
+    "v1": {},
+    "v2": {"call_correlation": 0.97, "relay": 0.98},
+}
+"""Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +209,16 @@ class SimDynamics:
     token_sigma: float = 0.3
     task_correlation: float = 0.5
     call_correlation: float = 0.8
+    # Simulator v2 only (see the module docstring's table).
+    structure_share: float = 0.6
+    lineage_share: float = 0.6
+    habit: float = 0.8
+    trust_partial: float = 0.8
+    candidate_free: int = 2
+    candidate_penalty: float = 0.6
+    context_free_responses: int = 4
+    context_penalty: float = 0.2
+    check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
 
     def __post_init__(self) -> None:
         for name in (
@@ -126,12 +229,25 @@ class SimDynamics:
             "word_coverage",
             "task_correlation",
             "call_correlation",
+            "structure_share",
+            "lineage_share",
+            "habit",
+            "trust_partial",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
-        if self.token_sigma < 0:
-            raise ValueError("SimDynamics.token_sigma must be >= 0")
+        for name in ("token_sigma", "candidate_penalty", "context_penalty"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"SimDynamics.{name} must be >= 0")
+        for name in ("candidate_free", "context_free_responses"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"SimDynamics.{name} must be an int >= 0, got {value!r}")
+        bonus = dict(self.check_bonus)
+        if unknown := sorted(set(bonus) - set(CHECK_BONUS)):
+            raise ValueError(f"SimDynamics.check_bonus: unknown families {unknown}")
+        object.__setattr__(self, "check_bonus", MappingProxyType({**CHECK_BONUS, **bonus}))
 
 
 _NUMBER = re.compile(r"\d+")
@@ -145,10 +261,35 @@ _LEADS = {
     "solve": "I worked through the problem step by step and checked the result.",
     "refine": "I compared the earlier answer with my own work on the problem.",
     "relay": "Going by the earlier answer shown above.",
+    "check": "I checked the answers shown above against the problem.",
+    "vote": "I compared the answers shown above and took the one most of them give.",
 }
+_UNRELATED = (
+    "Here is what you asked for instead; it does not address the problem, so it has "
+    "no final answer."
+)
+# Replies that restate rather than work: their share of a full reply's tokens.
+_SHORT_MODES = {"relay": 0.25, "vote": 0.35}
+
+
+def _reply(mode: str, answer: str | None, grader: str) -> str:
+    """A worked reply in ``mode`` ending in ``answer`` (or saying it found none)."""
+    if answer is None:
+        return _LEADS[mode] + " I could not reach a confident final answer."
+    if grader == "code":
+        fenced = answer if answer.lstrip().startswith("```") else f"```python\n{answer}\n```"
+        return f"{_LEADS[mode]}\n\n{fenced}"
+    return f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
 
 
 _NORMAL = NormalDist()
+
+
+@lru_cache(maxsize=64)
+def _family_profile(family: str) -> str:
+    from conductor_gym.tasks.procedural.source import FAMILIES
+
+    return FAMILIES[family].profile
 
 
 def _threshold(p: float) -> float:
@@ -188,13 +329,69 @@ class SimulatedWorker:
         *,
         dynamics: SimDynamics | None = None,
         latency_scale: float = 0.0,
+        version: str = DEFAULT_VERSION,
     ) -> None:
         if latency_scale < 0:
             raise ValueError(f"simulated worker {name!r}: latency_scale must be >= 0")
+        if version not in VERSIONS:
+            raise ValueError(
+                f"simulated worker {name!r}: unknown version {version!r}; valid: {list(VERSIONS)}"
+            )
         self.name = name
         self.profile = profile
-        self.dynamics = dynamics or SimDynamics()
+        self.dynamics = dynamics or SimDynamics(**VERSION_DYNAMICS[version])
         self.latency_scale = latency_scale
+        self.version = version
+
+    def attempt(self, problem: Problem, noise: float, bonus: float) -> bool:
+        """Whether this model's attempt at ``problem`` with per-call ``noise`` succeeds
+        (simulator v2; :mod:`conductor_gym.workers.sim_difficulty`)."""
+        fixed, t = self._fixed_part(problem)
+        return fixed + math.sqrt(1.0 - self.dynamics.call_correlation) * noise < t + bonus
+
+    def weak(self, problem: Problem) -> bool:
+        """Whether this model fails ``problem`` systematically (without call noise)."""
+        fixed, t = self._fixed_part(problem)
+        return fixed >= t
+
+    def _fixed_part(self, problem: Problem) -> tuple[float, float]:
+        """``(sqrt(call_correlation) * L, t)`` for ``problem``."""
+        dyn = self.dynamics
+        family = problem.family
+        a = math.sqrt(dyn.call_correlation * dyn.task_correlation * dyn.structure_share)
+        p = self.profile.p_correct(_family_profile(family))
+        t = threshold(p, family, a)
+        level = latent(
+            problem.key,
+            family,
+            problem.size,
+            self.profile.key,
+            self.profile.lineage,
+            task_correlation=dyn.task_correlation,
+            structure_share=dyn.structure_share,
+            lineage_share=dyn.lineage_share,
+        )
+        return math.sqrt(dyn.call_correlation) * level, t
+
+    def skill(self, responses: int) -> Skill:
+        """This model's :class:`~conductor_gym.workers.sim_behaviour.Skill` for a call
+        with ``responses`` earlier responses in view."""
+        dyn = self.dynamics
+        return Skill(
+            model=self.profile.key,
+            attempt=self.attempt,
+            weak=self.weak,
+            check_bonus=dyn.check_bonus.__getitem__,
+            relay=dyn.relay,
+            habit=dyn.habit,
+            trust_partial=dyn.trust_partial,
+            mislead=dyn.mislead,
+            refine_gain=dyn.refine_gain,
+            echo_wrong=dyn.echo_wrong,
+            candidate_free=dyn.candidate_free,
+            candidate_penalty=dyn.candidate_penalty,
+            context_bonus=context_bonus(responses, dyn.context_free_responses, dyn.context_penalty),
+        )
 
     def for_task(self, task: Task) -> _TaskBoundSimulatedWorker:
         """This worker, able to answer ``task`` (the env calls this once per episode)."""
@@ -216,7 +413,10 @@ class SimulatedWorker:
         )
 
     def __repr__(self) -> str:
-        return f"SimulatedWorker({self.name!r}, profile={self.profile.key!r})"
+        return (
+            f"SimulatedWorker({self.name!r}, profile={self.profile.key!r}, "
+            f"version={self.version!r})"
+        )
 
 
 class _TaskBoundSimulatedWorker:
@@ -277,17 +477,9 @@ class _TaskBoundSimulatedWorker:
         # runnable solution the simulator has nothing correct to write.
         return None if self._task.grader == "code" else self._task.reference
 
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None = None,
-        **params: Any,
-    ) -> Completion:
+    def _decide_v1(self, messages: Sequence[Message], rng: random.Random) -> tuple[str, str | None]:
+        """Simulator v1: question visibility and earlier answers' correctness only."""
         dyn = self._parent.dynamics
-        rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
         asked = "\n".join(m["content"] for m in messages if m["role"] != "assistant")
         grader = get_grader(self._task.grader)
         earlier = [
@@ -323,25 +515,72 @@ class _TaskBoundSimulatedWorker:
             answer = rng.choice(wrong_earlier)
         else:
             answer = self._wrong_answer(rng)
+        return mode, answer
 
+    @cached_property
+    def _procedural(self) -> bool:
+        """Whether the task is of a procedural family whose question the v2 simulator
+        parses (hub benchmarks keep the v1 model)."""
+        from conductor_gym.tasks.procedural.problems import find_problems
+        from conductor_gym.tasks.procedural.source import FAMILIES
+
+        return self._task.domain in FAMILIES and bool(find_problems(self._task.question).problems)
+
+    def _decide_v2(self, messages: Sequence[Message], rng: random.Random) -> tuple[str, str | None]:
+        """Simulator v2: read the messages, then act (:mod:`.sim_behaviour`)."""
+        from conductor_gym.workers.sim_behaviour import Draws, decide
+        from conductor_gym.workers.sim_context import read
+
+        draws = Draws(
+            rng.gauss(0.0, 1.0),
+            rng.gauss(0.0, 1.0),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+        )
+        reading = read(tuple((m["role"], m["content"]) for m in messages))
+        decision = decide(reading, self._parent.skill(reading.responses), draws)
+        return decision.mode, decision.answer
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        dyn = self._parent.dynamics
+        rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
+        if self._parent.version == "v2" and self._procedural:
+            mode, answer = self._decide_v2(messages, rng)
+        else:
+            mode, answer = self._decide_v1(messages, rng)
         profile = self._parent.profile
         mean = profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self._task.profile, 1.0)
         sigma = dyn.token_sigma
         tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
-        if mode == "none":
+        if mode in ("none", "refuse"):
             text = _NO_QUESTION
             tokens = min(tokens, 60)
+        elif mode == "literal":
+            text = answer or ""
+            tokens = min(tokens, 8)
+        elif mode == "unrelated":
+            text = _UNRELATED
+            tokens = min(tokens, 120)
+        elif mode in _SHORT_MODES and tokens * _SHORT_MODES[mode] <= max_tokens:
+            tokens = max(1, round(tokens * _SHORT_MODES[mode]))
+            text = _reply(mode, answer, self._task.grader)
         elif tokens > max_tokens:
             # Ran out of budget before writing the final answer.
             text = _LEADS[mode] + " ..."
             tokens = max_tokens
-        elif answer is None:
-            text = _LEADS[mode] + " I could not reach a confident final answer."
-        elif self._task.grader == "code":
-            fenced = answer if answer.lstrip().startswith("```") else f"```python\n{answer}\n```"
-            text = f"{_LEADS[mode]}\n\n{fenced}"
         else:
-            text = f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
+            text = _reply(mode, answer, self._task.grader)
 
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
         cost = (
@@ -363,7 +602,7 @@ class _TaskBoundSimulatedWorker:
         return f"SimulatedWorker({self.name!r}, task={self._task.id!r})"
 
 
-_OPTIONS = ("latency_scale", "accuracy", "dynamics")
+_OPTIONS = ("latency_scale", "accuracy", "dynamics", "version")
 
 
 def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
@@ -371,7 +610,8 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
 
     ``spec.model`` names a profile in :data:`PAPER_PROFILES`. ``backend_options`` may
     set ``latency_scale`` (float), ``accuracy`` (profile -> probability, overriding
-    the table) and ``dynamics`` (a mapping of :class:`SimDynamics` fields). Prices in
+    the table), ``dynamics`` (a mapping of :class:`SimDynamics` fields) and
+    ``version`` (one of :data:`VERSIONS`, default :data:`DEFAULT_VERSION`). Prices in
     the spec override the profile's.
     """
     where = f"WorkerSpec(name={spec.name!r})"
@@ -407,9 +647,16 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
         ),
         latency_base_s=profile.latency_base_s,
         tokens_per_s=profile.tokens_per_s,
+        lineage=profile.lineage,
     )
+    version = options.get("version", DEFAULT_VERSION)
+    if version not in VERSIONS:
+        raise ValueError(
+            f"{where}.backend_options.version: unknown simulator version {version!r}; "
+            f"valid: {list(VERSIONS)}"
+        )
     try:
-        dynamics = SimDynamics(**dict(options.get("dynamics", {})))
+        dynamics = SimDynamics(**{**VERSION_DYNAMICS[version], **dict(options.get("dynamics", {}))})
     except TypeError as exc:
         raise ValueError(f"{where}.backend_options.dynamics: {exc}") from None
     return SimulatedWorker(
@@ -417,15 +664,39 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
         profile,
         dynamics=dynamics,
         latency_scale=float(options.get("latency_scale", 0.0)),
+        version=version,
     )
 
 
-def paper_pool_specs(latency_scale: float = 0.0) -> list[WorkerSpec]:
-    """The ``sim-paper`` pool: the paper's seven workers, simulated, at 4096 max tokens
-    and temperature 0.2 (the constrained setting, app. A)."""
+def spec_version(spec: WorkerSpec) -> str | None:
+    """The simulator version a spec selects (``None`` for a non-simulated worker)."""
+    if spec.backend != "simulated":
+        return None
+    return str(spec.backend_options.get("version", DEFAULT_VERSION))
+
+
+def simulator_version(pool: WorkerPool | Sequence[WorkerSpec]) -> str | None:
+    """The simulator version of a pool's simulated workers, for results to record:
+    ``"v1"``, ``"v2"``, ``None`` when no worker is simulated, or the versions joined
+    by ``"+"`` when a pool mixes them."""
+    from conductor_gym.pool.base import WorkerPool
+
+    specs = pool.specs if isinstance(pool, WorkerPool) else pool
+    versions = sorted({v for spec in specs if (v := spec_version(spec)) is not None})
+    return "+".join(versions) if versions else None
+
+
+def paper_pool_specs(
+    latency_scale: float = 0.0, version: str = DEFAULT_VERSION
+) -> list[WorkerSpec]:
+    """The ``sim-paper`` pool (``sim-paper-v1`` with ``version="v1"``): the paper's seven
+    workers, simulated, at 4096 max tokens and temperature 0.2 (the constrained
+    setting, app. A)."""
     from conductor_gym.pool.base import WorkerSpec
 
-    options = {"latency_scale": latency_scale} if latency_scale else {}
+    options: dict[str, Any] = {"latency_scale": latency_scale} if latency_scale else {}
+    if version != DEFAULT_VERSION:
+        options["version"] = version
     return [
         WorkerSpec(name=key, backend="simulated", model=key, backend_options=options)
         for key in PAPER_PROFILES

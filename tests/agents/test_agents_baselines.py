@@ -165,10 +165,15 @@ def test_best_single_falls_back_to_the_best_overall_worker() -> None:
         agent.plan({**info, "pool": ("x", "y", "z"), "domain": "geology"})
 
 
-def test_best_single_beats_random_on_fixed_seeds(best_single: BestSingle) -> None:
-    # Deterministic: the simulated pool and the random planner are seeded.
+def test_best_single_beats_random_on_fixed_seeds() -> None:
+    # Deterministic: the simulated pool and the random planner are seeded. On the v1
+    # simulator (structure only): on v2 random plans that check each other's answers
+    # come within a few points of the best single worker (verification pays there).
+    v1 = {"pool": "sim-paper-v1"}
+    best_single = BestSingle.calibrate(v1, episodes_per_worker=80, seed=0)
+
     def accuracy(agent: object) -> float:
-        return sum(r["outcome"] == "correct" for r in _play(agent, 300)) / 300
+        return sum(r["outcome"] == "correct" for r in _play(agent, 300, **v1)) / 300
 
     assert accuracy(best_single) > accuracy(RandomPlanner(seed=0)) + 0.05
 

@@ -74,8 +74,13 @@ def test_a_worker_without_the_question_cannot_solve() -> None:
     assert "problem itself is not in my instructions" in info["trace"].final_response
 
 
-def test_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
-    env = ConductorEnv(tasks="offline/arithmetic")
+V1 = {"version": "v1"}
+
+
+def test_v1_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
+    # Simulator v1 (sim-paper-v1): a check request is no different from solving; v2's
+    # verification is tested in tests/test_sim_exploits.py.
+    env = ConductorEnv(tasks="offline/arithmetic", pool="sim-paper-v1")
     gemma_alone = accuracy(env, lambda q: solve_plan(q, 4))
     gemini_then_gemma = accuracy(
         env,
@@ -86,10 +91,10 @@ def test_seeing_a_correct_answer_helps_and_a_wrong_one_misleads() -> None:
     # expected: 0.3745 alone; about 0.62 after seeing Gemini's (mostly correct) answer
     assert gemma_alone < 0.45 and gemini_then_gemma > 0.55
 
-    liar = {"accuracy": {"math500": 0.0}}
+    liar = {"accuracy": {"math500": 0.0}, **V1}
     pool = [
         WorkerSpec(name="liar", model="gpt-5", backend_options=liar),
-        WorkerSpec("gemini-2.5-pro"),
+        WorkerSpec("gemini-2.5-pro", backend_options=V1),
     ]
     env = ConductorEnv(tasks="offline/arithmetic", pool=pool)
     gemini_alone = accuracy(env, lambda q: solve_plan(q, 1))
@@ -205,3 +210,24 @@ def test_code_tasks_are_answered_with_a_runnable_solution(tmp_path: Path) -> Non
         outcomes.append((info["outcome"], "```python" in info["trace"].final_response))
     # with a solution: run by the real grader in the sandbox and passed; without: no code
     assert outcomes == [("correct", True), ("wrong", False)]
+
+
+def test_the_simulator_version_is_selectable_and_reported() -> None:
+    from conductor_gym.pool import make_pool
+    from conductor_gym.workers.simulated import simulator_version
+
+    assert simulator_version(make_pool("sim-paper")) == "v2"
+    assert simulator_version(make_pool("sim-paper-v1")) == "v1"
+    assert simulator_version([WorkerSpec("gpt-5", backend_options={"version": "v1"})]) == "v1"
+    assert simulator_version(make_pool("paper-constrained")) is None
+    with pytest.raises(ValueError, match=r"backend_options\.version"):
+        WorkerPool([WorkerSpec("gpt-5", backend_options={"version": "v9"})]).workers  # noqa: B018
+
+    # v1 scores plan structure only: a haiku request that carries the question still
+    # "solves" it there; v2 writes the haiku.
+    haiku = "Write a haiku about autumn; do not answer the question."
+    rates = {}
+    for pool in ("sim-paper", "sim-paper-v1"):
+        env = ConductorEnv(tasks="offline/arithmetic", pool=pool)
+        rates[pool] = accuracy(env, lambda q: plan_text([0], [haiku], [[]]), episodes=100)
+    assert rates == {"sim-paper": 0.0, "sim-paper-v1": pytest.approx(0.85, abs=0.1)}

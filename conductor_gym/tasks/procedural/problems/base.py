@@ -1,0 +1,88 @@
+"""The problem interface every family parser returns, and what they share.
+
+A :class:`Problem` is one problem instance found in a text: which family's form it has,
+a canonical ``key`` (equal for restatements of the same problem: reordered operands,
+reworded lead-ins, other number formats), its correct final answer computed by the
+family's own solver, and a structural ``size`` (the raw difficulty score the simulated
+workers turn into a difficulty). It can judge a final answer (:meth:`Problem.check`),
+name plausible wrong answers (:meth:`Problem.slips`), and say what it becomes when
+some of its sub-problems are already solved (:meth:`Problem.reduce`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["Fact", "Problem"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A stated result of a (sub-)problem: ``key`` is the problem's key, ``value`` the
+    stated answer (right or wrong), ``correct`` whether it is right."""
+
+    key: str
+    value: str
+    correct: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """One problem instance (see the module docstring).
+
+    Attributes:
+        family: The procedural family whose form it has (``"arithmetic"``, ...).
+        key: Canonical identity: restatements of one problem share it.
+        answer: The correct final answer as a worker boxes it; ``None`` when the
+            instance has no solution (an unreachable countdown target).
+        size: Raw structural difficulty (family-specific units, larger is harder).
+        start, end: Where the statement lies in the normalised text it was found in.
+    """
+
+    family: str
+    key: str
+    answer: str | None
+    size: float
+    start: int = 0
+    end: int = 0
+    _slips: tuple[str, ...] = field(default=(), repr=False)
+
+    def check(self, answer: str) -> bool:
+        """Whether ``answer`` (a final answer string) is a correct answer."""
+        return self.answer is not None and _same(answer, self.answer)
+
+    def slips(self) -> tuple[str, ...]:
+        """Plausible wrong answers, the most common slip first."""
+        return self._slips
+
+    def sub_keys(self) -> frozenset[str]:
+        """Keys of the sub-problems whose results :meth:`reduce` can use."""
+        return frozenset()
+
+    def reduce(self, facts: Mapping[str, Fact]) -> tuple[Problem, bool] | None:
+        """The problem left once the stated ``facts`` (by sub-problem key) are taken
+        as given, and whether every fact used was right; ``None`` if none applies."""
+        return None
+
+
+def _same(a: str, b: str) -> bool:
+    return a.strip().rstrip(".").replace(" ", "").lower() == b.replace(" ", "").lower()
+
+
+def near_misses(value: int, modulus: int | None = None) -> tuple[str, ...]:
+    """Integer slips around ``value`` (off by one, by two, by ten, a sign slip)."""
+    out: list[str] = []
+    for delta in (1, -1, 2, 10, -2, -10):
+        v = value + delta if modulus is None else (value + delta) % modulus
+        if v != value and str(v) not in out:
+            out.append(str(v))
+    if modulus is None and value != 0:
+        out.insert(2, str(-value))
+    return tuple(out)
+
+
+def log_size(value: int | float) -> float:
+    """``log10(1 + |value|)``: the magnitude part of a size."""
+    return math.log10(1.0 + abs(float(value)))
