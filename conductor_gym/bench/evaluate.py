@@ -67,6 +67,7 @@ from conductor_gym.bench.results import (
     EpisodeRecord,
     Results,
     SuiteInfo,
+    WorkerRecord,
     aggregate,
     journal_path,
     json_safe,
@@ -76,7 +77,7 @@ from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_sui
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
 
-__all__ = ["aevaluate", "evaluate"]
+__all__ = ["aevaluate", "episode_record", "evaluate"]
 
 _RESERVED = ("tasks", "pool")
 
@@ -265,9 +266,26 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         observation, reward, terminated, truncated, info = await env.astep(action)
         if terminated or truncated:
             break
+    return episode_record(spec, info, actions, reward, failure, planner_tokens, planner_cost)
+
+
+def episode_record(
+    spec: EpisodeSpec,
+    info: Mapping[str, Any],
+    actions: Sequence[str],
+    reward: float,
+    failure: Mapping[str, Any] | None = None,
+    planner_tokens: int = 0,
+    planner_cost: float = 0.0,
+) -> EpisodeRecord:
+    """The record of one episode played from ``spec``'s reset: ``info`` is the env's last
+    info (after ``reset`` when no action was taken), ``actions`` the agent's actions,
+    ``reward`` the last step's reward and ``failure`` the agent's error (which makes the
+    episode an infrastructure failure)."""
     outcome: Outcome = "error" if failure else info["outcome"]
     parse_error = None if failure else info.get("parse_error")
     error = failure or info.get("error")
+    grade = None if failure else info.get("grade")
     return EpisodeRecord(
         benchmark=spec.benchmark,
         domain=str(info["domain"]),
@@ -289,7 +307,8 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
-        followups=actions[1:],
+        followups=list(actions[1:]),
+        final_answer=grade.extracted if grade is not None else None,
     )
 
 
@@ -358,6 +377,8 @@ async def aevaluate(
     agent, spec = _resolve_agent(agent)
     kwargs, overrides = _env_arguments(agent, env_kwargs)
     env_args = dict(kwargs)
+    # A cache this run opens from a path is closed at its end, so the file is complete.
+    owns_cache = isinstance(env_args.get("cache"), str | os.PathLike)
     shared_pool = make_pool(
         pool,
         k=env_args.pop("k", None),
@@ -376,6 +397,7 @@ async def aevaluate(
         "env_version": conductor_gym.__version__,
         "suite": SuiteInfo.model_validate(suite.info()).model_dump(),
         "pool": json_safe(shared_pool.describe()),
+        "workers": [WorkerRecord.from_spec(s).model_dump(mode="json") for s in shared_pool.specs],
         "agent": _describe_agent(agent, spec, overrides),
         "env_kwargs": json_safe(kwargs),
         "repeats": repeats,
@@ -427,12 +449,15 @@ async def aevaluate(
         for idle in envs.values():
             for env in idle:
                 env.close()
+        if owns_cache and shared_pool.cache is not None:
+            shared_pool.cache.close()
     episodes = sorted(done.values(), key=lambda r: order[r.key])
     results = Results(
         env_id=header["env_id"],
         env_version=header["env_version"],
         suite=header["suite"],
         pool=header["pool"],
+        workers=header["workers"],
         agent=header["agent"],
         env_kwargs=header["env_kwargs"],
         repeats=repeats,
