@@ -4,7 +4,8 @@ Contract. A **section** (:class:`Section`) is one suite fingerprint on one pool:
 name and fingerprint, the pool setting (``simulated``, ``constrained``,
 ``unconstrained``) and the pool's own fingerprint (:func:`pool_fingerprint`: every
 worker's backend, model, generation settings, prices and simulator options, ``k``,
-``shuffle`` and the episode budget), so entries are compared like with like only.
+``shuffle`` and the episode budget) and the env settings the run changed
+(:func:`env_setting`), so entries are compared like with like only.
 
 An entry is **ranked** in its section when every rule below holds; otherwise it is
 **listed apart** with one reason per rule it breaks (:func:`place`):
@@ -51,6 +52,7 @@ __all__ = [
     "Placement",
     "Section",
     "Verification",
+    "env_setting",
     "failed_share",
     "offline_suite",
     "pareto_frontier",
@@ -91,12 +93,15 @@ class Section:
     pool_setting: str
     pool: str
     pool_fingerprint: str
+    env: str = ""
 
     def title(self) -> str:
-        """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``."""
+        """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
+        ``, env <settings>`` when the run changed env settings (:func:`env_setting`)."""
+        env = f", env {self.env}" if self.env else ""
         return (
             f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
-            f"({self.pool_fingerprint})"
+            f"({self.pool_fingerprint}){env}"
         )
 
 
@@ -144,6 +149,33 @@ def pool_fingerprint(results: Results) -> str:
     }
     text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+_NOT_ENV = ("k", "shuffle_workers", "cache", "render_mode")  # in the pool fingerprint, or moot
+
+
+def env_setting(results: Results) -> str:
+    """The env settings the run changed, as compact JSON (``""`` for none): the recorded
+    env arguments less the pool's (``k``, ``shuffle_workers``, ``cache``), the paper's
+    reward scheme and the settings the agent itself declares (``env_overrides``, e.g. the
+    8 steps of the mixture of agents). Entries that changed the env (recursion, prompt
+    templates, budgets, ...) are compared only with entries that changed it alike."""
+    declared = results.agent.get("env_overrides") or {}
+    changed = {
+        key: value
+        for key, value in results.env_kwargs.items()
+        if key not in _NOT_ENV
+        and not (isinstance(declared, dict) and key in declared and declared[key] == value)
+        and not (key == "reward" and _is_paper_reward(value))
+    }
+    return json.dumps(changed, sort_keys=True, separators=(",", ":")) if changed else ""
+
+
+def _is_paper_reward(value: Any) -> bool:
+    paper = {"correct": 1.0, "wrong": 0.5, "invalid": 0.0}
+    return value == "paper" or (
+        isinstance(value, dict) and {k: value.get(k) for k in paper} == paper
+    )
 
 
 def failed_share(results: Results) -> float:
@@ -222,6 +254,7 @@ def place(
         pool_setting=pool_setting,
         pool=pool if pool is not None else str(results.pool.get("name") or "custom"),
         pool_fingerprint=pool_fingerprint(results),
+        env=env_setting(results),
     )
     reasons: list[str] = []
     if not verification.replayed:

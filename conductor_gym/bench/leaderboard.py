@@ -318,7 +318,18 @@ def load_submissions(directory: str | Path) -> list[tuple[Path, Report]]:
     Each file is validated on its own: a bad one gets its report and spoils no other.
     """
     folder = Path(directory) / SUBMISSIONS_DIR
-    return [(path, validate_file(path)) for path in sorted(folder.glob("*.json"))]
+    return [(path, _validate_apart(path)) for path in sorted(folder.glob("*.json"))]
+
+
+def _validate_apart(path: Path) -> Report:
+    """:func:`validate_file`, with anything unforeseen in one file turned into that file's
+    rejection, so one file never stops a board from rendering."""
+    try:
+        return validate_file(path)
+    except Exception as exc:
+        report = Report(str(path))
+        report.error("file", f"validation failed: {type(exc).__name__}: {exc}"[:500])
+        return report
 
 
 # ----------------------------------------------------------------------------------- checks

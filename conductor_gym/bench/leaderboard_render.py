@@ -298,9 +298,10 @@ def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
 
 def _md_section_title(section: Section) -> str:
     s = section
+    env = f", env {markdown_text(s.env)}" if s.env else ""
     return (
         f"### Suite {_md_code(s.suite)} (`{markdown_text(s.fingerprint)}`), {s.pool_setting} "
-        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`)"
+        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){env}"
     )
 
 
@@ -363,7 +364,7 @@ submission ships (no backend is reached; costs are priced again from the cached 
 where the pool file sets prices); without a cache the entry is *unverified*.
 
 A ranked section is one suite fingerprint on one pool (setting and the pool's own
-fingerprint). An entry is ranked when it was re-played, ran the whole suite (or a fixed
+fingerprint) with the same env settings (those the agent declares aside). An entry is ranked when it was re-played, ran the whole suite (or a fixed
 subset suite such as `offline-160`), has at least {MIN_REPEATS} repeats, used the suite
 seed {SUITE_SEED} and had at most {100 * MAX_FAILED_SHARE:g} % infrastructure failures;
 otherwise it is listed apart with the reason. The planner's own tokens and cost are as

@@ -484,7 +484,14 @@ async def _replay_all(
                 if env is None:
                     env = ConductorEnv(tasks=sources[record.benchmark], pool=pool, **arguments)
                     envs[record.benchmark] = env
-                found.append((record.key, await _replay_one(env, record, method, compared)))
+                try:
+                    differences = await _replay_one(env, record, method, compared)
+                except Exception as exc:  # untrusted arguments may break an episode anywhere
+                    failure = f"{type(exc).__name__}: {exc}"[:300]
+                    differences = [Difference(record.key, "replay", "an episode", failure)]
+                    env.close()
+                    del envs[record.benchmark]
+                found.append((record.key, differences))
         finally:
             for env in envs.values():
                 env.close()

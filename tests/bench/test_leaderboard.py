@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import datetime
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,7 +94,7 @@ def test_failures_are_replayed_shown_and_capped(tmp_path: Path) -> None:
 
 
 def test_a_run_that_failed_entirely_has_no_accuracy(tmp_path: Path) -> None:
-    from conductor_gym.bench.leaderboard_render import entries_from, format_report
+    from conductor_gym.bench.leaderboard_render import entries_from, format_report, render_markdown
 
     run = board_run("moa", tmp_path / "r.json", episode_budget=Budget(max_calls=3))
     assert run.metrics["overall"].infra_failures == run.metrics["overall"].n == 480
@@ -105,6 +106,8 @@ def test_a_run_that_failed_entirely_has_no_accuracy(tmp_path: Path) -> None:
     assert "accuracy n/a" in format_report(report)
     [entry] = entries_from([("moa", report)])
     assert entry.accuracy is None and entry.failed == 1.0 and not entry.ranked
+    row = next(line for line in render_markdown([entry]).splitlines() if "MoA on a budget" in line)
+    assert re.search(r"\| n/a \| \$0\.\d+ \| 100\.0 % \|", row)  # what was spent was spent
 
 
 def test_run_budget_failures_are_not_replayed_and_not_invented(tmp_path: Path) -> None:
@@ -140,6 +143,37 @@ def test_a_v1_file_replays_from_the_preset_it_names(clean: Json) -> None:
     assert report.placement.ranked and report.placement.section == v2.placement.section
     data["results"]["pool"]["name"] = "/etc/passwd"  # a name is never opened as a path
     assert any("is not a shipped preset" in r for r in reasons(data))
+
+
+def test_multi_turn_episodes_replay_round_by_round_in_their_own_section(
+    tmp_path: Path, clean: Json
+) -> None:
+    run = board_run("random", tmp_path / "r.json", max_recursions=1)
+    assert all(e.followups for e in run.episodes if e.outcome != "invalid")
+    report = validate_submission(wrap(run))
+    assert report.ok, messages(report)
+    single_turn = validate_submission(clean).placement
+    assert report.placement is not None and single_turn is not None
+    assert report.placement.ranked and report.placement.section.env == '{"max_recursions":1}'
+    assert report.placement.section != single_turn.section  # not ranked with single-turn runs
+    data = wrap(run).model_dump(mode="json")
+    multi = [e for e in data["results"]["episodes"] if e["followups"]]
+    stops = [e for e in multi if "model_id = []" in e["followups"][0]]
+    replans = [e for e in multi if "model_id = []" not in e["followups"][0]]
+    assert stops and replans  # the random planner stops or plans again, at random
+    first, second = stops[:2]
+    first["followups"] = []  # the recorded stop removed: the episode would go on
+    second["followups"] = [second["completion"]]  # a second plan instead of the stop
+    replayed = validate_submission(data).replay
+    assert replayed is not None
+    found = {(d.key, d.field): (d.recorded, d.replayed) for d in replayed.differences}
+    key = (first["benchmark"], first["task_index"], first["repeat"])
+    assert found[(key, "episode end")] == ("ended", "running after the last recorded action")
+    key = (second["benchmark"], second["task_index"], second["repeat"])
+    assert found[(key, "steps")][0] == second["steps"] < found[(key, "steps")][1]
+    assert {k for k, _ in found} == {
+        (e["benchmark"], e["task_index"], e["repeat"]) for e in (first, second)
+    }
 
 
 def test_the_episode_set_errors_name_the_episodes(clean: Json) -> None:

@@ -20,6 +20,7 @@ from conductor_gym.bench.board_sections import price_table
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, make_submission, validate_file
 from conductor_gym.bench.results import Results, aggregate
+from conductor_gym.cli.main import main
 from conductor_gym.pool.base import WorkerSpec
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
@@ -74,6 +75,16 @@ def _board(tmp_path: Path, results: Results, cache: Path | None) -> Path:
     return submission.dump(folder / "smol.json")
 
 
+def _edited(cache: Path, folder: Path | None, sql: str) -> Path:
+    """``cache`` edited with ``sql`` (in a copy in ``folder``, or in place when ``None``)."""
+    target = cache if folder is None else folder / cache.name
+    if folder is not None:
+        shutil.copyfile(cache, target)
+    with contextlib.closing(sqlite3.connect(target)) as db, db:
+        db.execute(sql)
+    return target
+
+
 def test_it_replays_from_the_shipped_cache(recorded: tuple[Results, Path], tmp_path: Path) -> None:
     results, cache = recorded
     report = validate_file(_board(tmp_path, results, cache))
@@ -95,14 +106,21 @@ def test_without_its_cache_it_is_unverified(recorded: tuple[Results, Path], tmp_
     )
 
 
+def test_cli_validate_takes_the_cache_for_one_file(
+    recorded: tuple[Results, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, cache = recorded
+    entry = _board(tmp_path, results, None)
+    assert main(["leaderboard", "validate", "--cache", str(cache), str(entry)]) == 0
+    assert "re-played (response cache, 2 episodes)" in capsys.readouterr().out
+    assert main(["leaderboard", "validate", "--cache", str(cache), str(entry), str(entry)]) == 2
+
+
 def test_costs_zeroed_in_results_and_cache_are_priced_again(
     recorded: tuple[Results, Path], tmp_path: Path
 ) -> None:
     results, cache = recorded
-    forged = tmp_path / "responses.sqlite"
-    shutil.copyfile(cache, forged)
-    with contextlib.closing(sqlite3.connect(forged)) as db, db:
-        db.execute("UPDATE responses SET cost_usd = 0")
+    forged = _edited(cache, tmp_path, "UPDATE responses SET cost_usd = 0")
     episodes = [e.model_copy(update={"cost_usd": 0.0}) for e in results.episodes]
     zeroed = results.model_copy(update={"episodes": episodes, "metrics": aggregate(episodes, 1)})
     report = validate_file(_board(tmp_path / "b", zeroed, forged))
@@ -114,8 +132,7 @@ def test_a_swapped_cache_file_is_caught_by_its_digest(
 ) -> None:
     results, cache = recorded
     path = _board(tmp_path, results, cache)
-    with contextlib.closing(sqlite3.connect(path.parent / cache.name)) as db, db:
-        db.execute("UPDATE responses SET text = 'Final answer: \\boxed{42}'")
+    _edited(path.parent / cache.name, None, "UPDATE responses SET text = 'Final answer: 42'")
     errors = messages(validate_file(path))
     assert any("response_cache 'responses.sqlite' has SHA-256" in m for m in errors), errors
 
@@ -141,10 +158,7 @@ def test_a_cache_without_the_calls_fails_the_replay(
     recorded: tuple[Results, Path], tmp_path: Path
 ) -> None:
     results, cache = recorded
-    emptied = tmp_path / "responses.sqlite"
-    shutil.copyfile(cache, emptied)
-    with contextlib.closing(sqlite3.connect(emptied)) as db, db:
-        db.execute("DELETE FROM responses")
+    emptied = _edited(cache, tmp_path, "DELETE FROM responses")
     errors = messages(validate_file(_board(tmp_path / "b", results, emptied)))
     assert any("outcome: recorded" in m and "re-played 'error'" in m for m in errors), errors
 

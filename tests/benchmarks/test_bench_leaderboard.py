@@ -9,14 +9,14 @@ re-play). Run: ``make bench``.
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 import pytest
+from board_support import wrap
 
 from conductor_gym.bench.board_sections import offline_suite
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import make_submission, validate_submission
+from conductor_gym.bench.leaderboard import validate_submission
 from conductor_gym.bench.replay import replay_results
 from conductor_gym.bench.results import Results
 
@@ -37,13 +37,6 @@ def test_replay_a_160_episode_simulated_entry(benchmark: Any, entry: Results) ->
 
 
 def test_validate_a_160_episode_submission(benchmark: Any, entry: Results) -> None:
-    raw = make_submission(
-        entry,
-        name="MoA",
-        authors=["bench"],
-        training_data="none",
-        pool_setting="simulated",
-        date=datetime.date(2026, 1, 1),
-    ).model_dump(mode="json")
+    raw = wrap(entry, name="MoA").model_dump(mode="json")
     report = benchmark(validate_submission, raw)
     assert report.ok and report.replay is not None and report.replay.episodes == 160
