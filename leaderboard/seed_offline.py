@@ -1,14 +1,17 @@
-"""Seed the leaderboard with the baseline agents, evaluated offline.
+"""Seed the leaderboard with the baseline agents, evaluated offline: the one command that
+regenerates every baseline submission, the README and the page.
 
-Runs ``conductor_gym.bench.evaluate.evaluate`` for each baseline agent spec on the ``offline``
-suite (procedural stand-ins, first ``--limit`` tasks) with the simulated paper pool
-(``sim-paper``), wraps each run as a submission (pool setting ``simulated``), validates
-it, writes ``leaderboard/submissions/baseline-<spec>.json`` and renders the board.
-Specs the installed agents do not know are skipped with a message. Run from the
-repository root::
+Runs ``conductor_gym.bench.evaluate.evaluate`` for each baseline agent spec on the
+``offline-160`` suite (the fixed 160-task subset of the procedural stand-ins) with the
+simulated paper pool (``sim-paper``), the suite seed and 3 repeats (the ranked minimum),
+wraps each run as a submission (pool setting ``simulated``), validates it (re-playing
+every episode), writes ``leaderboard/submissions/baseline-<spec>.json``, removes baseline
+files of agents no longer seeded, and renders the board from every submission there.
+Specs the installed agents do not know are skipped with a message. It takes about 15 s.
+Run from the repository root::
 
     .venv/bin/python leaderboard/seed_offline.py            # the defaults below
-    .venv/bin/python leaderboard/seed_offline.py --agents random moa --limit 20
+    .venv/bin/python leaderboard/seed_offline.py --agents random moa --suite offline
 
 These entries say how the baselines do against the *simulated* workers on procedural
 tasks; they are not claims about the real models (see the README's offline section).
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from conductor_gym.agents import make_agent
 
+from conductor_gym.bench.board_sections import MIN_REPEATS, SUITE_SEED
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import (
     SUBMISSIONS_DIR,
@@ -56,12 +60,13 @@ NAMES = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--agents", nargs="+", default=list(BASELINES), metavar="SPEC")
-    parser.add_argument("--limit", type=int, default=50, help="tasks of the suite (50)")
-    parser.add_argument("--repeats", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--suite", default="offline-160", help="suite (offline-160)")
+    parser.add_argument("--repeats", type=int, default=MIN_REPEATS)
+    parser.add_argument("--seed", type=int, default=SUITE_SEED)
     parser.add_argument("--date", type=datetime.date.fromisoformat, default=None)
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
+    written: set[str] = set()
     for spec in args.agents:
         try:
             make_agent(spec) if spec != "best-single" else None  # best-single calibrates
@@ -71,11 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         clock = time.monotonic()
         results = evaluate(
             spec,
-            "offline",
+            args.suite,
             pool="sim-paper",
             repeats=args.repeats,
             seed=args.seed,
-            limit=args.limit,
             progress=False,
         )
         submission = make_submission(
@@ -93,14 +97,18 @@ def main(argv: list[str] | None = None) -> int:
         if not report.ok:
             return 1
         submission.dump(target)
+        written.add(target.name)
+    for stale in sorted((args.dir / SUBMISSIONS_DIR).glob("baseline-*.json")):
+        if stale.name not in written and set(args.agents) == set(BASELINES):
+            stale.unlink()
+            print(f"removed {stale} (no longer a seeded baseline)")
     loaded = load_submissions(args.dir)
     rejected = [report for _, report in loaded if not report.ok]
     for report in rejected:
         print(format_report(report), file=sys.stderr)
     if rejected:
         return 1
-    entries = [(p.stem, r.submission) for p, r in loaded if r.submission is not None]
-    for path in render_board(entries, args.dir):
+    for path in render_board([(p.stem, r) for p, r in loaded], args.dir):
         print(f"wrote {path}")
     return 0
 

@@ -56,7 +56,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, cast
 
 from conductor_gym._loop import run_sync
 from conductor_gym._validate import is_int, require_int
@@ -65,6 +65,7 @@ from conductor_gym.bench.results import (
     EpisodeRecord,
     Results,
     SuiteInfo,
+    WorkerRecord,
     aggregate,
     journal_path,
     json_safe,
@@ -75,10 +76,10 @@ from conductor_gym.config import EnvConfig
 from conductor_gym.core.agent import Agent, AgentError, BaseAgent, as_base_agent
 from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.env import ConductorEnv
-from conductor_gym.core.info import StepInfo
+from conductor_gym.core.info import ResetInfo, StepInfo
 from conductor_gym.errors import ConfigurationError
 
-__all__ = ["aevaluate", "evaluate"]
+__all__ = ["aevaluate", "episode_record", "evaluate"]
 
 _RESERVED = ("tasks", "task_options")
 
@@ -269,7 +270,6 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
     observation, info = env.reset(seed=spec.seed, options={"task_index": spec.task_index})
     actions: list[str] = []
     planner_tokens, planner_cost, reward = 0, 0.0, 0.0
-    last: StepInfo | None = None  # the info of the last step played
     while True:
         action, tokens, cost, failure = await batcher.act(
             observation, dict(info), hash_seed("agent", spec.seed, len(actions))
@@ -279,13 +279,31 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         if action is None:
             break
         actions.append(action)
-        observation, reward, terminated, truncated, last = await env.astep(action)
-        info = last
+        observation, reward, terminated, truncated, info = await env.astep(action)
         if terminated or truncated:
             break
-    outcome: Outcome = "error" if failure or last is None else last["outcome"]  # type: ignore[assignment]
-    parse_error = None if failure or last is None else last["parse_error"]
-    error = failure or (last["error"] if last is not None else None)
+    return episode_record(spec, info, actions, reward, failure, planner_tokens, planner_cost)
+
+
+def episode_record(
+    spec: EpisodeSpec,
+    info: ResetInfo | StepInfo,
+    actions: Sequence[str],
+    reward: float,
+    failure: Mapping[str, Any] | None = None,
+    planner_tokens: int = 0,
+    planner_cost: float = 0.0,
+) -> EpisodeRecord:
+    """The record of one episode played from ``spec``'s reset: ``info`` is the env's last
+    info (after ``reset`` when no action was taken), ``actions`` the agent's actions,
+    ``reward`` the last step's reward and ``failure`` the agent's error (which makes the
+    episode an infrastructure failure)."""
+    last = cast(StepInfo, info) if "rounds" in info else None  # a step was played
+    ended = None if failure else last
+    outcome = cast(Outcome, "error" if ended is None else ended["outcome"])
+    parse_error = None if ended is None else ended["parse_error"]
+    error = failure or (None if last is None else last["error"])
+    grade = None if ended is None else ended["grade"]
     return EpisodeRecord(
         benchmark=spec.benchmark,
         domain=info["domain"],
@@ -302,7 +320,8 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
-        followups=actions[1:],
+        followups=list(actions[1:]),
+        final_answer=grade.extracted if grade is not None else None,
     )
 
 
@@ -370,6 +389,8 @@ async def aevaluate(
         suite = suite.with_limit(limit)
     agent, spec = _resolve_agent(agent)
     run_config, kwargs, overrides = _env_config(agent, config, settings)
+    # A cache this run opens from a path is closed at its end, so the file is complete.
+    owns_cache = isinstance(run_config.cache, str | os.PathLike)
     shared_pool = run_config.build_pool()
     configs = {
         name: run_config.replace(
@@ -386,8 +407,10 @@ async def aevaluate(
         "env_version": conductor_gym.__version__,
         "suite": SuiteInfo.model_validate(suite.info()).model_dump(),
         "pool": json_safe(shared_pool.describe()),
+        "workers": [WorkerRecord.from_spec(s).model_dump(mode="json") for s in shared_pool.specs],
         "agent": _describe_agent(agent, spec, overrides),
-        "env_kwargs": json_safe(kwargs),
+        # the pool is recorded as "pool" and "workers"
+        "env_kwargs": json_safe({k: v for k, v in kwargs.items() if k != "pool"}),
         "repeats": repeats,
         "seed": seed,
         "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -431,12 +454,15 @@ async def aevaluate(
         for idle in envs.values():
             for env in idle:
                 env.close()
+        if owns_cache and shared_pool.cache is not None:
+            shared_pool.cache.close()
     episodes = sorted(done.values(), key=lambda r: order[r.key])
     results = Results(
         env_id=header["env_id"],
         env_version=header["env_version"],
         suite=header["suite"],
         pool=header["pool"],
+        workers=header["workers"],
         agent=header["agent"],
         env_kwargs=header["env_kwargs"],
         env_config=_recorded(run_config),

@@ -1,4 +1,4 @@
-"""The leaderboard: submissions and their validation.
+"""The leaderboard: submissions, their validation, and where each one goes.
 
 A **submission** is one evaluation's results file (:class:`conductor_gym.bench.results.Results`,
 as written by ``conductor-gym evaluate``) plus metadata about who ran what. On disk it is
@@ -6,54 +6,82 @@ as written by ``conductor-gym evaluate``) plus metadata about who ran what. On d
 
     {"metadata": {"name": ..., "authors": [...], "agent": "<agent spec>",
                   "training_data": ..., "pool_setting": "constrained" | "unconstrained"
-                  | "simulated", "date": "YYYY-MM-DD", "url": ..., "notes": ...},
+                  | "simulated", "date": "YYYY-MM-DD", "url": ..., "notes": ...,
+                  "response_cache": "<slug>.sqlite", "response_cache_sha256": ...},
      "results": {...}}
 
+A real-pool run ships its response cache (:class:`~conductor_gym.workers.cache.ResponseCache`,
+the SQLite file ``evaluate --env cache=PATH`` wrote) as ``response_cache``: a plain file
+name in the same folder, pinned by its SHA-256.
+
 :func:`validate_submission` checks a submission the way a maintainer would before
-accepting it, and reports every problem with its own message:
+accepting it, and reports every problem with its own message (``check: message``):
 
-* ``schema``: the file parses against :class:`Submission` (no unknown fields anywhere);
+* ``file``: at most :data:`~conductor_gym.bench.untrusted.MAX_FILE_BYTES`, UTF-8 JSON
+  nested at most :data:`~conductor_gym.bench.untrusted.MAX_JSON_DEPTH` deep;
+* ``schema``: the file parses against :class:`Submission` (no unknown fields anywhere;
+  bounded metadata text; ``url`` only ``http(s)``; ``response_cache`` a plain file name);
 * ``metadata``: ``metadata.agent`` is the results' ``agent.spec``; the pool setting agrees
-  with the pool's backends (``simulated`` exactly when every worker is simulated);
-* ``suite``: the suite exists with these sources and sizes (after the declared limit), and
-  its fingerprint, recomputed here, is the declared one. A suite whose sources need
-  downloads cannot be fingerprinted offline (no registry of known fingerprints exists
-  yet): a *warning* says so, it is not a pass;
-* ``repeats``: the declared repeat count matches the repeat indices of the episodes;
-* ``episodes``: every ``(benchmark, task_index, repeat)`` appears exactly once: none
-  missing, none duplicated, none outside the suite;
-* ``episode``: each record is self-consistent: ``correct == (outcome == "correct")``, the
-  reward is the paper's for the outcome (1 / 0.5 / 0; ``error``: 0; a run with another
-  reward scheme is rejected) and the task id is the suite's task at that index (offline
-  suites);
+  with the workers' backends (``simulated`` exactly when every worker is simulated); the
+  response cache exists and has the declared SHA-256;
+* ``pool``: the worker records agree with the pool's description, and a pool named after
+  a shipped preset has that preset's workers;
+* ``env``: the paper's reward scheme, plan and recursion sizes within the board's bounds;
+* ``suite``: the suite is registered with these sources; where its sources read offline,
+  its sizes and fingerprints, recomputed here, are the declared ones and every episode
+  names the suite's task at its index;
+* ``repeats``, ``episodes``: the repeat indices are ``0..repeats-1``; every ``(benchmark,
+  task_index, repeat)`` appears exactly once: none missing, duplicated or outside;
+* ``seeds``: every episode's seed is ``episode_seed(results.seed, benchmark, task_index,
+  repeat)`` (:mod:`conductor_gym.bench.suites`), so no repeat was chosen after the fact;
+* ``episode``: each record is self-consistent (``correct == (outcome == "correct")``, the
+  reward is the paper's for the outcome);
 * ``metrics``: every stored aggregate equals :func:`conductor_gym.bench.results.aggregate`
-  recomputed from the episodes (floats within 1e-9, counts exactly).
+  recomputed from the episodes (floats within 1e-9, counts exactly);
+* ``replay``: when every check above passed and the suite reads offline, every episode is
+  re-played (:mod:`conductor_gym.bench.replay`) and must match field by field.
 
-The rendered board (Markdown, HTML, plot) is in :mod:`conductor_gym.bench.leaderboard_render`.
-This module imports pydantic at import time; ``import conductor_gym`` does not import it.
+An accepted submission then gets its :class:`~conductor_gym.bench.board_sections.Placement`:
+its section, and ranked there or listed apart with every reason
+(:mod:`conductor_gym.bench.board_sections`). The rendered board (Markdown, HTML, plot) is in
+:mod:`conductor_gym.bench.leaderboard_render`. This module imports pydantic at import time;
+``import conductor_gym`` does not import it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import json
+import hashlib
 import math
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conductor_gym.bench.board_sections import Placement, Verification, offline_suite, place
 from conductor_gym.bench.results import Metrics, Results, aggregate
+from conductor_gym.bench.untrusted import (
+    MAX_FILE_BYTES,
+    UntrustedInputError,
+    check_depth,
+    http_url,
+    read_json_file,
+)
 
 if TYPE_CHECKING:
-    from conductor_gym.bench.suites import Suite
+    from conductor_gym.bench.replay import Replay
     from conductor_gym.tasks import TaskSource
 
 __all__ = [
+    "MAX_PLAN_STEPS",
+    "MAX_RECURSIONS",
+    "MAX_REPEATS",
     "POOL_SETTINGS",
     "SUBMISSIONS_DIR",
     "Problem",
@@ -77,22 +105,62 @@ TOLERANCE = 1e-9
 """Absolute tolerance when comparing stored and recomputed float metrics (recomputation
 is deterministic and JSON round-trips floats exactly, so a match is in fact exact)."""
 
+MAX_REPEATS = 64
+MAX_PLAN_STEPS = 32
+MAX_RECURSIONS = 8
+"""Bounds on what a board entry may declare (a re-play does this much work per episode)."""
+
 _MAX_LISTED = 5  # per-episode problems listed before "... and N more"
+_ENUMERATED = 1_000_000  # most missing episodes looked up one by one
+_FILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+
+
+def _one_line(text: str) -> str:
+    if re.search(r"[\x00-\x1f\x7f\u2028\u2029]", text):
+        raise ValueError("must be one line without control characters")
+    return text
 
 
 class SubmissionMetadata(BaseModel):
-    """Who submitted what (``agent`` is the agent spec the results were produced with)."""
+    """Who submitted what (``agent`` is the agent spec the results were produced with).
+
+    Text is bounded (``name`` 80 characters, each author 100, ``agent`` 200,
+    ``training_data`` 500, ``url`` 500, ``notes`` 2000); ``url`` must be ``http(s)``.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=80)
-    authors: list[str] = Field(min_length=1)
-    agent: str = Field(min_length=1)
-    training_data: str
+    authors: list[str] = Field(min_length=1, max_length=20)
+    agent: str = Field(min_length=1, max_length=200)
+    training_data: str = Field(max_length=500)
     pool_setting: PoolSetting
     date: dt.date
-    url: str | None = None
-    notes: str | None = None
+    url: str | None = Field(default=None, max_length=500)
+    notes: str | None = Field(default=None, max_length=2000)
+    response_cache: str | None = Field(default=None, pattern=_FILE_NAME)
+    response_cache_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+    @field_validator("name", "agent")
+    @classmethod
+    def _single_line(cls, value: str) -> str:
+        return _one_line(value)
+
+    @field_validator("authors")
+    @classmethod
+    def _authors(cls, value: list[str]) -> list[str]:
+        for author in value:
+            if not 1 <= len(author) <= 100:
+                raise ValueError("each author must have 1 to 100 characters")
+            _one_line(author)
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not http_url(value):
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return value
 
 
 class Submission(BaseModel):
@@ -129,12 +197,18 @@ class Problem:
 
 @dataclass
 class Report:
-    """The outcome of validating one submission: accepted when there are no errors."""
+    """The outcome of validating one submission: accepted when there are no errors.
+
+    ``placement`` (set when accepted) says where it goes and why; ``replay`` is what the
+    re-play found (``None`` when it did not run).
+    """
 
     source: str
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     submission: Submission | None = None
+    placement: Placement | None = None
+    replay: Replay | None = None
 
     @property
     def ok(self) -> bool:
@@ -150,31 +224,55 @@ class Report:
 def slugify(text: str) -> str:
     """A file-name slug: lower case, runs of other characters as ``-``."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug or "entry"
+    return slug[:80].strip("-") or "entry"
 
 
 # ------------------------------------------------------------------------------ entry points
 
 
-def validate_file(path: str | Path) -> Report:
-    """Validate the submission file at ``path`` (see the module docstring)."""
-    report = Report(str(path))
+def validate_file(
+    path: str | Path,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    cache: str | Path | None = None,
+    replay: bool = True,
+) -> Report:
+    """Validate the submission file at ``path`` (see the module docstring); its
+    ``response_cache`` is looked up beside it (``cache`` and ``replay``: as for
+    :func:`validate_submission`)."""
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        report.error("schema", f"cannot read the file: {exc}")
+        raw = read_json_file(path, max_bytes=max_bytes)
+    except UntrustedInputError as exc:
+        report = Report(str(path))
+        report.error("file", str(exc))
         return report
-    except json.JSONDecodeError as exc:
-        report.error("schema", f"not JSON: {exc}")
-        return report
-    return validate_submission(raw, source=str(path))
+    return validate_submission(
+        raw, source=str(path), folder=Path(path).parent, cache=cache, replay=replay
+    )
 
 
-def validate_submission(raw: Any, *, source: str = "<submission>") -> Report:
-    """Validate a submission given as parsed JSON (or a :class:`Submission`)."""
+def validate_submission(
+    raw: Any,
+    *,
+    source: str = "<submission>",
+    folder: str | Path | None = None,
+    cache: str | Path | None = None,
+    replay: bool = True,
+) -> Report:
+    """Validate a submission given as parsed JSON (or a :class:`Submission`).
+
+    ``folder`` is where its ``response_cache`` file lies; ``cache`` gives the cache file
+    directly instead (checked against ``response_cache_sha256`` when that is declared).
+    ``replay=False`` skips the re-play (the entry is then unverified).
+    """
     report = Report(source)
     if isinstance(raw, Submission):
         raw = raw.model_dump(mode="json")
+    try:
+        check_depth(raw)
+    except UntrustedInputError as exc:
+        report.error("file", str(exc))
+        return report
     if isinstance(raw, Mapping) and "schema" in raw and "metadata" not in raw:
         report.error(
             "schema",
@@ -191,19 +289,47 @@ def validate_submission(raw: Any, *, source: str = "<submission>") -> Report:
         return report
     report.submission = submission
     results = submission.results
-    _check_metadata(submission, report)
-    sizes = _check_suite(results, report)
+    cache_file = _check_metadata(submission, folder, cache, report)
+    _check_pool(results, report)
+    _check_env(results, report)
+    sources = _check_suite(results, report)
     _check_repeats(results, report)
-    _check_episode_set(results, sizes, report)
+    _check_episode_set(results, report)
+    _check_seeds(results, report)
     _check_episodes(results, report)
     _check_metrics(results, report)
+    if not report.ok:
+        return report
+    with contextlib.ExitStack() as stack:
+        if cache_file is not None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cg-replay-")))
+            digest = submission.metadata.response_cache_sha256
+            cache_file = _pinned_copy(cache_file, digest, folder, report)
+        if report.ok:
+            verification = _replay(results, sources, cache_file, replay, report)
+    if report.ok:
+        report.placement = place(results, submission.metadata.pool_setting, verification)
     return report
 
 
 def load_submissions(directory: str | Path) -> list[tuple[Path, Report]]:
-    """Validate every ``*.json`` under ``directory/submissions`` (sorted by file name)."""
+    """Validate every ``*.json`` under ``directory/submissions`` (sorted by file name).
+
+    Each file is validated on its own: a bad one gets its report and spoils no other.
+    """
     folder = Path(directory) / SUBMISSIONS_DIR
-    return [(path, validate_file(path)) for path in sorted(folder.glob("*.json"))]
+    return [(path, _validate_apart(path)) for path in sorted(folder.glob("*.json"))]
+
+
+def _validate_apart(path: Path) -> Report:
+    """:func:`validate_file`, with anything unforeseen in one file turned into that file's
+    rejection, so one file never stops a board from rendering."""
+    try:
+        return validate_file(path)
+    except Exception as exc:
+        report = Report(str(path))
+        report.error("file", f"validation failed: {type(exc).__name__}: {exc}"[:500])
+        return report
 
 
 # ----------------------------------------------------------------------------------- checks
@@ -213,7 +339,19 @@ def _location(loc: Iterable[int | str]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
-def _check_metadata(submission: Submission, report: Report) -> None:
+def _backends(results: Results) -> set[str]:
+    if results.workers is not None:
+        return {w.backend for w in results.workers}
+    workers = results.pool.get("workers")
+    if not isinstance(workers, list):
+        return set()
+    return {str(w["backend"]) for w in workers if isinstance(w, Mapping) and "backend" in w}
+
+
+def _check_metadata(
+    submission: Submission, folder: str | Path | None, cache: str | Path | None, report: Report
+) -> Path | None:
+    """The metadata checks; returns the response cache file to re-play from, if any."""
     meta, results = submission.metadata, submission.results
     spec = results.agent.get("spec")
     if spec != meta.agent:
@@ -222,7 +360,7 @@ def _check_metadata(submission: Submission, report: Report) -> None:
             f"metadata.agent is {meta.agent!r} but the results were produced by agent "
             f"{spec!r} (results.agent.spec)",
         )
-    backends = _pool_backends(results.pool)
+    backends = _backends(results)
     if backends:
         simulated = backends == {"simulated"}
         if meta.pool_setting == "simulated" and not simulated:
@@ -236,43 +374,118 @@ def _check_metadata(submission: Submission, report: Report) -> None:
                 f"pool_setting is {meta.pool_setting!r} but the pool has simulated workers; "
                 "use pool_setting 'simulated'",
             )
+    if cache is None and meta.response_cache is not None and folder is not None:
+        cache = Path(folder) / meta.response_cache
+    if cache is None:
+        return None
+    path = Path(cache)
+    if not path.is_file():
+        report.error("metadata", f"response_cache {path.name!r}: no such file beside the entry")
+        return None
+    return path
 
 
-def _pool_backends(pool: Mapping[str, Any]) -> set[str]:
-    workers = pool.get("workers")
-    if not isinstance(workers, list):
-        return set()
-    return {str(w["backend"]) for w in workers if isinstance(w, Mapping) and "backend" in w}
+def _pinned_copy(path: Path, digest: str | None, folder: Path, report: Report) -> Path:
+    """Copy the cache file into ``folder`` while hashing it; the replay reads the copy, so
+    what is re-played is exactly the bytes the digest pins (a write-ahead log left beside
+    the file is not part of the submission, and the submitted file is never written)."""
+    copy = folder / "responses.sqlite"
+    sha = hashlib.sha256()
+    with path.open("rb") as source, copy.open("wb") as target:
+        while chunk := source.read(1 << 20):
+            sha.update(chunk)
+            target.write(chunk)
+    if digest is not None and sha.hexdigest() != digest:
+        report.error(
+            "metadata",
+            f"response_cache {path.name!r} has SHA-256 {sha.hexdigest()[:16]}..., not the "
+            f"declared {digest[:16]}...",
+        )
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        report.warn(
+            "metadata",
+            f"{wal.name} (an unmerged write-ahead log) is ignored: only {path.name!r} is "
+            "re-played; rebuild the submission with `leaderboard submit --cache`",
+        )
+    return copy
 
 
-def _offline_sources(suite: Suite) -> dict[str, TaskSource] | None:
-    """The suite's task sources when all of them can be read here without a download
-    (procedural sources, JSON Lines files that exist), else ``None``."""
-    from conductor_gym.bench.suites import LimitedTasks
-    from conductor_gym.tasks import JsonlTasks, ProceduralTasks
+def _check_pool(results: Results, report: Report) -> None:
+    from conductor_gym.bench.replay import NotReplayable, replay_specs, shipped_presets
+    from conductor_gym.bench.results import WorkerRecord
 
-    sources = suite.sources  # building a source reads no data
-    for source in sources.values():
-        inner = source.source if isinstance(source, LimitedTasks) else source
-        if isinstance(inner, JsonlTasks) and inner.offline_available():
-            continue
-        if not isinstance(inner, ProceduralTasks):
-            return None
-    return sources
+    if results.workers is not None:
+        described = [
+            {"name": w.name, "backend": w.backend, "model": w.model} for w in results.workers
+        ]
+        if described != results.pool.get("workers"):
+            report.error(
+                "pool",
+                "the worker records (results.workers) are not the workers the pool describes "
+                "(results.pool.workers)",
+            )
+            return
+    name = results.pool.get("name")
+    if results.workers is None or not isinstance(name, str) or name not in shipped_presets():
+        return
+    from conductor_gym.pool.base import make_pool
+
+    def comparable(records: Iterable[WorkerRecord]) -> list[dict[str, Any]]:
+        rows = [r.model_dump(mode="json") for r in records]
+        for row in rows:
+            row["options"].pop("latency_scale", None)
+        return rows
+
+    preset = [WorkerRecord.from_spec(spec) for spec in make_pool(name).specs]
+    try:
+        recorded = [WorkerRecord.from_spec(spec) for spec in replay_specs(results)]
+    except NotReplayable as exc:
+        report.error("pool", str(exc))
+        return
+    if comparable(recorded) != comparable(preset):
+        differing = [
+            f"{have['name']!r}"
+            for have, want in zip(comparable(recorded), comparable(preset), strict=False)
+            if have != want
+        ] or ["the number of workers"]
+        report.error(
+            "pool",
+            f"pool {name!r} is a shipped preset, but the results' workers differ from it "
+            f"({', '.join(differing[:_MAX_LISTED])}): name a custom pool after its file",
+        )
 
 
-def _check_suite(results: Results, report: Report) -> dict[str, int] | None:
-    """Check the declared suite against the registry. Returns the expected size of each
-    source (``None`` when the suite is unknown)."""
-    from conductor_gym.bench.suites import get_suite
+def _check_env(results: Results, report: Report) -> None:
+    kwargs = results.env_kwargs
+    for key, bound in (("max_steps", MAX_PLAN_STEPS), ("max_recursions", MAX_RECURSIONS)):
+        value = kwargs.get(key)
+        if value is not None and (not isinstance(value, int) or not 0 <= value <= bound):
+            report.error("env", f"env_kwargs.{key} is {value!r}: the board allows 0..{bound}")
+    if results.repeats > MAX_REPEATS:
+        allowed = f"the board allows at most {MAX_REPEATS}"
+        report.error("repeats", f"repeats={results.repeats}: {allowed}")
+
+
+def _check_suite(results: Results, report: Report) -> dict[str, TaskSource] | None:
+    """Check the declared suite against the registry. Returns its task sources when they
+    read offline (then sizes, fingerprints and task ids are checked), else ``None``."""
+    from conductor_gym.bench.suites import SUITES, get_suite
 
     declared = results.suite
-    try:
-        suite = get_suite(declared.name, limit=declared.limit)
-    except ValueError as exc:
-        report.error("suite", str(exc))
+    if declared.name not in SUITES:
+        if declared.name.startswith("jsonl:"):
+            report.warn(
+                "suite",
+                f"suite {declared.name!r} is a file on the submitter's machine: it is not "
+                "opened here, and its fingerprint and episodes were not checked",
+            )
+            return None
+        report.error(
+            "suite", f"unknown suite {declared.name!r}; the board's suites: {sorted(SUITES)}"
+        )
         return None
-    names = [spec.name for spec in suite.specs]
+    names = [spec.name for spec in get_suite(declared.name).specs]
     got_sizes = {s.name: s.size for s in declared.sources}
     if list(got_sizes) != names:
         report.error(
@@ -281,31 +494,30 @@ def _check_suite(results: Results, report: Report) -> dict[str, int] | None:
             f"{list(got_sizes)}",
         )
         return None
-    sources = _offline_sources(suite)
-    if sources is None:
+    found = offline_suite(declared.name, declared.limit)
+    if found is None:
         report.warn(
             "suite",
             f"fingerprint not checkable offline: suite {declared.name!r} reads datasets that "
             "need downloads and no known fingerprint is registered for it; the declared "
             f"fingerprint {declared.fingerprint!r} and sizes were not verified",
         )
-        return got_sizes
-    info = suite.info()
+        return None
+    suite, info = found
+    limit = f" with limit {declared.limit}" if declared.limit is not None else ""
     sizes = {s["name"]: int(s["size"]) for s in info["sources"]}
     if sizes != got_sizes:
         report.error(
             "suite",
-            f"suite {declared.name!r}"
-            + (f" with limit {declared.limit}" if declared.limit is not None else "")
-            + f" has source sizes {sizes} but the results declare {got_sizes}",
+            f"suite {declared.name!r}{limit} has source sizes {sizes} but the results declare "
+            f"{got_sizes}",
         )
     if info["fingerprint"] != declared.fingerprint:
         report.error(
             "suite",
             f"fingerprint {declared.fingerprint!r} is not the fingerprint of suite "
-            f"{declared.name!r}"
-            + (f" with limit {declared.limit}" if declared.limit is not None else "")
-            + f" ({info['fingerprint']!r}): the results were run on other questions",
+            f"{declared.name!r}{limit} ({info['fingerprint']!r}): the results were run on "
+            "other questions",
         )
     for want, have in zip(info["sources"], declared.sources, strict=True):
         if want["fingerprint"] != have.fingerprint:
@@ -314,8 +526,8 @@ def _check_suite(results: Results, report: Report) -> dict[str, int] | None:
                 f"source {have.name!r}: fingerprint {have.fingerprint!r}, expected "
                 f"{want['fingerprint']!r}",
             )
-    _check_task_ids(results, sources, report)
-    return sizes
+    _check_task_ids(results, suite.sources, report)
+    return suite.sources
 
 
 def _check_task_ids(results: Results, sources: Mapping[str, TaskSource], report: Report) -> None:
@@ -336,14 +548,15 @@ def _check_task_ids(results: Results, sources: Mapping[str, TaskSource], report:
 def _check_repeats(results: Results, report: Report) -> None:
     seen = sorted({e.repeat for e in results.episodes})
     if results.repeats < 1 or seen != list(range(results.repeats)):
+        shown = seen if len(seen) <= 2 * MAX_REPEATS else [*seen[:MAX_REPEATS], "..."]
         report.error(
             "repeats",
             f"the results declare repeats={results.repeats} but the episodes carry repeat "
-            f"indices {seen}",
+            f"indices {shown}",
         )
 
 
-def _check_episode_set(results: Results, sizes: Mapping[str, int] | None, report: Report) -> None:
+def _check_episode_set(results: Results, report: Report) -> None:
     counts = Counter(e.key for e in results.episodes)
     duplicated = sorted(key for key, count in counts.items() if count > 1)
     if duplicated:
@@ -352,15 +565,20 @@ def _check_episode_set(results: Results, sizes: Mapping[str, int] | None, report
             f"{len(duplicated)} duplicated episode(s) (benchmark, task_index, repeat): "
             + _listing([f"{k} x{counts[k]}" for k in duplicated]),
         )
-    if sizes is None:
-        return
-    want = {
-        (name, i, r) for name, size in sizes.items() for i in range(size)
-        for r in range(results.repeats)
-    }  # fmt: skip
-    missing = sorted(want - counts.keys())
-    extra = sorted(counts.keys() - want)
-    if missing:
+    sizes = {s.name: s.size for s in results.suite.sources}
+    repeats = results.repeats
+
+    def inside(key: tuple[str, int, int]) -> bool:
+        name, index, repeat = key
+        return name in sizes and 0 <= index < sizes[name] and 0 <= repeat < repeats
+
+    extra = sorted(key for key in counts if not inside(key))
+    missing_count = sum(sizes.values()) * repeats - (len(counts) - len(extra))
+    if missing_count > _ENUMERATED:  # a declared set too large to list (or to build)
+        report.error("episodes", f"{missing_count} missing episode(s) (too many to list)")
+    elif missing_count > 0:
+        want = ((n, i, r) for n, size in sizes.items() for i in range(size) for r in range(repeats))
+        missing = sorted(key for key in want if key not in counts)
         report.error(
             "episodes",
             f"{len(missing)} missing episode(s) (benchmark, task_index, repeat): "
@@ -371,6 +589,22 @@ def _check_episode_set(results: Results, sizes: Mapping[str, int] | None, report
             "episodes",
             f"{len(extra)} episode(s) outside the suite's tasks and repeats: "
             + _listing([str(k) for k in extra]),
+        )
+
+
+def _check_seeds(results: Results, report: Report) -> None:
+    from conductor_gym.bench.suites import episode_seed
+
+    wrong = [
+        f"{e.key} has seed {e.seed}, not {episode_seed(results.seed, *e.key)}"
+        for e in results.episodes
+        if e.seed != episode_seed(results.seed, *e.key)
+    ]
+    if wrong:
+        report.error(
+            "seeds",
+            f"{len(wrong)} episode(s) whose seed is not the one the run's seed "
+            f"{results.seed} derives for their task and repeat: " + _listing(wrong),
         )
 
 
@@ -446,6 +680,44 @@ def _compare_metrics(key: str, stored: Metrics, recomputed: Metrics, report: Rep
         report.error("metrics", f"metrics[{key!r}] differs from the episodes: " + "; ".join(diffs))
 
 
+def _replay(
+    results: Results,
+    sources: Mapping[str, TaskSource] | None,
+    cache: Path | None,
+    enabled: bool,
+    report: Report,
+) -> Verification:
+    """Re-play the episodes when possible; a difference is a ``replay`` error."""
+    from conductor_gym.bench.replay import NotReplayable, replay_results
+
+    if not enabled:
+        return Verification(False, "not re-played (validation without replay)")
+    if sources is None:
+        return Verification(
+            False,
+            f"suite {results.suite.name!r} cannot be re-played offline (its tasks "
+            "need downloads or are a local file)",
+        )
+    try:
+        replayed = replay_results(results, sources, cache=cache)
+    except NotReplayable as exc:
+        return Verification(False, str(exc))
+    report.replay = replayed
+    if replayed.differences:
+        fields = Counter(d.field for d in replayed.differences)
+        episodes = len({d.key for d in replayed.differences})
+        summary = ", ".join(f"{name} x{count}" for name, count in sorted(fields.items()))
+        report.error(
+            "replay",
+            f"{episodes} episode(s) differ when re-played ({summary}): "
+            + _listing([str(d) for d in replayed.differences]),
+        )
+    how = f"{replayed.method}, {replayed.episodes} episodes"
+    if replayed.skipped:
+        how += f", {len(replayed.skipped)} run-budget failure(s) not re-played"
+    return Verification(True, how)
+
+
 def _close(have: Any, want: Any) -> bool:
     if isinstance(have, float) or isinstance(want, float):
         if not isinstance(have, int | float) or not isinstance(want, int | float):
@@ -462,6 +734,17 @@ def _listing(items: list[str]) -> str:
     return shown + (f"; ... and {more} more" if more > 0 else "")
 
 
+def _checkpoint(path: Path) -> None:
+    """Move what a still-open writer left in the cache's write-ahead log into the file
+    itself, so the one file shipped holds every recorded answer."""
+    import sqlite3
+
+    if not path.is_file():
+        raise FileNotFoundError(f"response cache {str(path)!r}: no such file")
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def make_submission(
     results: Results,
     *,
@@ -472,12 +755,21 @@ def make_submission(
     date: dt.date | None = None,
     url: str | None = None,
     notes: str | None = None,
+    response_cache: str | Path | None = None,
 ) -> Submission:
     """Wrap ``results`` with metadata (``agent`` is taken from ``results.agent["spec"]``).
 
+    ``response_cache``: the run's response-cache file; its write-ahead log is folded into
+    it first, then the submission names it by its file name and pins its SHA-256 (the
+    file must then lie beside the submission).
     Raises pydantic's ``ValidationError`` for bad metadata; does not validate the results
     (use :func:`validate_submission`).
     """
+    cache_name = cache_digest = None
+    if response_cache is not None:
+        _checkpoint(Path(response_cache))
+        cache_name = Path(response_cache).name
+        cache_digest = hashlib.sha256(Path(response_cache).read_bytes()).hexdigest()
     metadata = SubmissionMetadata.model_validate(
         {
             "name": name,
@@ -488,6 +780,8 @@ def make_submission(
             "date": date or dt.datetime.now(dt.UTC).date(),
             "url": url,
             "notes": notes,
+            "response_cache": cache_name,
+            "response_cache_sha256": cache_digest,
         }
     )
     return Submission(metadata=metadata, results=results)

@@ -1,30 +1,53 @@
 """Render the leaderboard (``README.md``, a static ``index.html``, a plot) and reports.
 
-:func:`render_board` turns validated :class:`~conductor_gym.bench.leaderboard.Submission` s into
+:func:`render_board` turns validated submissions (their
+:class:`~conductor_gym.bench.leaderboard.Report` s) into
 
-* ``README.md``: one table per (suite, pool setting), sorted by accuracy (best first),
-  with accuracy ± standard error over repeats, mean reward, cost and tokens per sample,
-  steps per plan, the entry's name and its agent spec;
+* ``README.md``: the **ranked** entries, one table per section
+  (:class:`~conductor_gym.bench.board_sections.Section`: one suite fingerprint on one
+  pool), sorted by accuracy (best first), with accuracy ± standard error over repeats,
+  mean reward, cost and tokens per sample, steps per plan, the share of failed
+  (infrastructure) episodes, whether the entry is on the section's accuracy-vs-cost
+  Pareto frontier (★), the agent spec, the price table and how it was verified; then
+  every entry **listed apart**, with why it is not ranked;
 * ``index.html``: the same tables in one self-contained page (inline CSS, a small inline
   script that sorts a table when a column header is clicked; nothing is loaded from the
-  network);
-* ``accuracy_vs_cost.png``: accuracy against cost per sample, one labelled marker per
-  entry (matplotlib, Agg; imported only here).
+  network, nothing is linked);
+* ``accuracy_vs_cost.png``: accuracy against cost per sample of the ranked entries, one
+  marker per entry, each section's Pareto frontier drawn as a dashed line through ringed
+  markers (matplotlib, Agg;
+  imported only here).
 
-:func:`format_report` renders a validation :class:`~conductor_gym.bench.leaderboard.Report` as
-text for the command line. The board depends only on the submissions (no timestamps), so
-re-rendering an unchanged board rewrites identical text files.
+An entry whose every episode failed shows its accuracy as ``n/a``. Every text from a
+submission is escaped (:func:`~conductor_gym.bench.untrusted.markdown_text` in Markdown,
+HTML escaping in the page); only ``http(s)`` URLs are linked, percent-encoded.
+:func:`format_report` renders a validation report as text for the command line. The
+board depends only on the submissions (no timestamps), so re-rendering an unchanged
+board rewrites identical text files.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
+import re
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conductor_gym.bench.leaderboard import POOL_SETTINGS, Report, Submission
+from conductor_gym.bench.board_sections import (
+    MAX_FAILED_SHARE,
+    MIN_REPEATS,
+    SUITE_SEED,
+    Section,
+    failed_share,
+    pareto_frontier,
+    price_table,
+)
+from conductor_gym.bench.leaderboard import Report
+from conductor_gym.bench.untrusted import http_url, markdown_text
 
 __all__ = [
     "PLOT_NAME",
@@ -41,76 +64,97 @@ PLOT_NAME = "accuracy_vs_cost.png"
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of the board (the ``"overall"`` metrics of one submission)."""
+    """One row of the board (the ``"overall"`` metrics of one accepted submission).
+
+    ``accuracy`` and ``reward`` are ``None`` when no episode was scored (all failed);
+    ``frontier``: on its section's Pareto frontier (ranked entries only).
+    """
 
     slug: str
     name: str
     authors: tuple[str, ...]
     agent: str
-    pool_setting: str
-    pool: str
-    suite: str
-    fingerprint: str
-    limit: int | None
+    section: Section
+    ranked: bool
+    reasons: tuple[str, ...]
+    verified: str
+    prices: str
     repeats: int
-    n: int
-    accuracy: float
+    tasks: int
+    limit: int | None
+    accuracy: float | None
     accuracy_se: float | None
-    reward: float
+    reward: float | None
     reward_se: float | None
     cost: float
     tokens: float
     steps: float
+    failed: float
     training_data: str
     date: str
     url: str | None
-
-    @property
-    def group(self) -> tuple[str, str]:
-        return (self.suite, self.pool_setting)
+    frontier: bool = False
 
 
-def entries_from(submissions: Sequence[tuple[str, Submission]]) -> list[Entry]:
-    """Board rows for ``(slug, submission)`` pairs, grouped and sorted as rendered."""
+def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
+    """Board rows for ``(slug, report)`` pairs of accepted submissions (others are left
+    out), ranked ones first, grouped by section and sorted as rendered."""
     entries = []
-    for slug, sub in submissions:
+    for slug, report in reports:
+        sub, placement = report.submission, report.placement
+        if not report.ok or sub is None or placement is None:
+            continue
         meta, res = sub.metadata, sub.results
         overall = res.metrics["overall"]
+        scored = overall.n > overall.infra_failures
         entries.append(
             Entry(
                 slug=slug,
                 name=meta.name,
                 authors=tuple(meta.authors),
                 agent=meta.agent,
-                pool_setting=meta.pool_setting,
-                pool=str(res.pool.get("name", "?")),
-                suite=res.suite.name,
-                fingerprint=res.suite.fingerprint,
-                limit=res.suite.limit,
+                section=placement.section,
+                ranked=placement.ranked,
+                reasons=placement.reasons,
+                verified=str(placement.verification),
+                prices=price_table(res),
                 repeats=res.repeats,
-                n=overall.n,
-                accuracy=overall.accuracy,
-                accuracy_se=overall.accuracy_se,
-                reward=overall.mean_reward,
-                reward_se=overall.mean_reward_se,
+                tasks=sum(s.size for s in res.suite.sources),
+                limit=res.suite.limit,
+                accuracy=overall.accuracy if scored else None,
+                accuracy_se=overall.accuracy_se if scored else None,
+                reward=overall.mean_reward if scored else None,
+                reward_se=overall.mean_reward_se if scored else None,
                 cost=overall.cost_per_sample_usd,
                 tokens=overall.tokens_per_sample,
                 steps=overall.mean_steps,
+                failed=failed_share(res),
                 training_data=meta.training_data,
                 date=meta.date.isoformat(),
                 url=meta.url,
             )
         )
-    order = {setting: i for i, setting in enumerate(POOL_SETTINGS)}
-    return sorted(
-        entries, key=lambda e: (e.suite, order.get(e.pool_setting, 99), -e.accuracy, e.name)
-    )
+    ranked = sorted((e for e in entries if e.ranked), key=_order)
+    frontier: list[Entry] = []
+    for _, group in _groups(ranked):
+        flags = pareto_frontier([(e.accuracy, e.cost) for e in group])
+        frontier += [_with_frontier(e, flag) for e, flag in zip(group, flags, strict=True)]
+    apart = sorted((e for e in entries if not e.ranked), key=_order)
+    return frontier + apart
 
 
-def _groups(entries: Sequence[Entry]) -> list[tuple[tuple[str, str], list[Entry]]]:
-    groups: dict[tuple[str, str], list[Entry]] = {}
+def _order(e: Entry) -> tuple[Section, float, str, str]:
+    return (e.section, -(e.accuracy if e.accuracy is not None else -1.0), e.name, e.slug)
+
+
+def _with_frontier(entry: Entry, flag: bool) -> Entry:
+    return dataclasses.replace(entry, frontier=flag)
+
+
+def _groups(entries: Sequence[Entry]) -> list[tuple[Section, list[Entry]]]:
+    groups: dict[Section, list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(entry.group, []).append(entry)
+        groups.setdefault(entry.section, []).append(entry)
     return list(groups.items())
 
 
@@ -121,7 +165,9 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _pm(value: float, se: float | None, *, percent: bool) -> str:
+def _pm(value: float | None, se: float | None, *, percent: bool) -> str:
+    if value is None:
+        return "n/a"
     text = _pct(value) if percent else f"{value:.3f}"
     if se is None or math.isnan(se):
         return text
@@ -136,18 +182,16 @@ def _money(value: float) -> str:
     return f"${value:.2g}"
 
 
-def _tokens(value: float) -> str:
-    return f"{value:,.0f}"
+def _share(value: float) -> str:
+    return f"{100 * value:.1f} %"
 
 
-def _suite_note(group: list[Entry]) -> str:
-    first = group[0]
-    limit = f", first {first.limit} tasks per source" if first.limit is not None else ""
-    fingerprints = sorted({e.fingerprint for e in group})
-    return f"fingerprint `{'`, `'.join(fingerprints)}`{limit}"
+def _size(e: Entry) -> str:
+    limit = f" (first {e.limit}/source)" if e.limit is not None else ""
+    return f"{e.repeats} x {e.tasks}{limit}"
 
 
-COLUMNS: tuple[tuple[str, str], ...] = (
+RANKED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "num"),
     ("Name", "text"),
     ("Accuracy (%)", "num"),
@@ -155,94 +199,202 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("Cost / sample", "num"),
     ("Tokens / sample", "num"),
     ("Steps / plan", "num"),
+    ("Failed", "num"),
+    ("Frontier", "text"),
     ("Agent", "text"),
+    ("Repeats x tasks", "text"),
+    ("Prices", "text"),
+    ("Verified", "text"),
+    ("Date", "text"),
+)
+_NAME, _AGENT = 1, 9
+
+APART_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Name", "text"),
+    ("Accuracy (%)", "num"),
+    ("Cost / sample", "num"),
+    ("Failed", "num"),
+    ("Agent", "text"),
+    ("Suite", "text"),
     ("Pool", "text"),
     ("Repeats x tasks", "text"),
+    ("Why not ranked", "text"),
     ("Date", "text"),
 )
 
 
-def _cells(rank: int, e: Entry) -> list[str]:
+def _ranked_cells(rank: int, e: Entry) -> list[str]:
     return [
         str(rank),
         e.name,
         _pm(e.accuracy, e.accuracy_se, percent=True),
         _pm(e.reward, e.reward_se, percent=False),
         _money(e.cost),
-        _tokens(e.tokens),
+        f"{e.tokens:,.0f}",
         f"{e.steps:.2f}",
+        _share(e.failed),
+        "★" if e.frontier else "",
         e.agent,
-        e.pool,
-        f"{e.repeats} x {e.n // max(e.repeats, 1)}",
+        _size(e),
+        e.prices,
+        e.verified,
         e.date,
     ]
 
 
-def _sort_keys(rank: int, e: Entry) -> list[str]:
-    numbers = [rank, None, e.accuracy, e.reward, e.cost, e.tokens, e.steps]
-    return [repr(float(v)) if v is not None else "" for v in numbers] + [""] * 4
+def _ranked_keys(rank: int, e: Entry) -> list[str]:
+    accuracy = -1.0 if e.accuracy is None else e.accuracy
+    reward = -1.0 if e.reward is None else e.reward
+    numbers = [rank, None, accuracy, reward, e.cost, e.tokens, e.steps, e.failed]
+    return [repr(float(v)) if v is not None else "" for v in numbers] + [""] * 6
+
+
+def _apart_cells(e: Entry) -> list[str]:
+    pool = f"{e.section.pool_setting} {e.section.pool} ({e.section.pool_fingerprint})"
+    return [
+        e.name,
+        _pm(e.accuracy, e.accuracy_se, percent=True),
+        _money(e.cost),
+        _share(e.failed),
+        e.agent,
+        f"{e.section.suite} ({e.section.fingerprint})",
+        pool,
+        _size(e),
+        "; ".join(e.reasons),
+        e.date,
+    ]
+
+
+def _apart_keys(e: Entry) -> list[str]:
+    accuracy = -1.0 if e.accuracy is None else e.accuracy
+    return ["", repr(accuracy), repr(e.cost), repr(e.failed)] + [""] * 6
 
 
 # ------------------------------------------------------------------------------ markdown
 
+_CODE_SAFE = re.compile(r"^[A-Za-z0-9:._/+@=,-]+$")
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+
+def _md_code(text: str) -> str:
+    """A code span for plain specs; anything else as escaped text (a backtick or a pipe
+    inside a code span cannot be escaped)."""
+    return f"`{text}`" if _CODE_SAFE.match(text) else markdown_text(text)
+
+
+def _md_url(url: str) -> str:
+    return urllib.parse.quote(url, safe=":/?#@!$&'*+,;=%~-._[]")
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
+    return [
+        _md_row([title for title, _ in columns]),
+        "|" + "|".join("---:" if kind == "num" else "---" for _, kind in columns) + "|",
+    ]
+
+
+def _md_section_title(section: Section) -> str:
+    s = section
+    env = f", env {markdown_text(s.env)}" if s.env else ""
+    return (
+        f"### Suite {_md_code(s.suite)} (`{markdown_text(s.fingerprint)}`), {s.pool_setting} "
+        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){env}"
+    )
 
 
 def render_markdown(entries: Sequence[Entry]) -> str:
-    """The board as Markdown (one table per suite and pool setting)."""
+    """The board as Markdown (module docstring)."""
+    ranked = [e for e in entries if e.ranked]
+    apart = [e for e in entries if not e.ranked]
     lines = [
         "# conductor-gym leaderboard",
         "",
         "Generated by `conductor-gym leaderboard render` from the validated files in",
-        "[`submissions/`](submissions/); do not edit by hand. Accuracy and its standard",
-        "error over repeats are in percent; reward is the paper's 1 / 0.5 / 0 (correct /",
-        "wrong / unparsable); cost and tokens are per sample (workers and planner);",
-        "steps per plan counts the plans that parsed. The same board, sortable:",
-        f"[`index.html`](index.html); accuracy against cost: [`{PLOT_NAME}`]({PLOT_NAME}).",
+        "[`submissions/`](submissions/); do not edit by hand. Every ranked entry was",
+        "re-played episode by episode on validation (see [What is verified](#what-is-verified)).",
+        "Accuracy and its standard error over repeats are in percent; reward is the paper's",
+        "1 / 0.5 / 0 (correct / wrong / unparsable); cost and tokens are per sample (workers",
+        "and planner); steps per plan counts the plans that parsed; *Failed* is the share of",
+        "infrastructure failures (never scored); ★ marks the section's accuracy-vs-cost Pareto",
+        "frontier (no other entry is both more accurate and cheaper). The same board,",
+        "sortable: [`index.html`](index.html); accuracy against cost:",
+        f"[`{PLOT_NAME}`]({PLOT_NAME}).",
         "",
-        "Submit with `conductor-gym leaderboard submit RESULTS.json ...` and check with",
-        "`conductor-gym leaderboard validate FILE` (see [SUBMITTING](#submitting)).",
+        "## Ranked",
     ]
-    if not entries:
-        lines += ["", "_No submissions yet._"]
-    for (suite, setting), group in _groups(entries):
-        lines += ["", f"## Suite `{suite}`, {setting} pool", "", _suite_note(group), ""]
-        lines.append("| " + " | ".join(title for title, _ in COLUMNS) + " |")
-        lines.append(
-            "|" + "|".join("---:" if kind == "num" else "---" for _, kind in COLUMNS) + "|"
-        )
+    if not ranked:
+        lines += ["", "_No ranked entries yet._"]
+    for section, group in _groups(ranked):
+        lines += ["", _md_section_title(section), ""]
+        lines += _md_head(RANKED_COLUMNS)
         for rank, entry in enumerate(group, 1):
-            cells = [_md_escape(c) for c in _cells(rank, entry)]
-            if entry.url:
-                cells[1] = f"[{cells[1]}]({entry.url})"
-            cells[7] = f"`{cells[7]}`"
-            lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", SUBMITTING_MD]
+            cells = [markdown_text(c) for c in _ranked_cells(rank, entry)]
+            if entry.url and http_url(entry.url):
+                cells[_NAME] = f"[{cells[_NAME]}]({_md_url(entry.url)})"
+            cells[_AGENT] = _md_code(entry.agent)
+            lines.append(_md_row(cells))
+    lines += ["", "## Listed apart (not ranked)", ""]
+    if not apart:
+        lines.append("_None._")
+    else:
+        lines += _md_head(APART_COLUMNS)
+        for entry in apart:
+            cells = [markdown_text(c) for c in _apart_cells(entry)]
+            cells[4] = _md_code(entry.agent)
+            lines.append(_md_row(cells))
+    lines += ["", VERIFIED_MD, "", SUBMITTING_MD]
     return "\n".join(lines) + "\n"
 
+
+VERIFIED_MD = f"""\
+## What is verified
+
+`conductor-gym leaderboard validate` checks each file on its own: bounded size and JSON
+depth, the schema (no unknown fields, bounded metadata text, `http(s)` URLs only), the
+suite's fingerprint and task ids, every (task, repeat) exactly once, every episode's
+seed derived from the run's seed, rewards consistent with outcomes, every aggregate
+recomputed. It then **re-plays every episode**: it resets the env with the episode's
+seed and task and steps the recorded completion(s); outcome, reward, final answer,
+tokens, cost, steps and calls must match. On a simulated pool an episode is a pure
+function of those. A real pool's episodes re-play from the response cache the
+submission ships (no backend is reached; costs are priced again from the cached tokens
+where the pool file sets prices); without a cache the entry is *unverified*.
+
+A ranked section is one suite fingerprint on one pool (setting and the pool's own
+fingerprint) with the same env settings (those the agent declares aside). An entry is
+ranked when it was re-played, ran the whole suite (or a fixed subset suite such as
+`offline-160`), has at least {MIN_REPEATS} repeats, used the suite seed {SUITE_SEED} and
+had at most {100 * MAX_FAILED_SHARE:g} % infrastructure failures; otherwise it is listed
+apart with the reason. The planner's own tokens and cost are as
+the agent reported them."""
 
 SUBMITTING_MD = """\
 ## Submitting
 
-1. Evaluate your agent: `conductor-gym evaluate` writes a results JSON (schema
-   `conductor-gym/results/v1`) with every episode and the suite's fingerprint.
-2. Wrap it with metadata: `conductor-gym leaderboard submit RESULTS.json --name NAME
-   --author AUTHOR --training-data TEXT --pool-setting constrained|unconstrained|simulated`
-   writes `leaderboard/submissions/<slug>.json` after validating it.
-3. Open a pull request with that file. CI runs `conductor-gym leaderboard validate`:
-   every aggregate is recomputed from the episodes, the suite fingerprint and the set
-   of episodes (each task and repeat exactly once) are checked, and each episode's reward
-   must match its outcome. `conductor-gym leaderboard render` then rebuilds this page."""
+1. Evaluate your agent on a board suite with the suite seed: `conductor-gym evaluate
+   --agent SPEC --suite offline-160 --repeats 3 --out results.json` (schema
+   `conductor-gym/results/v2`: every episode, the suite's fingerprint, every worker's
+   settings). On a real pool add `--env cache=responses.sqlite` so every answer is
+   recorded.
+2. Wrap it with metadata: `conductor-gym leaderboard submit results.json --name NAME
+   --author AUTHOR --training-data TEXT --pool-setting constrained|unconstrained|simulated
+   [--cache responses.sqlite]` validates it (re-playing every episode) and writes
+   `leaderboard/submissions/<slug>.json` (and the cache beside it, pinned by its SHA-256).
+3. Open a pull request with those files. CI runs `conductor-gym leaderboard validate`,
+   which says for each entry whether it is ranked, and where, or why it is listed apart;
+   `conductor-gym leaderboard render` then rebuilds this page."""
 
 
 # ---------------------------------------------------------------------------------- html
 
 _CSS = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 80rem;
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 90rem;
   padding: 0 1rem; color: #1d1d1f; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; margin-top: 2rem; }
+h3 { font-size: 1.05rem; margin-top: 1.5rem; }
 p.note { color: #555; font-size: .9rem; }
 table.board { border-collapse: collapse; width: 100%; font-size: .85rem; }
 table.board th, table.board td { padding: .3rem .45rem; border-bottom: 1px solid #ddd; }
@@ -251,7 +403,7 @@ table.board th { background: #f3f3f5; cursor: pointer; user-select: none;
 table.board th[data-dir="desc"]::after { content: " \\25BC"; }
 table.board th[data-dir="asc"]::after { content: " \\25B2"; }
 table.board td { white-space: nowrap; }
-table.board td.name { white-space: normal; min-width: 9rem; }
+table.board td.name, table.board td.why { white-space: normal; min-width: 9rem; }
 div.scroll { overflow-x: auto; }
 table.board td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.board td code { font-size: .85rem; }
@@ -301,8 +453,45 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _html_table(
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[Entry, list[str], list[str]]],
+    attrs: str,
+    *,
+    name_col: int,
+    agent_col: int,
+    why_col: int | None = None,
+) -> list[str]:
+    out = [f'<div class="scroll"><table class="board" {attrs}>']
+    header = "".join(
+        f'<th data-kind="{kind}" scope="col">{_e(title)}</th>' for title, kind in columns
+    )
+    out += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
+    for entry, texts, keys in rows:
+        cells = []
+        for i, (text, (_, kind)) in enumerate(zip(texts, columns, strict=True)):
+            body = _e(text)
+            css = "num" if kind == "num" else ""
+            if i == name_col:
+                css = "name"
+                if entry.url:  # shown, not linked: the page links nowhere
+                    body += f'<br><span class="url">{_e(entry.url)}</span>'
+            elif i == agent_col:
+                body = f"<code>{body}</code>"
+            elif i == why_col:
+                css = "why"
+            attr = f' class="{css}"' if css else ""
+            attr += f' data-sort="{keys[i]}"' if keys[i] else ""
+            cells.append(f"<td{attr}>{body}</td>")
+        out.append(f'<tr data-entry="{_e(entry.slug)}">' + "".join(cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    return out
+
+
 def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
     """The board as one self-contained HTML page."""
+    ranked = [e for e in entries if e.ranked]
+    apart = [e for e in entries if not e.ranked]
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -314,41 +503,31 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
         "</head>",
         "<body>",
         "<h1>conductor-gym leaderboard</h1>",
-        '<p class="note">Accuracy and its standard error over repeats in percent; reward '
-        "1 / 0.5 / 0 (correct / wrong / unparsable); cost and tokens per sample. Click a "
-        "column header to sort.</p>",
+        '<p class="note">Every ranked entry was re-played episode by episode on validation. '
+        "Accuracy and its standard error over repeats in percent; reward 1 / 0.5 / 0 "
+        "(correct / wrong / unparsable); cost and tokens per sample; Failed: the share of "
+        "infrastructure failures (never scored); ★: on the section's accuracy-vs-cost "
+        "Pareto frontier. Click a column header to sort.</p>",
+        "<h2>Ranked</h2>",
     ]
-    if not entries:
-        out.append("<p>No submissions yet.</p>")
-    accuracy_col = 2
-    for (suite, setting), group in _groups(entries):
-        out.append(f"<h2>Suite <code>{_e(suite)}</code>, {_e(setting)} pool</h2>")
-        note = _suite_note(group).replace("`", "")
-        out.append(f'<p class="note">{_e(note)}</p>')
-        out.append(
-            f'<div class="scroll"><table class="board" data-suite="{_e(suite)}" '
-            f'data-pool-setting="{_e(setting)}" data-default-sort="{accuracy_col}">'
+    if not ranked:
+        out.append("<p>No ranked entries yet.</p>")
+    for section, group in _groups(ranked):
+        out.append(f"<h3>{_e('Suite ' + section.title())}</h3>")
+        rows = [(e, _ranked_cells(r, e), _ranked_keys(r, e)) for r, e in enumerate(group, 1)]
+        attrs = (
+            f'data-suite="{_e(section.suite)}" data-pool-setting="{_e(section.pool_setting)}" '
+            'data-default-sort="2"'
         )
-        header = "".join(
-            f'<th data-kind="{kind}" scope="col">{_e(title)}</th>' for title, kind in COLUMNS
-        )
-        out.append(f"<thead><tr>{header}</tr></thead>")
-        out.append("<tbody>")
-        for rank, entry in enumerate(group, 1):
-            cells = []
-            keys = _sort_keys(rank, entry)
-            for i, (text, (_, kind)) in enumerate(zip(_cells(rank, entry), COLUMNS, strict=True)):
-                body = _e(text)
-                if i == 1 and entry.url:  # shown, not linked: the page links nowhere
-                    body += f'<br><span class="url">{_e(entry.url)}</span>'
-                elif i == 7:
-                    body = f"<code>{body}</code>"
-                attrs = ' class="num"' if kind == "num" else (' class="name"' if i == 1 else "")
-                attrs += f' data-sort="{keys[i]}"' if keys[i] else ""
-                cells.append(f"<td{attrs}>{body}</td>")
-            out.append(f'<tr data-entry="{_e(entry.slug)}">' + "".join(cells) + "</tr>")
-        out.append("</tbody></table></div>")
-    if plot and entries:
+        out += _html_table(RANKED_COLUMNS, rows, attrs, name_col=_NAME, agent_col=_AGENT)
+    out.append("<h2>Listed apart (not ranked)</h2>")
+    if not apart:
+        out.append("<p>None.</p>")
+    else:
+        rows = [(e, _apart_cells(e), _apart_keys(e)) for e in apart]
+        attrs = 'data-apart="1" data-default-sort="1"'
+        out += _html_table(APART_COLUMNS, rows, attrs, name_col=0, agent_col=4, why_col=8)
+    if plot and ranked:
         out.append(f'<img class="plot" src="{PLOT_NAME}" alt="accuracy against cost per sample">')
     out += [f"<script>{_JS}</script>", "</body>", "</html>"]
     return "\n".join(out) + "\n"
@@ -358,23 +537,31 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
 
 
 def render_plot(entries: Sequence[Entry], path: Path) -> None:
-    """Accuracy (%) against cost per sample, one labelled marker per entry."""
+    """Accuracy (%) against cost per sample of the ranked entries, one labelled marker per
+    entry; each section's Pareto frontier as a dashed line through ringed markers."""
     from matplotlib.figure import Figure
 
+    ranked = [e for e in entries if e.ranked and e.accuracy is not None]
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.add_subplot()
     markers = "osD^v<>PX*"
-    for i, ((suite, setting), group) in enumerate(_groups(entries)):
+    for i, (section, group) in enumerate(_groups(ranked)):
         xs = [e.cost for e in group]
-        ys = [100 * e.accuracy for e in group]
+        ys = [100 * (e.accuracy or 0.0) for e in group]
         errs = [100 * (e.accuracy_se or 0.0) for e in group]
-        ax.errorbar(
-            xs, ys, yerr=errs, fmt=markers[i % len(markers)], capsize=3,
-            label=f"{suite}, {setting} pool",
+        label = f"{section.suite}, {section.pool_setting} pool {section.pool}"
+        bars = ax.errorbar(
+            xs, ys, yerr=errs, fmt=markers[i % len(markers)], capsize=3, label=label
+        )  # fmt: skip
+        front = sorted((e.cost, 100 * (e.accuracy or 0.0)) for e in group if e.frontier)
+        ax.plot(
+            [x for x, _ in front], [y for _, y in front], linestyle="--", marker="o",
+            markersize=11, markerfacecolor="none", color=bars[0].get_color(), alpha=0.7,
+            label=f"{label}: Pareto frontier",
         )  # fmt: skip
         for entry, x, y in zip(group, xs, ys, strict=True):
-            ax.annotate(entry.name, (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
-    costs = [e.cost for e in entries]
+            ax.annotate(entry.name, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=8)
+    costs = [e.cost for e in ranked]
     if costs and min(costs) > 0 and max(costs) / min(costs) > 20:
         ax.set_xscale("log")
     else:
@@ -382,19 +569,20 @@ def render_plot(entries: Sequence[Entry], path: Path) -> None:
     ax.set_ylim(0, 100)
     ax.set_xlabel("cost per sample (USD)")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("conductor-gym leaderboard: accuracy vs cost")
+    ax.set_title("conductor-gym leaderboard (ranked entries): accuracy vs cost")
     ax.grid(True, alpha=0.3)
-    if entries:
+    if ranked:
         ax.legend(loc="best", fontsize=8)
     else:
-        ax.text(0.5, 0.5, "no submissions yet", ha="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "no ranked entries yet", ha="center", transform=ax.transAxes)
     fig.savefig(path, dpi=120, metadata={"Software": None})
 
 
-def render_board(submissions: Sequence[tuple[str, Submission]], directory: Path) -> list[Path]:
-    """Write ``README.md``, ``index.html`` and the plot into ``directory``; return them."""
+def render_board(reports: Sequence[tuple[str, Report]], directory: Path) -> list[Path]:
+    """Write ``README.md``, ``index.html`` and the plot into ``directory`` from the
+    accepted ones of ``(slug, report)``; return the paths."""
     directory.mkdir(parents=True, exist_ok=True)
-    entries = entries_from(submissions)
+    entries = entries_from(reports)
     readme, page, plot = directory / "README.md", directory / "index.html", directory / PLOT_NAME
     readme.write_text(render_markdown(entries), encoding="utf-8")
     page.write_text(render_html(entries), encoding="utf-8")
@@ -403,11 +591,15 @@ def render_board(submissions: Sequence[tuple[str, Submission]], directory: Path)
 
 
 def format_report(report: Report) -> str:
-    """Human-readable lines: ``ok``/``REJECTED``, then one line per error and warning."""
+    """Human-readable lines: ``ok``/``REJECTED``, then where the entry goes and one line
+    per error and warning."""
     sub = report.submission
     if report.ok and sub is not None:
         overall = sub.results.metrics.get("overall")
-        accuracy = f", accuracy {overall.accuracy:.4f}" if overall is not None else ""
+        accuracy = ""
+        if overall is not None:
+            scored = overall.n > overall.infra_failures
+            accuracy = f", accuracy {overall.accuracy:.4f}" if scored else ", accuracy n/a"
         head = (
             f"ok        {report.source}: {sub.metadata.name!r}, suite "
             f"{sub.results.suite.name!r}, {len(sub.results.episodes)} episodes{accuracy}"
@@ -416,6 +608,8 @@ def format_report(report: Report) -> str:
         count = len(report.errors)
         head = f"REJECTED  {report.source}: {count} problem" + ("" if count == 1 else "s")
     lines = [head]
+    if report.ok and report.placement is not None:
+        lines.append(f"  {report.placement}")
     lines += [f"  error    {problem}" for problem in report.errors]
     lines += [f"  warning  {problem}" for problem in report.warnings]
     return "\n".join(lines)

@@ -1,11 +1,16 @@
 """The results schema of ``conductor-gym evaluate`` and of leaderboard submissions.
 
 Contract. A results file is one JSON object, :class:`Results` (schema
-``"conductor-gym/results/v1"``), holding what ran (env version, suite with its
-fingerprints, pool, agent, env arguments, repeats, seed), one :class:`EpisodeRecord` per
-episode, and :class:`Metrics` per benchmark and ``"overall"``, computed by
-:func:`aggregate`, a pure, deterministic function of the records (a leaderboard recomputes
-the metrics from the episodes and compares). Every model forbids unknown fields.
+``"conductor-gym/results/v2"``), holding what ran (env version, suite with its
+fingerprints, pool, every worker's settings, agent, env arguments, repeats, seed), one
+:class:`EpisodeRecord` per episode, and :class:`Metrics` per benchmark and ``"overall"``,
+computed by :func:`aggregate`, a pure, deterministic function of the records (a
+leaderboard recomputes the metrics from the episodes and compares, and re-plays the
+episodes, :mod:`conductor_gym.bench.replay`). Every model forbids unknown fields.
+
+Versions. ``v2`` added :attr:`Results.workers` (one :class:`WorkerRecord` per configured
+worker: what a re-play needs to rebuild the pool) and :attr:`EpisodeRecord.final_answer`.
+``v1`` files still load and keep their tag: both fields are then ``None``.
 
 Metric definitions (:func:`aggregate`), over a set of episodes:
 
@@ -44,30 +49,43 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from conductor_gym.errors import ConfigurationError
 
+if TYPE_CHECKING:
+    from conductor_gym.pool.base import WorkerSpec
+
 __all__ = [
     "OUTCOMES",
     "SCHEMA",
+    "SCHEMAS",
     "EpisodeRecord",
     "Metrics",
     "Results",
     "ResumeMismatchError",
     "SourceInfo",
     "SuiteInfo",
+    "WorkerRecord",
     "aggregate",
     "journal_path",
     "json_safe",
     "open_journal",
 ]
 
-SchemaTag = Literal["conductor-gym/results/v1"]
-SCHEMA: SchemaTag = "conductor-gym/results/v1"
-"""The ``schema`` value of every :class:`Results` file of this version."""
+SchemaTag = Literal["conductor-gym/results/v1", "conductor-gym/results/v2"]
+SCHEMA: SchemaTag = "conductor-gym/results/v2"
+"""The ``schema`` value of every :class:`Results` file this version writes."""
+
+SCHEMAS: tuple[SchemaTag, ...] = ("conductor-gym/results/v1", SCHEMA)
+"""Every ``schema`` value :meth:`Results.load` reads, oldest first."""
+
+RECORDED_OPTIONS = ("simulated",)
+"""Backends whose ``backend_options`` a :class:`WorkerRecord` keeps: the simulated
+backend's options change its answers; real backends' options hold endpoints and
+credentials, never recorded (their answers re-play from the response cache)."""
 
 OUTCOMES = ("correct", "wrong", "invalid", "error")
 """Episode outcomes, as the env reports them in ``info["outcome"]``."""
@@ -102,6 +120,8 @@ class EpisodeRecord(_Model):
         planner_tokens, planner_cost_usd: What the agent itself spent writing the plans,
             when it reports it (0 otherwise).
         completion: The agent's first action; ``followups``: its actions in later rounds.
+        final_answer: The grader's reading of the final answer (``Grade.extracted``);
+            ``None`` when no answer was graded or found (and in ``v1`` files).
     """
 
     benchmark: str
@@ -125,6 +145,7 @@ class EpisodeRecord(_Model):
     planner_cost_usd: float = 0.0
     completion: str
     followups: list[str] = Field(default_factory=list)
+    final_answer: str | None = None
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -146,6 +167,41 @@ class Metrics(_Model):
     mean_worker_calls: float
     tokens_per_sample: float
     cost_per_sample_usd: float
+
+
+class WorkerRecord(_Model):
+    """One configured worker, as a re-play rebuilds it (the
+    :class:`~conductor_gym.pool.base.WorkerSpec` fields that change answers or prices).
+
+    ``options`` are the ``backend_options`` for the backends in :data:`RECORDED_OPTIONS`
+    and ``{}`` for the others (credentials and endpoints are never recorded).
+    """
+
+    name: str
+    backend: str
+    model: str
+    max_tokens: int
+    temperature: float
+    params: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+    price_in_per_mtok: float | None = None
+    price_out_per_mtok: float | None = None
+
+    @classmethod
+    def from_spec(cls, spec: WorkerSpec) -> WorkerRecord:
+        """The record of ``spec``."""
+        options = dict(spec.backend_options) if spec.backend in RECORDED_OPTIONS else {}
+        return cls(
+            name=spec.name,
+            backend=spec.backend,
+            model=spec.model_name,
+            max_tokens=spec.max_tokens,
+            temperature=float(spec.temperature),
+            params=json_safe(dict(spec.params)),
+            options=json_safe(options),
+            price_in_per_mtok=spec.price_in_per_mtok,
+            price_out_per_mtok=spec.price_out_per_mtok,
+        )
 
 
 class SourceInfo(_Model):
@@ -172,7 +228,8 @@ class Results(_Model):
     dumps always write ``schema``.
 
     ``started_at`` is when the run first started (ISO 8601, UTC); ``wall_time_s`` the
-    wall time of the invocation that finished it.
+    wall time of the invocation that finished it. ``workers``: every configured worker of
+    the pool, in pool order (``None`` in ``v1`` files).
     """
 
     schema_: SchemaTag = Field(default=SCHEMA, alias="schema")
@@ -180,6 +237,7 @@ class Results(_Model):
     env_version: str
     suite: SuiteInfo
     pool: dict[str, Any]
+    workers: list[WorkerRecord] | None = None
     agent: dict[str, Any]
     env_kwargs: dict[str, Any]
     env_config: dict[str, Any] | None = None
@@ -281,7 +339,8 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__name__, **json_safe(dataclasses.asdict(value))}
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return {"type": type(value).__name__, **json_safe(fields)}
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return json_safe(to_dict())

@@ -16,6 +16,8 @@ questions in the same order give the same fingerprint, whatever the suite is cal
 suite              sources (splits as the paper evaluates, see ``conductor_gym.tasks``)
 =================  ==========================================================================
 ``offline``        ``offline`` (procedural stand-ins, 2000 tasks)
+``offline-160``    ``offline``, its first 160 tasks (40 per family): a fixed subset with its
+                   own fingerprint, for agents too slow or costly for the whole suite
 ``offline-ood``    ``offline-ood`` (harder procedural stand-ins, 1500 tasks)
 ``paper-train4``   ``math500`` (hash-split test, 100), ``mmlu`` (test, 14042), ``rlpr``
                    (hash-split test, 15540), ``livecodebench`` (test = v6, 175)
@@ -183,6 +185,10 @@ def _one(name: str, **options: Any) -> SuiteSource:
 
 SUITES: dict[str, tuple[str, tuple[SuiteSource, ...]]] = {
     "offline": ("procedural stand-ins, offline default", (_one("offline"),)),
+    "offline-160": (
+        "the first 160 offline tasks (40 per family), a fixed subset",
+        (_one("offline", size=160),),
+    ),
     "offline-ood": ("harder procedural stand-ins, unseen families", (_one("offline-ood"),)),
     "paper-train4": (
         "the paper's in-domain test sets (Table 7)",

@@ -6,11 +6,12 @@ default (procedural tasks, simulated paper pool) and prints rewards and one trac
 it runs offline here (no download, no network). ``conductor-gym pools list`` shows every
 pool preset; ``conductor-gym pools check NAME_OR_PATH`` checks that a pool's workers have
 their credentials and answer a one-token ping (exit 0: all ready, 1: not, 2: bad pool).
-``conductor-gym leaderboard validate FILE...`` checks leaderboard submissions (exit 1 if
-any is rejected); ``leaderboard render`` rebuilds the board (README.md, index.html, plot)
-from ``leaderboard/submissions``; ``leaderboard submit RESULTS`` wraps a results file with
-metadata into a validated submission. ``conductor-gym evaluate --agent random --suite
-offline --repeats 4 --out results.json`` runs an agent over a suite and prints accuracy,
+``conductor-gym leaderboard validate FILE...`` checks leaderboard submissions, re-playing
+every episode, and says where each goes (exit 1 if any is rejected); ``leaderboard
+render`` rebuilds the board (README.md, index.html, plot) from ``leaderboard/submissions``;
+``leaderboard submit RESULTS`` wraps a results file with metadata into a validated
+submission (:mod:`conductor_gym.cli.leaderboard`). ``conductor-gym evaluate --agent random
+--suite offline --repeats 4 --out results.json`` runs an agent over a suite and prints accuracy,
 reward, parse failures, steps, calls, tokens and cost per benchmark
 (:mod:`conductor_gym.cli.evaluate`); ``conductor-gym suites list`` shows the suites.
 """
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 import gymnasium as gym
 
 from conductor_gym import ENV_ID
+from conductor_gym.cli.leaderboard import add_parser as add_leaderboard_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.core.agent_spec import make_agent
 
@@ -87,95 +89,6 @@ def _pools_check(args: argparse.Namespace) -> int:
     print(f"pool {name!r}: {workers}, {ping}")
     print(format_checks(checks))
     return 0 if all(check.ok for check in checks) else 1
-
-
-def _leaderboard_validate(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.leaderboard import validate_file
-    from conductor_gym.bench.leaderboard_render import format_report
-
-    reports = [validate_file(path) for path in args.files]
-    for report in reports:
-        print(format_report(report))
-    return 0 if all(report.ok for report in reports) else 1
-
-
-def _leaderboard_render(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from conductor_gym.bench.leaderboard import load_submissions
-    from conductor_gym.bench.leaderboard_render import format_report, render_board
-
-    loaded = load_submissions(args.dir)
-    rejected = [report for _, report in loaded if not report.ok]
-    for report in rejected:
-        print(format_report(report), file=sys.stderr)
-    if rejected:
-        print("leaderboard not rendered: fix or remove the rejected files", file=sys.stderr)
-        return 1
-    entries = [(p.stem, r.submission) for p, r in loaded if r.submission is not None]
-    for path in render_board(entries, Path(args.dir)):
-        print(f"wrote {path}")
-    return 0
-
-
-def _leaderboard_submit(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from conductor_gym.bench import leaderboard as lb
-    from conductor_gym.bench.leaderboard_render import format_report
-    from conductor_gym.bench.results import Results
-
-    try:
-        submission = lb.make_submission(
-            Results.load(args.results),
-            name=args.name,
-            authors=args.authors,
-            training_data=args.training_data,
-            pool_setting=args.pool_setting,
-            date=args.date,
-            url=args.url,
-            notes=args.notes,
-        )
-    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        print(f"conductor-gym leaderboard submit: {exc}", file=sys.stderr)
-        return 2
-    target = Path(args.dir) / lb.SUBMISSIONS_DIR / f"{lb.slugify(args.name)}.json"
-    report = lb.validate_submission(submission, source=str(target))
-    print(format_report(report))
-    if report.ok and target.exists() and not args.force:
-        print(f"{target} exists: pass --force to replace it", file=sys.stderr)
-        return 1
-    if report.ok:
-        submission.dump(target)
-        print(f"wrote {target}")
-    return 0 if report.ok else 1
-
-
-def _add_leaderboard(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    import datetime
-
-    board = commands.add_parser("leaderboard", help="validate, submit and render the board")
-    board_commands = board.add_subparsers(dest="leaderboard_command", required=True)
-    validate = board_commands.add_parser("validate", help="check submission files")
-    validate.add_argument("files", nargs="+", metavar="FILE")
-    validate.set_defaults(handler=_leaderboard_validate)
-    render = board_commands.add_parser("render", help="write README.md, index.html, plot")
-    render.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
-    render.set_defaults(handler=_leaderboard_render)
-    submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
-    submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
-    submit.add_argument("--name", required=True, help="the entry's name on the board")
-    submit.add_argument("--author", dest="authors", action="append", required=True)
-    submit.add_argument("--training-data", required=True, help="what the agent was trained on")
-    submit.add_argument(
-        "--pool-setting", required=True, choices=("constrained", "unconstrained", "simulated")
-    )
-    submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
-    submit.add_argument("--url")
-    submit.add_argument("--notes")
-    submit.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
-    submit.add_argument("--force", action="store_true", help="replace an existing entry")
-    submit.set_defaults(handler=_leaderboard_submit)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -245,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-ping", action="store_true", help="check credentials only; build nothing"
     )
     pools_check.set_defaults(handler=_pools_check)
-    _add_leaderboard(commands)
+    add_leaderboard_parser(commands)
     _add_evaluate(commands)
     add_train_parser(commands)
     return parser

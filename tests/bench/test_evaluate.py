@@ -54,9 +54,19 @@ def test_random_agent_on_offline_gives_plausible_metrics(tmp_path: Path) -> None
     data = json.loads(out.read_text())
     assert list(data)[:3] == ["schema", "env_id", "env_version"]
     assert set(data) == {
-        "schema", "env_id", "env_version", "suite", "pool", "agent", "env_kwargs",
+        "schema", "env_id", "env_version", "suite", "pool", "workers", "agent", "env_kwargs",
         "env_config", "repeats", "seed", "started_at", "wall_time_s", "metrics", "episodes",
     }  # fmt: skip
+    assert data["schema"] == "conductor-gym/results/v2"
+    assert [w["name"] for w in data["workers"]] == [w["name"] for w in data["pool"]["workers"]]
+    assert data["workers"][2] == {
+        "name": "gpt-5", "backend": "simulated", "model": "gpt-5", "max_tokens": 4096,
+        "temperature": 0.2, "params": {}, "options": {}, "price_in_per_mtok": None,
+        "price_out_per_mtok": None,
+    }  # fmt: skip
+    right = [e for e in results.episodes if e.outcome == "correct"]
+    assert right and all(e.final_answer is not None for e in right)
+    assert all(e.final_answer is None for e in results.episodes if e.outcome == "invalid")
     loaded = Results.load(out)
     assert loaded == results
     loaded.dump(tmp_path / "again.json")

@@ -1,9 +1,9 @@
 """The rendered leaderboard: README.md, a self-contained index.html (opened in headless
-Chromium to run its sort script) and the accuracy-vs-cost plot, from real evaluations."""
+Chromium to run its sort script) and the accuracy-vs-cost plot, from real evaluations;
+and the committed board, re-played in full."""
 
 from __future__ import annotations
 
-import datetime
 import os
 import re
 import shutil
@@ -11,32 +11,41 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from board_support import board_run, wrap
 from support import require, unavailable
 
+from conductor_gym.bench.board_sections import pareto_frontier
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, make_submission
-from conductor_gym.bench.leaderboard_render import PLOT_NAME, entries_from
+from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, load_submissions
+from conductor_gym.bench.leaderboard_render import (
+    PLOT_NAME,
+    entries_from,
+    render_html,
+    render_markdown,
+)
 from conductor_gym.cli.main import main
 
 CHROMIUM = "/usr/bin/chromium"
-ENTRIES = {"random-a": ("Random A", 0), "random-b": ("Random <B> | piped", 7)}
+HOSTILE = "<img src=x onerror=alert(1)> *bold* [x](javascript:alert(1))"
+RANKED = {
+    "random-a": ("Random A", "random"),
+    "single-b": ("Single <B> | piped", "single:2"),
+    "hostile": (HOSTILE, "best-single"),
+}
+APART = {"partial": "Partial run"}
 
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A board folder with two real submissions (the random planner, two seeds)."""
+    """A board folder with three ranked real submissions and one partial one."""
     directory = tmp_path_factory.mktemp("board")
-    for slug, (name, seed) in ENTRIES.items():
-        results = evaluate("random", "offline", repeats=2, limit=5, seed=seed, progress=False)
-        submission = make_submission(
-            results,
-            name=name,
-            authors=["tests"],
-            training_data="none",
-            pool_setting="simulated",
-            date=datetime.date(2026, 1, 1),
-        )
+    runs = tmp_path_factory.mktemp("runs")
+    for slug, (name, agent) in RANKED.items():
+        url = "https://example.org/a(b)?q=<x>" if slug == "hostile" else None
+        submission = wrap(board_run(agent, runs / f"{slug}.json"), name=name, url=url)
         submission.dump(directory / SUBMISSIONS_DIR / f"{slug}.json")
+    partial = evaluate("random", "offline", repeats=2, limit=5, progress=False)
+    wrap(partial, name=APART["partial"]).dump(directory / SUBMISSIONS_DIR / "partial.json")
     return directory
 
 
@@ -47,36 +56,60 @@ def rendered(board: Path) -> Path:
     return board
 
 
+def _rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
+
+
 def test_render_writes_the_three_files(rendered: Path) -> None:
     for name in ("README.md", "index.html", PLOT_NAME):
         assert (rendered / name).stat().st_size > 0, name
     assert (rendered / PLOT_NAME).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_readme_has_one_sorted_row_per_entry(rendered: Path) -> None:
+def test_readme_ranks_one_section_and_lists_the_partial_run_apart(rendered: Path) -> None:
     text = (rendered / "README.md").read_text()
-    assert "## Suite `offline`, simulated pool" in text
+    ranked, apart = text.split("## Listed apart (not ranked)")
+    assert re.search(
+        r"### Suite `offline-160` \(`118eedc03d458aa6`\), simulated pool `sim-paper` \(`\w{12}`\)",
+        ranked,
+    )
     header = next(line for line in text.splitlines() if line.startswith("| # | Name"))
-    for column in ("Accuracy (%)", "Reward", "Cost / sample", "Tokens / sample", "Steps / plan"):
+    for column in ("Accuracy (%)", "Cost / sample", "Failed", "Frontier", "Prices", "Verified"):
         assert column in header
-    rows = [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
-    assert len(rows) == len(ENTRIES)
-    assert any("Random <B> \\| piped" in row for row in rows)  # a pipe cannot break the table
+    rows = _rows(ranked)
+    assert len(rows) == len(RANKED)
     cells = [re.split(r"(?<!\\)\|", row) for row in rows]  # unescaped pipes only
     assert all(len(c) == len(header.split("|")) for c in cells)
     accuracies = [float(c[3].split("±")[0]) for c in cells]
     assert accuracies == sorted(accuracies, reverse=True)
-    assert all(" ± " in c[3] and c[8].strip() == "`random`" for c in cells)
+    assert all(c[8].strip() == "0.0 %" for c in cells)  # Failed
+    assert all("re-played (simulated, 480 episodes)" in c[13] for c in cells)
+    assert any("Single &lt;B&gt; \\| piped" in row for row in rows)
+    assert "`single:2`" in ranked and "simulator profile prices" in ranked
+    assert any(c[9].strip() == "★" for c in cells)  # somebody is on the frontier
+    assert "Partial run" in apart and "Partial run" not in ranked
+    assert "partial: the first 5 tasks per source of suite 'offline'" in apart
+    assert "2 repeat(s): a ranked entry needs at least 3" in apart
+
+
+def test_no_submitted_text_reaches_markdown_raw(rendered: Path) -> None:
+    text = (rendered / "README.md").read_text()
+    assert "<img" not in text and "<B>" not in text and "*bold*" not in text
+    assert "&lt;img src=x onerror=alert(1)&gt; \\*bold\\* \\[x\\](javascript:alert(1))" in text
+    assert "](https://example.org/a%28b%29?q=%3Cx%3E)" in text  # linked, percent-encoded
+    assert not re.search(r"(?<!\\)\]\(javascript:", text)  # only an escaped bracket
 
 
 def test_html_is_self_contained(rendered: Path) -> None:
     page = (rendered / "index.html").read_text()
     assert "<style>" in page and "<script>" in page
-    assert "&lt;B&gt;" in page and "<B>" not in page  # names are escaped
+    assert "&lt;B&gt;" in page and "<B>" not in page and "<img src=x" not in page
     external = re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z]+:)?//""", page, re.I)
-    assert external == []
+    assert external == [] and "href=" not in page
     assert not re.search(r"@import|url\(\s*['\"]?(?:https?:)?//", page, re.I)
-    assert "http://" not in page and "https://" not in page
+    # the one URL is shown as text, not linked
+    assert re.findall(r"https?://", page) == ["https://"]
+    assert '<span class="url">https://example.org/a(b)?q=&lt;x&gt;</span>' in page
 
 
 def test_rendering_is_deterministic(rendered: Path, tmp_path: Path) -> None:
@@ -87,25 +120,35 @@ def test_rendering_is_deterministic(rendered: Path, tmp_path: Path) -> None:
         assert (again / name).read_text() == (rendered / name).read_text()
 
 
-def test_render_refuses_a_board_with_a_rejected_submission(
+def test_render_skips_bad_files_and_keeps_the_rest(
     board: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    require("matplotlib")
     bad = tmp_path / "bad"
     shutil.copytree(board / SUBMISSIONS_DIR, bad / SUBMISSIONS_DIR)
     path = bad / SUBMISSIONS_DIR / "random-a.json"
     path.write_text(path.read_text().replace('"agent": "random"', '"agent": "moa"', 1))
-    assert main(["leaderboard", "render", "--dir", str(bad)]) == 1
-    assert "metadata.agent is 'moa'" in capsys.readouterr().err
-    assert not (bad / "README.md").exists()
+    (bad / SUBMISSIONS_DIR / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["leaderboard", "render", "--dir", str(bad)]) == 0
+    err = capsys.readouterr().err
+    assert "metadata.agent is 'moa'" in err and "file: JSON nested deeper than 32" in err
+    assert f"skipped {path}" in err
+    text = (bad / "README.md").read_text()
+    assert "Random A" not in text and len(_rows(text)) == len(RANKED) - 1
 
 
-def test_entries_are_grouped_by_suite_and_pool_setting(board: Path) -> None:
-    from conductor_gym.bench.leaderboard import load_submissions
+def test_entries_are_grouped_ranked_first(board: Path) -> None:
+    entries = entries_from([(p.stem, r) for p, r in load_submissions(board)])
+    assert [e.ranked for e in entries] == [True] * len(RANKED) + [False]
+    assert len({e.section for e in entries if e.ranked}) == 1
+    ranked = [e.accuracy or 0.0 for e in entries if e.ranked]
+    assert ranked == sorted(ranked, reverse=True)
 
-    loaded = [(p.stem, r.submission) for p, r in load_submissions(board) if r.submission]
-    entries = entries_from(loaded)
-    assert {e.group for e in entries} == {("offline", "simulated")}
-    assert [e.accuracy for e in entries] == sorted((e.accuracy for e in entries), reverse=True)
+
+def test_pareto_frontier() -> None:
+    points = [(0.7, 0.03), (0.65, 0.005), (0.66, 0.006), (0.6, 0.01), (0.7, 0.04), (None, 0.0)]
+    assert pareto_frontier(points) == [True, True, True, False, False, False]
+    assert pareto_frontier([(0.5, 0.01), (0.5, 0.01)]) == [True, True]  # ties beat nobody
 
 
 def _chromium() -> str:
@@ -138,30 +181,34 @@ def test_html_renders_in_headless_chromium_and_its_script_runs(
     assert 'data-board-ready="1"' in dom  # set by the inline script once it has run
     assert re.search(r'<table class="board"[^>]*data-sorted-by="2"', dom)  # sorted on load
     rows = re.findall(r'<tr data-entry="([^"]+)">(.*?)</tr>', dom, re.S)
-    assert sorted(slug for slug, _ in rows) == sorted(ENTRIES)
+    assert sorted(slug for slug, _ in rows) == sorted([*RANKED, *APART])
+    assert "<img src=x" not in dom  # the hostile name stayed text
     for slug, body in rows:
-        assert ENTRIES[slug][0].replace("<", "&lt;").replace(">", "&gt;") in body
+        name = RANKED[slug][0] if slug in RANKED else APART[slug]
+        assert name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in body
 
 
 def test_an_empty_board_renders(tmp_path: Path) -> None:
     require("matplotlib")
     assert main(["leaderboard", "render", "--dir", str(tmp_path)]) == 0
-    assert "_No submissions yet._" in (tmp_path / "README.md").read_text()
-    assert "No submissions yet." in (tmp_path / "index.html").read_text()
+    assert "_No ranked entries yet._" in (tmp_path / "README.md").read_text()
+    assert "No ranked entries yet." in (tmp_path / "index.html").read_text()
     assert (tmp_path / PLOT_NAME).stat().st_size > 0
 
 
-def test_the_committed_board_validates_and_is_up_to_date() -> None:
-    """What CI checks on a submission pull request: every committed file validates, and
-    the committed README and page are what ``leaderboard render`` makes of them."""
-    from conductor_gym.bench.leaderboard import load_submissions
-    from conductor_gym.bench.leaderboard_render import entries_from, render_html, render_markdown
-
+def test_the_committed_board_replays_and_is_up_to_date() -> None:
+    """What CI checks on a submission pull request: every committed file validates with
+    every episode re-played, each baseline is ranked, and the committed README and page
+    are what ``leaderboard render`` makes of them."""
     board = Path(__file__).resolve().parents[2] / "leaderboard"
     loaded = load_submissions(board)
     assert len(loaded) >= 6
     for path, report in loaded:
         assert report.ok, f"{path.name}: {report.errors}"
-    entries = entries_from([(p.stem, r.submission) for p, r in loaded if r.submission])
+        assert report.replay is not None and report.replay.ok, path.name
+        assert report.replay.episodes == len(report.submission.results.episodes)  # type: ignore[union-attr]
+        if path.name.startswith("baseline-"):
+            assert report.placement is not None and report.placement.ranked, path.name
+    entries = entries_from([(p.stem, r) for p, r in loaded])
     assert (board / "README.md").read_text() == render_markdown(entries)
     assert (board / "index.html").read_text() == render_html(entries)

@@ -164,6 +164,24 @@ def test_results_round_trip_and_schema_key(tmp_path: Path) -> None:
         Results.load(path)
 
 
+def test_a_v1_file_still_loads_and_keeps_its_tag(tmp_path: Path) -> None:
+    data = json.loads(results_for([record()]).to_json())
+    data["schema"] = "conductor-gym/results/v1"
+    del data["workers"]
+    for episode in data["episodes"]:
+        del episode["final_answer"]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    loaded = Results.load(path)
+    assert loaded.schema_ == "conductor-gym/results/v1" and SCHEMA.endswith("/v2")
+    assert loaded.workers is None and loaded.episodes[0].final_answer is None
+    assert json.loads(loaded.to_json())["schema"] == "conductor-gym/results/v1"
+    data["schema"] = "conductor-gym/results/v9"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValidationError, match="schema"):
+        Results.load(path)
+
+
 def test_journal_drops_a_torn_line_and_rejects_another_run(tmp_path: Path) -> None:
     path = tmp_path / "r.json.episodes.jsonl"
     header = {"suite": "x", "seed": 0, "started_at": "then"}

@@ -22,7 +22,7 @@ from conductor_gym.tasks import make_task_source
 
 
 def test_named_suites_and_their_paper_splits() -> None:
-    assert set(SUITES) == {"offline", "offline-ood", "paper-train4", "paper-ood3"}
+    assert set(SUITES) == {"offline", "offline-160", "offline-ood", "paper-train4", "paper-ood3"}
     train = get_suite("paper-train4")
     assert [(s.name, s.source, dict(s.options)) for s in train.specs] == [
         ("math500", "math500", {"split": "test"}),
@@ -35,6 +35,11 @@ def test_named_suites_and_their_paper_splits() -> None:
         "bigcodebench",
         "gpqa-diamond",
     ]
+    subset, whole = get_suite("offline-160"), get_suite("offline")
+    assert subset.info()["sources"][0]["size"] == 160
+    head = [whole.sources["offline"][i].id for i in range(160)]
+    assert [task.id for task in subset.sources["offline"]] == head  # a fixed prefix
+    assert subset.fingerprint() == whole.with_limit(160).fingerprint() != whole.fingerprint()
     with pytest.raises(ValueError, match=r"unknown suite 'nope'.*jsonl:<path>"):
         get_suite("nope")
     with pytest.raises(ValueError, match="limit"):

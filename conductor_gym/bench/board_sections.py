@@ -1,0 +1,298 @@
+"""Where a validated leaderboard entry goes: which section, ranked or listed apart, and why.
+
+Contract. A **section** (:class:`Section`) is one suite fingerprint on one pool: the suite's
+name and fingerprint, the pool setting (``simulated``, ``constrained``,
+``unconstrained``) and the pool's own fingerprint (:func:`pool_fingerprint`: every
+worker's backend, model, generation settings, prices and simulator options, ``k``,
+``shuffle`` and the episode budget) and the env settings the run changed
+(:func:`env_setting`), so entries are compared like with like only.
+
+An entry is **ranked** in its section when every rule below holds; otherwise it is
+**listed apart** with one reason per rule it breaks (:func:`place`):
+
+==================  =========================================================================
+rule                why
+==================  =========================================================================
+verified            every episode was re-played and matched
+                    (:mod:`conductor_gym.bench.replay`): on a simulated pool, or on a real
+                    pool from the submitted response cache; hub suites (datasets that need
+                    downloads) and local ``jsonl:`` suites cannot be re-played offline
+whole suite         no ``limit``: the suite's full task set, or a fixed subset suite with its
+                    own fingerprint (``offline-160``)
+repeats             at least :data:`MIN_REPEATS` (the paper reports up to 16)
+suite seed          the run's seed is :data:`SUITE_SEED`, from which every episode's reset
+                    seed derives (:func:`conductor_gym.bench.suites.episode_seed`), so
+                    nobody picks the seeds or repeats that happened to go well
+failures capped     at most :data:`MAX_FAILED_SHARE` of the episodes are infrastructure
+                    failures (never scores; the board shows their share for every entry)
+==================  =========================================================================
+
+:func:`pareto_frontier` marks, within a section, the entries no other entry beats on both
+accuracy and cost. :func:`price_table` names what priced an entry's costs.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conductor_gym.bench.results import Results, WorkerRecord
+
+if TYPE_CHECKING:
+    from conductor_gym.bench.suites import Suite
+
+__all__ = [
+    "MAX_FAILED_SHARE",
+    "MIN_REPEATS",
+    "SUITE_SEED",
+    "Placement",
+    "Section",
+    "Verification",
+    "env_setting",
+    "failed_share",
+    "offline_suite",
+    "pareto_frontier",
+    "place",
+    "pool_fingerprint",
+    "price_table",
+]
+
+MIN_REPEATS = 3
+"""Fewest repeats of a ranked entry."""
+
+MAX_FAILED_SHARE = 0.02
+"""Largest share of infrastructure failures (outcome ``"error"``) of a ranked entry."""
+
+SUITE_SEED = 0
+"""The seed of every ranked run: the reset seed of episode (source, task ``i``, repeat
+``r``) is ``episode_seed(SUITE_SEED, source, i, r)``."""
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Whether the entry's episodes were re-played: ``how`` names the method
+    (``"simulated"``, ``"response cache"``) or says why they were not."""
+
+    replayed: bool
+    how: str
+
+    def __str__(self) -> str:
+        return f"re-played ({self.how})" if self.replayed else f"unverified: {self.how}"
+
+
+@dataclass(frozen=True, order=True)
+class Section:
+    """A like-with-like group of entries (module docstring)."""
+
+    suite: str
+    fingerprint: str
+    pool_setting: str
+    pool: str
+    pool_fingerprint: str
+    env: str = ""
+
+    def title(self) -> str:
+        """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
+        ``, env <settings>`` when the run changed env settings (:func:`env_setting`)."""
+        env = f", env {self.env}" if self.env else ""
+        return (
+            f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
+            f"({self.pool_fingerprint}){env}"
+        )
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The entry's section, whether it is ranked there and, if not, every reason."""
+
+    section: Section
+    verification: Verification
+    reasons: tuple[str, ...]
+
+    @property
+    def ranked(self) -> bool:
+        return not self.reasons
+
+    def __str__(self) -> str:
+        where = f"{self.section.title()}; {self.verification}"
+        if self.ranked:
+            return f"ranked in {where}"
+        return f"listed apart ({'; '.join(self.reasons)}), in {where}"
+
+
+def _worker_records(results: Results) -> list[dict[str, Any]]:
+    """Every worker's settings that change answers or prices (``latency_scale`` only
+    changes how long a simulated call waits); a ``v1`` file's as it describes them."""
+    from conductor_gym.bench.replay import NotReplayable, replay_specs
+
+    try:
+        specs = replay_specs(results)
+    except NotReplayable:
+        workers = results.pool.get("workers")
+        return list(workers) if isinstance(workers, list) else []
+    return [WorkerRecord.from_spec(spec).model_dump(mode="json") for spec in specs]
+
+
+def pool_fingerprint(results: Results) -> str:
+    """First 12 hex digits of the SHA-256 of the pool's workers, ``k``, ``shuffle`` and
+    episode budget (module docstring)."""
+    pool = results.pool
+    data = {
+        "workers": _worker_records(results),
+        "k": pool.get("k"),
+        "shuffle": pool.get("shuffle"),
+        "episode_budget": pool.get("episode_budget"),
+    }
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+_NOT_ENV = ("k", "shuffle_workers", "cache", "render_mode")  # in the pool fingerprint, or moot
+
+
+def env_setting(results: Results) -> str:
+    """The env settings the run changed, as compact JSON (``""`` for none): the recorded
+    env arguments less the pool's (``k``, ``shuffle_workers``, ``cache``), the paper's
+    reward scheme and the settings the agent itself declares (``env_overrides``, e.g. the
+    8 steps of the mixture of agents). Entries that changed the env (recursion, prompt
+    templates, budgets, ...) are compared only with entries that changed it alike."""
+    declared = results.agent.get("env_overrides") or {}
+    changed = {
+        key: value
+        for key, value in results.env_kwargs.items()
+        if key not in _NOT_ENV
+        and not (isinstance(declared, dict) and key in declared and declared[key] == value)
+        and not (key == "reward" and _is_paper_reward(value))
+    }
+    return json.dumps(changed, sort_keys=True, separators=(",", ":")) if changed else ""
+
+
+def _is_paper_reward(value: Any) -> bool:
+    paper = {"correct": 1.0, "wrong": 0.5, "invalid": 0.0}
+    return value == "paper" or (
+        isinstance(value, dict) and {k: value.get(k) for k in paper} == paper
+    )
+
+
+def failed_share(results: Results) -> float:
+    """Fraction of the episodes that are infrastructure failures (0.0 with none)."""
+    overall = results.metrics.get("overall")
+    if overall is None or overall.n == 0:
+        return 0.0
+    return overall.infra_failures / overall.n
+
+
+def _price_source(worker: WorkerRecord) -> str:
+    if worker.price_in_per_mtok is not None or worker.price_out_per_mtok is not None:
+        return "pool-file prices"
+    return {
+        "simulated": "simulator profile prices",
+        "litellm": "LiteLLM price map",
+        "hf": "unpriced (local)",
+        "vllm": "unpriced (local)",
+    }.get(worker.backend, f"{worker.backend} backend prices")
+
+
+def price_table(results: Results) -> str:
+    """What priced the entry's worker costs, e.g. ``"simulator profile prices"`` or
+    ``"pool-file prices + LiteLLM price map"`` (``"unknown"`` for a ``v1`` file that
+    names no shipped preset)."""
+    from conductor_gym.bench.replay import NotReplayable, replay_specs
+
+    try:
+        workers = [WorkerRecord.from_spec(spec) for spec in replay_specs(results)]
+    except NotReplayable:
+        return "unknown"
+    return " + ".join(sorted({_price_source(w) for w in workers}))
+
+
+@functools.lru_cache(maxsize=16)
+def offline_suite(name: str, limit: int | None = None) -> tuple[Suite, dict[str, Any]] | None:
+    """The registered suite ``name`` (cut to ``limit``) with its
+    :meth:`~conductor_gym.bench.suites.Suite.info` when every source reads here without a
+    download (procedural sources), else ``None``: hub suites need datasets, and a
+    ``jsonl:`` suite names a file on the submitter's machine (never opened here).
+    Cached: these sources are deterministic."""
+    from conductor_gym.bench.suites import SUITES, get_suite
+    from conductor_gym.tasks import ProceduralTasks
+
+    if name not in SUITES:
+        return None
+    suite = get_suite(name, limit=limit)
+    for source in suite.sources.values():  # building a source reads no data
+        inner = getattr(source, "source", source)  # a LimitedTasks wraps its source
+        if not isinstance(inner, ProceduralTasks):
+            return None
+    return suite, suite.info()
+
+
+def _partial_reason(results: Results) -> str | None:
+    suite = results.suite
+    if suite.limit is None:
+        return None
+    reason = f"partial: the first {suite.limit} tasks per source of suite {suite.name!r}"
+    from conductor_gym.bench.suites import SUITES
+
+    for name in SUITES:
+        found = offline_suite(name)
+        if found is not None and found[1]["fingerprint"] == suite.fingerprint:
+            return reason + f" (the tasks of the fixed subset suite {name!r}: run that suite)"
+    return reason + " (rank the whole suite, or a fixed subset suite such as 'offline-160')"
+
+
+def place(
+    results: Results, pool_setting: str, verification: Verification, *, pool: str | None = None
+) -> Placement:
+    """The entry's :class:`Placement` (module docstring)."""
+    section = Section(
+        suite=results.suite.name,
+        fingerprint=results.suite.fingerprint,
+        pool_setting=pool_setting,
+        pool=pool if pool is not None else str(results.pool.get("name") or "custom"),
+        pool_fingerprint=pool_fingerprint(results),
+        env=env_setting(results),
+    )
+    reasons: list[str] = []
+    if not verification.replayed:
+        reasons.append(str(verification))
+    if partial := _partial_reason(results):
+        reasons.append(partial)
+    if results.repeats < MIN_REPEATS:
+        reasons.append(f"{results.repeats} repeat(s): a ranked entry needs at least {MIN_REPEATS}")
+    if results.seed != SUITE_SEED:
+        reasons.append(
+            f"seed {results.seed}: ranked runs use the suite seed {SUITE_SEED}, from which "
+            "every episode's seed derives"
+        )
+    share = failed_share(results)
+    if share > MAX_FAILED_SHARE:
+        reasons.append(
+            f"{100 * share:.1f} % of the episodes failed (infrastructure), above the "
+            f"{100 * MAX_FAILED_SHARE:g} % cap"
+        )
+    return Placement(section, verification, tuple(reasons))
+
+
+def pareto_frontier(points: Sequence[tuple[float | None, float]]) -> list[bool]:
+    """For ``(accuracy, cost)`` points, whether each is on the frontier: no other point
+    has accuracy at least as high and cost at most as low, one of them strictly. A point
+    with accuracy ``None`` (every episode failed) is never on it."""
+    flags = []
+    for i, (accuracy, cost) in enumerate(points):
+        if accuracy is None:
+            flags.append(False)
+            continue
+        beaten = any(
+            other is not None
+            and other >= accuracy
+            and other_cost <= cost
+            and (other > accuracy or other_cost < cost)
+            for j, (other, other_cost) in enumerate(points)
+            if j != i
+        )
+        flags.append(not beaten)
+    return flags

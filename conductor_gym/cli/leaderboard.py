@@ -1,0 +1,143 @@
+"""``conductor-gym leaderboard validate | render | submit``.
+
+Contract.
+
+* ``validate FILE...`` validates each submission
+  (:func:`conductor_gym.bench.leaderboard.validate_file`: every check, then the re-play
+  of every episode) and prints, per file, ``ok`` or
+  ``REJECTED``, where an accepted entry goes (ranked in its section, or listed apart and
+  why) and one line per problem. Exit 0 when every file is accepted, else 1.
+  ``--no-replay`` skips the re-play (entries are then unverified); ``--cache FILE``
+  re-plays a single file's real-pool episodes from that response cache.
+* ``render [--dir leaderboard]`` validates ``DIR/submissions/*.json`` and rebuilds
+  ``README.md``, ``index.html`` and the plot from the accepted ones; a rejected file is
+  reported on stderr and left out, never fatal. Exit 0.
+* ``submit RESULTS --name ... [--cache FILE]`` wraps a results file with metadata,
+  copies the response cache (if any) beside the target as ``<slug>.sqlite``, validates
+  the submission and writes ``DIR/submissions/<slug>.json``. Exit 0 when written, 1 when
+  rejected or already there (``--force`` replaces), 2 for an unreadable results file or
+  bad metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parser"]
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.leaderboard import validate_file
+    from conductor_gym.bench.leaderboard_render import format_report
+
+    if args.cache is not None and len(args.files) != 1:
+        print("conductor-gym leaderboard validate: --cache takes one FILE", file=sys.stderr)
+        return 2
+    ok = True
+    for path in args.files:
+        report = validate_file(path, cache=args.cache, replay=not args.no_replay)
+        print(format_report(report))
+        ok = ok and report.ok
+    return 0 if ok else 1
+
+
+def _render(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.leaderboard import load_submissions
+    from conductor_gym.bench.leaderboard_render import format_report, render_board
+
+    loaded = load_submissions(args.dir)
+    for path, report in loaded:
+        if not report.ok:
+            print(format_report(report), file=sys.stderr)
+            print(f"skipped {path}: rejected, left off the board", file=sys.stderr)
+    for path in render_board([(p.stem, r) for p, r in loaded], Path(args.dir)):
+        print(f"wrote {path}")
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from conductor_gym.bench import leaderboard as lb
+    from conductor_gym.bench.leaderboard_render import format_report
+    from conductor_gym.bench.results import Results
+
+    folder = Path(args.dir) / lb.SUBMISSIONS_DIR
+    slug = lb.slugify(args.name)
+    target = folder / f"{slug}.json"
+    try:
+        submission = lb.make_submission(
+            Results.load(args.results),
+            name=args.name,
+            authors=args.authors,
+            training_data=args.training_data,
+            pool_setting=args.pool_setting,
+            date=args.date,
+            url=args.url,
+            notes=args.notes,
+            response_cache=args.cache,
+        )
+    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        print(f"conductor-gym leaderboard submit: {exc}", file=sys.stderr)
+        return 2
+    report = lb.validate_submission(submission, source=str(target), cache=args.cache)
+    print(format_report(report))
+    if report.ok and target.exists() and not args.force:
+        print(f"{target} exists: pass --force to replace it", file=sys.stderr)
+        return 1
+    if not report.ok:
+        return 1
+    if args.cache is not None:
+        cache_name = f"{slug}.sqlite"
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(args.cache, folder / cache_name)
+        meta = submission.metadata.model_copy(update={"response_cache": cache_name})
+        submission = submission.model_copy(update={"metadata": meta})
+        print(f"wrote {folder / cache_name}")
+    submission.dump(target)
+    print(f"wrote {target}")
+    return 0
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add ``leaderboard`` (``validate``, ``render``, ``submit``) to ``commands`` (the
+    top-level subparsers); returns the ``leaderboard`` parser."""
+    board: argparse.ArgumentParser = commands.add_parser(
+        "leaderboard", help="validate (re-playing every episode), submit and render the board"
+    )
+    board_commands = board.add_subparsers(dest="leaderboard_command", required=True)
+    validate = board_commands.add_parser(
+        "validate", help="check submission files and say where each one goes"
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument(
+        "--no-replay", action="store_true", help="skip the re-play (entries are unverified)"
+    )
+    validate.add_argument(
+        "--cache", default=None, help="response cache to re-play one real-pool FILE from"
+    )
+    validate.set_defaults(handler=_validate)
+    render = board_commands.add_parser("render", help="write README.md, index.html, plot")
+    render.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
+    render.set_defaults(handler=_render)
+    submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
+    submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
+    submit.add_argument("--name", required=True, help="the entry's name on the board")
+    submit.add_argument("--author", dest="authors", action="append", required=True)
+    submit.add_argument("--training-data", required=True, help="what the agent was trained on")
+    submit.add_argument(
+        "--pool-setting", required=True, choices=("constrained", "unconstrained", "simulated")
+    )
+    submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
+    submit.add_argument("--url", help="an http(s) URL about the entry")
+    submit.add_argument("--notes")
+    submit.add_argument(
+        "--cache", default=None, help="the run's response cache (real pools): shipped beside it"
+    )
+    submit.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
+    submit.add_argument("--force", action="store_true", help="replace an existing entry")
+    submit.set_defaults(handler=_submit)
+    return board
