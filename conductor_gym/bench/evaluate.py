@@ -76,7 +76,7 @@ from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_sui
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
 
-__all__ = ["aevaluate", "evaluate"]
+__all__ = ["aevaluate", "episode_record", "evaluate", "final_answer"]
 
 _RESERVED = ("tasks", "pool")
 
@@ -265,9 +265,38 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         observation, reward, terminated, truncated, info = await env.astep(action)
         if terminated or truncated:
             break
+    return episode_record(
+        spec, info, reward, actions, planner_tokens, planner_cost, failure=failure
+    )
+
+
+def final_answer(rounds: Sequence[Any]) -> str | None:
+    """The answer an episode ends on: the last executed step's response over ``rounds``
+    (a stop round runs nothing and keeps the previous answer)."""
+    for round_ in reversed(rounds):
+        if round_.trace is not None and round_.trace.steps:
+            return str(round_.trace.final_response)
+    return None
+
+
+def episode_record(
+    spec: EpisodeSpec,
+    info: Mapping[str, Any],
+    reward: float,
+    actions: Sequence[str],
+    planner_tokens: int = 0,
+    planner_cost: float = 0.0,
+    *,
+    failure: dict[str, Any] | None = None,
+) -> EpisodeRecord:
+    """The :class:`EpisodeRecord` of an episode that ended with step ``info`` and
+    ``reward`` after ``actions`` (``failure``: the agent's own failure, which makes the
+    episode an infrastructure failure whatever ``info`` says)."""
     outcome: Outcome = "error" if failure else info["outcome"]
     parse_error = None if failure else info.get("parse_error")
     error = failure or info.get("error")
+    graded = None if failure else info.get("grade")
+    rounds = info.get("rounds", ())
     return EpisodeRecord(
         benchmark=spec.benchmark,
         domain=str(info["domain"]),
@@ -280,7 +309,7 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         correct=outcome == "correct",
         parse_error=str(parse_error["reason"]) if parse_error else None,
         error=json_safe(error) if error else None,
-        steps=sum(len(r.plan) for r in info.get("rounds", ()) if r.plan is not None),
+        steps=sum(len(r.plan) for r in rounds if r.plan is not None),
         worker_calls=int(info.get("worker_calls", 0)),
         prompt_tokens=int(info.get("prompt_tokens", 0)),
         completion_tokens=int(info.get("completion_tokens", 0)),
@@ -289,7 +318,10 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
-        followups=actions[1:],
+        followups=list(actions[1:]),
+        answer=final_answer(rounds) if graded is not None else None,
+        extracted=graded.extracted if graded is not None else None,
+        grade_reason=graded.reason if graded is not None else None,
     )
 
 
