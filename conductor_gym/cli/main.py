@@ -26,6 +26,7 @@ import gymnasium as gym
 from conductor_gym import ENV_ID
 from conductor_gym.agents import RandomPlanner
 from conductor_gym.cli.train import add_train_parser
+from conductor_gym.cli.view import add_view_parser
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -248,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_leaderboard(commands)
     _add_evaluate(commands)
     add_train_parser(commands)
+    add_view_parser(commands)
     return parser
 
 

@@ -4,21 +4,19 @@ Chromium to run its sort script) and the accuracy-vs-cost plot, from real evalua
 from __future__ import annotations
 
 import datetime
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from support import require, unavailable
+from chromium_support import dump_dom
+from support import require
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, make_submission
 from conductor_gym.bench.leaderboard_render import PLOT_NAME, entries_from
 from conductor_gym.cli.main import main
 
-CHROMIUM = "/usr/bin/chromium"
 ENTRIES = {"random-a": ("Random A", 0), "random-b": ("Random <B> | piped", 7)}
 
 
@@ -108,33 +106,10 @@ def test_entries_are_grouped_by_suite_and_pool_setting(board: Path) -> None:
     assert [e.accuracy for e in entries] == sorted((e.accuracy for e in entries), reverse=True)
 
 
-def _chromium() -> str:
-    if not os.path.exists(CHROMIUM):
-        unavailable(CHROMIUM, "not installed (Debian package chromium)")
-    return CHROMIUM
-
-
 def test_html_renders_in_headless_chromium_and_its_script_runs(
     rendered: Path, tmp_path: Path
 ) -> None:
-    chromium = _chromium()
-    command = [
-        chromium,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--dump-dom",
-        (rendered / "index.html").resolve().as_uri(),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    dom = done.stdout
+    dom = dump_dom(rendered / "index.html", tmp_path / "profile")
     assert 'data-board-ready="1"' in dom  # set by the inline script once it has run
     assert re.search(r'<table class="board"[^>]*data-sorted-by="2"', dom)  # sorted on load
     rows = re.findall(r'<tr data-entry="([^"]+)">(.*?)</tr>', dom, re.S)
