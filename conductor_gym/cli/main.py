@@ -25,6 +25,7 @@ import gymnasium as gym
 
 from conductor_gym import ENV_ID
 from conductor_gym.agents import RandomPlanner
+from conductor_gym.cli.rescore import add_rescore_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 
@@ -250,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluate(commands)
     add_train_parser(commands)
     add_view_parser(commands)
+    add_rescore_parser(commands)
     return parser
 
 
