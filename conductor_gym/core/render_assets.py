@@ -89,6 +89,7 @@ svg.plan-graph path.edge { fill: none; stroke: #7d8699; stroke-width: 1.3; }
 .model .id { font-weight: 600; }
 .model .name { color: var(--accent); }
 details > summary { cursor: pointer; color: var(--muted); }
+table.steps td:nth-child(4), table.steps td:nth-child(5) { width: 34%; }
 .inner { border-left: 3px solid #c9d3ee; padding-left: 12px; margin: 8px 0; }
 """
 
@@ -328,7 +329,7 @@ SCRIPT = r"""
     }
     if (out.length < lines && line) out.push(line);
     if (out.length === lines && words.join(" ").length > out.join(" ").length) {
-      out[lines - 1] = clip(out[lines - 1], width - 1) + "\u2026";
+      out[lines - 1] = out[lines - 1].slice(0, width - 1).replace(/[\s\u2026]+$/, "") + "\u2026";
     }
     return out.slice(0, lines);
   }
@@ -353,7 +354,9 @@ SCRIPT = r"""
       const mid = top + H / 2;
       let d = "M" + (x(j) + W) + "," + mid + " L" + (x(i) - 2) + "," + mid;
       if (i - j > 1) {
-        const x1 = x(j) + W / 2, x2 = x(i) + W / 2 - 6, lift = top - 10 - LIFT * (i - j - 1);
+        // Arcs leave a box right of its middle and land left of it, one slot per source.
+        const x1 = x(j) + W * 0.6, x2 = x(i) + Math.min(W - 12, 14 + 16 * j);
+        const lift = top - 10 - LIFT * (i - j - 1);
         d = "M" + x1 + "," + top + " C" + x1 + "," + lift + " " + x2 + "," + lift + " "
           + x2 + "," + (top - 2);
       }
@@ -372,8 +375,8 @@ SCRIPT = r"""
         s("title", {text: head + (worker ? " (" + worker + ")" : "") + "\n" + plan.subtasks[i]}),
         s("rect", {width: W, height: H, rx: 6}),
         s("text", {class: "head", x: 8, y: 16, text: head}),
-        s("text", {class: "worker", x: 8, y: 31, text: clip(worker || "?", 30)}));
-      wrap(plan.subtasks[i], 31, 4).forEach((line, k) =>
+        s("text", {class: "worker", x: 8, y: 31, text: clip(worker || "?", 28)}));
+      wrap(plan.subtasks[i], 27, 4).forEach((line, k) =>
         g.append(s("text", {x: 8, y: 48 + 13 * k, text: line})));
       if (last) {
         g.append(s("text", {class: "final-label", x: 0, y: H + 16, text: "\u2605 final answer"}));
