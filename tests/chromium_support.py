@@ -18,7 +18,6 @@ import select
 import subprocess
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from support import unavailable
@@ -61,10 +60,10 @@ class BrowserError(RuntimeError):
 class Browser:
     """One headless Chromium with one page, driven over the DevTools pipe.
 
-    Use as a context manager. :meth:`open` loads a URL and waits until
-    ``document.documentElement.dataset.viewerReady`` is set (or ``ready`` is another
-    expression that becomes true); :meth:`run` evaluates an expression (awaiting a
-    promise) and returns its value.
+    Use as ``with contextlib.closing(Browser(...)) as browser``. :meth:`open` loads a
+    URL and waits until ``document.documentElement.dataset.viewerReady`` is set (or
+    ``ready`` is another expression that becomes true); :meth:`run` evaluates an
+    expression (awaiting a promise) and returns its value.
     """
 
     def __init__(self, profile: Path, *, width: int = 1400, height: int = 1000) -> None:
@@ -173,14 +172,3 @@ class Browser:
             self.process.wait()
         os.close(self._in)
         os.close(self._out)
-
-    def __enter__(self) -> Browser:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -70,3 +70,12 @@ def scripted_run(out: Path, *, limit: int = 15, repeats: int = 2, **env: Any) ->
         progress=False,
         **env,
     )
+
+
+def as_real_pool(results: Results) -> Results:
+    """``results`` relabelled as a run on real (LiteLLM) workers: what a replay must not
+    call without the run's response cache."""
+    real = results.model_copy(deep=True)
+    for worker in real.pool["workers"]:
+        worker["backend"] = "litellm"
+    return real

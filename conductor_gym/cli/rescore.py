@@ -21,8 +21,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from conductor_gym.bench.replay import GraderChoice
+if TYPE_CHECKING:  # the command line imports no pydantic until a command runs
+    from conductor_gym.bench.replay import GraderChoice
 
 __all__ = ["add_rescore_parser", "grader_choice", "run_rescore"]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from view_support import scripted_run
+from view_support import as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import make_submission, validate_submission
@@ -289,9 +289,7 @@ def test_a_replay_of_real_workers_needs_their_cache(
     run: tuple[Path, Results], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, results = run
-    real = results.model_copy(deep=True)
-    for worker in real.pool["workers"]:
-        worker["backend"] = "litellm"
+    real = as_real_pool(results)
     with pytest.raises(ReplayError, match="would call them; pass the cache"):
         rescore(real, replay=True)
     real.dump(tmp_path / "real.json")

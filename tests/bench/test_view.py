@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from view_support import KINDS, ScriptedConductor, scripted_run
+from view_support import KINDS, ScriptedConductor, as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.replay import Replayer, ReplayError, load_results
@@ -132,9 +132,7 @@ def test_a_real_pool_without_its_cache_is_not_replayed(
     run: tuple[Path, Results], tmp_path: Path
 ) -> None:
     _, results = run
-    real = results.model_copy(deep=True)
-    for worker in real.pool["workers"]:
-        worker["backend"] = "litellm"
+    real = as_real_pool(results)
     with pytest.raises(ReplayError, match="without the run's response cache would call them"):
         Replayer(real)
     real.dump(tmp_path / "real.json")

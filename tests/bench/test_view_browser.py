@@ -5,6 +5,7 @@ graphs, invalid plans mark their slice, and hostile text stays text."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Page:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     chromium()
-    with Browser(tmp_path_factory.mktemp("profile")) as b:
+    with contextlib.closing(Browser(tmp_path_factory.mktemp("profile"))) as b:
         yield b
 
 

@@ -16,6 +16,7 @@ The test asserts that every count equals the file's, not the timings.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import Counter
@@ -56,7 +57,7 @@ def test_a_10000_episode_file_opens_and_filters(benchmark, tmp_path: Path) -> No
         "build_s": build_s,
         "page_mb": (tmp_path / "run.html").stat().st_size / 1e6,
     }
-    with Browser(tmp_path / "profile") as browser:
+    with contextlib.closing(Browser(tmp_path / "profile")) as browser:
         opens: list[float] = []
         benchmark.pedantic(lambda: opens.append(browser.open(url)), rounds=3, iterations=1)
         opens.sort()
