@@ -76,7 +76,7 @@ from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_sui
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
 
-__all__ = ["aevaluate", "episode_record", "evaluate", "final_answer"]
+__all__ = ["aevaluate", "episode_record", "evaluate", "final_response"]
 
 _RESERVED = ("tasks", "pool")
 
@@ -265,12 +265,10 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         observation, reward, terminated, truncated, info = await env.astep(action)
         if terminated or truncated:
             break
-    return episode_record(
-        spec, info, reward, actions, planner_tokens, planner_cost, failure=failure
-    )
+    return episode_record(spec, info, actions, reward, failure, planner_tokens, planner_cost)
 
 
-def final_answer(rounds: Sequence[Any]) -> str | None:
+def final_response(rounds: Sequence[Any]) -> str | None:
     """The answer an episode ends on: the last executed step's response over ``rounds``
     (a stop round runs nothing and keeps the previous answer)."""
     for round_ in reversed(rounds):
@@ -282,15 +280,15 @@ def final_answer(rounds: Sequence[Any]) -> str | None:
 def episode_record(
     spec: EpisodeSpec,
     info: Mapping[str, Any],
-    reward: float,
     actions: Sequence[str],
+    reward: float,
+    failure: Mapping[str, Any] | None = None,
     planner_tokens: int = 0,
     planner_cost: float = 0.0,
-    *,
-    failure: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
-    """The :class:`EpisodeRecord` of an episode that ended with step ``info`` and
-    ``reward`` after ``actions`` (``failure``: the agent's own failure, which makes the
+    """The record of one episode played from ``spec``'s reset: ``info`` is the env's last
+    info (after ``reset`` when no action was taken), ``actions`` the agent's actions,
+    ``reward`` the last step's reward and ``failure`` the agent's error (which makes the
     episode an infrastructure failure whatever ``info`` says)."""
     outcome: Outcome = "error" if failure else info["outcome"]
     parse_error = None if failure else info.get("parse_error")
@@ -319,8 +317,8 @@ def episode_record(
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
         followups=list(actions[1:]),
-        answer=final_answer(rounds) if graded is not None else None,
-        extracted=graded.extracted if graded is not None else None,
+        final_response=final_response(rounds) if graded is not None else None,
+        final_answer=graded.extracted if graded is not None else None,
         grade_reason=graded.reason if graded is not None else None,
     )
 

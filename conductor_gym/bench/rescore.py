@@ -6,14 +6,14 @@ writes it):
 * **Mode ``"grade"``** (the default). Each episode's stored final ``answer`` is graded
   again, against its task as the run's suite holds it now (the suite's fingerprint must
   still be the recorded one), by the grader ``graders`` names
-  (:data:`~conductor_gym.bench.replay.GraderChoice`: its own, one for every task, or a
+  (:data:`~conductor_gym.bench.rerun.GraderChoice`: its own, one for every task, or a
   mapping from task grader to grader). The outcome (``correct``/``wrong``) follows the new
   grade, the reward the run's reward scheme (``env_kwargs.reward``); a grader that fails
   makes the episode an infrastructure failure (``error={"kind": "grader", ...}``), as in
   the env. Invalid plans and infrastructure failures were not graded and stay as they are.
   Only the grader runs: no worker, no env.
 * **Mode ``"replay"``** (``replay=True``): every episode is re-run through the env from
-  its recorded completions and seed (:class:`~conductor_gym.bench.replay.Replayer`), for
+  its recorded completions and seed (:class:`~conductor_gym.bench.rerun.Replayer`), for
   changes beyond the grader (a prompt template, the plan parser, the simulator). A pool
   that is not all simulated needs the run's response cache (``cache``), read in replay
   mode: a call it lacks is a **miss**, never a request; the episode then ends as an
@@ -33,7 +33,7 @@ Refused with ``ValueError``: a run whose reward blends two rounds
 (``initial_round_weight > 0``; the initial answer is not stored), and, in mode
 ``"grade"``, a graded episode without a stored answer (a file written before answers
 were recorded: use mode ``"replay"``). Replay problems raise
-:class:`~conductor_gym.bench.replay.ReplayError` (a ``ValueError``).
+:class:`~conductor_gym.bench.rerun.ReplayError` (a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from conductor_gym.bench.replay import (
+from conductor_gym.bench.rerun import (
     GraderChoice,
     Replayer,
     env_argument,
@@ -98,7 +98,7 @@ def grader_version(name: str) -> str:
 class Change:
     """One episode whose outcome, reward or answer changed.
 
-    ``why`` names the fields that differ (``"outcome"``, ``"reward"``, ``"answer"``;
+    ``why`` names the fields that differ (``"outcome"``, ``"reward"``, ``"final_response"``;
     ``"miss"`` for a replay that found a call missing from the cache); ``new_error`` is
     the message of a new infrastructure failure (a grader that failed, a miss).
     """
@@ -143,35 +143,34 @@ def _regrade(record: EpisodeRecord, task: Task, name: str, scheme: RewardScheme)
     """The record with its stored answer graded anew by the grader ``name``."""
     if record.outcome not in ("correct", "wrong"):
         return record
-    if record.answer is None:
+    if record.final_response is None:
         raise ValueError(
             f"episode {record.key} stores no final answer (the file was written before "
             "answers were recorded): re-score it with replay instead"
         )
     try:
-        verdict = grade(name, record.answer, task.reference, **task.metadata)
+        verdict = grade(name, record.final_response, task.reference, **task.metadata)
     except GraderError as exc:
         error = {"kind": "grader", "grader": name, "message": str(exc)}
         update = {"outcome": "error", "correct": False, "reward": 0.0, "error": error}
-        update.update(extracted=None, grade_reason=None)
+        update.update(final_answer=None, grade_reason=None)
         return record.model_copy(update=update)
     outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
     update = {
         "outcome": outcome.value,
         "correct": verdict.correct,
         "reward": scheme(outcome),
-        "extracted": verdict.extracted,
+        "final_answer": verdict.extracted,
         "grade_reason": verdict.reason,
     }
     return record.model_copy(update=update)
 
 
 def _change(old: EpisodeRecord, new: EpisodeRecord, miss: bool) -> Change | None:
-    why = [
-        name for name in ("outcome", "reward", "answer") if getattr(old, name) != getattr(new, name)
-    ]
-    if old.answer is None and new.answer is not None and why == ["answer"]:
-        why = []  # an older file stored no answer: recording one is no change
+    compared = ("outcome", "reward", "final_response")
+    why = [name for name in compared if getattr(old, name) != getattr(new, name)]
+    if old.final_response is None and why == ["final_response"]:
+        why = []  # an older file stored no response: recording one is no change
     if miss:
         why.append("miss")
     if not why:
@@ -185,8 +184,8 @@ def _change(old: EpisodeRecord, new: EpisodeRecord, miss: bool) -> Change | None
         new_reward=new.reward,
         old_reason=old.grade_reason,
         new_reason=new.grade_reason,
-        old_extracted=old.extracted,
-        new_extracted=new.extracted,
+        old_extracted=old.final_answer,
+        new_extracted=new.final_answer,
         why=tuple(why),
         new_error=str(new.error.get("message")) if new.error and new.error != old.error else None,
     )

@@ -109,11 +109,12 @@ class EpisodeRecord(_Model):
         planner_tokens, planner_cost_usd: What the agent itself spent writing the plans,
             when it reports it (0 otherwise).
         completion: The agent's first action; ``followups``: its actions in later rounds.
-        answer: The final answer that was graded (the last executed step's response), or
+        final_response: The response that was graded (the last executed step's), or
             ``None`` when no answer was graded (an invalid plan, a failure, or a file
-            written before answers were recorded); ``extracted`` and ``grade_reason``:
-            what the grader read from it and why it judged so. ``conductor-gym rescore``
-            re-grades ``answer`` without calling a worker.
+            written before answers were recorded); ``final_answer`` and ``grade_reason``:
+            what the grader read from it (``Grade.extracted``) and why it judged so.
+            ``conductor-gym rescore`` re-grades ``final_response`` without calling a
+            worker.
     """
 
     benchmark: str
@@ -137,8 +138,8 @@ class EpisodeRecord(_Model):
     planner_cost_usd: float = 0.0
     completion: str
     followups: list[str] = Field(default_factory=list)
-    answer: str | None = None
-    extracted: str | None = None
+    final_response: str | None = None
+    final_answer: str | None = None
     grade_reason: str | None = None
 
     @property

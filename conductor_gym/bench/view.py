@@ -5,7 +5,7 @@ Contract. :func:`build_view` reads an input and returns the page data that
 page (one HTML file: inline CSS and script, nothing loaded from the network). Inputs:
 
 * a **results file** (``conductor-gym evaluate --out``) or an **episodes journal**
-  (``<out>.episodes.jsonl``, read with :func:`conductor_gym.bench.replay.load_results`);
+  (``<out>.episodes.jsonl``, read with :func:`conductor_gym.bench.rerun.load_results`);
 * a **trace list**: a JSON array, or JSON Lines, of step infos as
   :func:`conductor_gym.bench.results.json_safe` writes them, each optionally with
   ``completions`` (the agent's texts, in round order), ``reference``, ``grader`` and
@@ -21,7 +21,7 @@ For a run the page has:
   the question, reference and grader from the suite when it is readable offline, and each
   round's completion and plan. Step details (responses, per-step usage, who saw what, the
   grade's reason, the real worker names) come from a **replay** of the recorded
-  completions (:class:`conductor_gym.bench.replay.Replayer`; no backend is called): by
+  completions (:class:`conductor_gym.bench.rerun.Replayer`; no backend is called): by
   default when every worker is simulated, or with the run's response cache. Without one,
   plans are parsed from the completions and shown with ``Model i`` ids only. A replay
   that does not reproduce the stored record says so on the episode (the page still shows
@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from conductor_gym.bench.replay import Replayer, ReplayError, is_simulated, load_results
+from conductor_gym.bench.rerun import Replayer, ReplayError, is_simulated, load_results
 from conductor_gym.bench.results import OVERALL, EpisodeRecord, Results, aggregate
 from conductor_gym.core.render_html import VIEW_SCHEMA, episode_view, render_page, round_view
 from conductor_gym.plan import PlanParseError, parse_plan
@@ -61,7 +61,14 @@ _RECORD_FIGURES = (
     "latency_s",
     "parse_error",
 )
-_COMPARED = ("outcome", "reward", "answer", "prompt_tokens", "completion_tokens", "cost_usd")
+_COMPARED = (
+    "outcome",
+    "reward",
+    "final_response",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+)
 
 
 def _summary_rows(episodes: Sequence[EpisodeRecord], repeats: int) -> list[dict[str, Any]]:
@@ -130,7 +137,7 @@ def _differences(stored: EpisodeRecord, replayed: EpisodeRecord) -> list[str]:
         f"{name} {getattr(stored, name)!r} -> {getattr(replayed, name)!r}"
         for name in _COMPARED
         if getattr(stored, name) != getattr(replayed, name)
-        and not (name == "answer" and stored.answer is None)  # older files store none
+        and not (name == "final_response" and stored.final_response is None)  # older files
     ]
 
 
@@ -170,7 +177,7 @@ def results_view(
                 replayed.info,
                 replayed.completions,
                 reward=replayed.record.reward,
-                answer=replayed.record.answer,
+                answer=replayed.record.final_response,
             )
             source = "replay"
             if replayed.miss:
@@ -200,11 +207,11 @@ def results_view(
             source=source,
         )
         if view["answer"] is None:
-            view["answer"] = record.answer
+            view["answer"] = record.final_response
         if view["grade"] is None and record.grade_reason is not None:
             view["grade"] = {
                 "correct": record.correct,
-                "extracted": record.extracted,
+                "extracted": record.final_answer,
                 "reason": record.grade_reason,
             }
         views.append(view)

@@ -27,7 +27,7 @@ from view_support import as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import make_submission, validate_submission
-from conductor_gym.bench.replay import ReplayError
+from conductor_gym.bench.rerun import ReplayError
 from conductor_gym.bench.rescore import (
     default_output,
     grader_version,
@@ -88,7 +88,7 @@ def _validates(results: Results) -> None:
 
 def _unchanged_but(old: Results, new: Results, keys: set[tuple[str, int, int]]) -> None:
     """Every episode outside ``keys`` is as it was (but for the new grader's wording)."""
-    wording = {"extracted", "grade_reason"}
+    wording = {"final_answer", "grade_reason"}
     for before, after in zip(old.episodes, new.episodes, strict=True):
         if before.key not in keys:
             assert after.model_dump(exclude=wording) == before.model_dump(exclude=wording)
@@ -118,8 +118,8 @@ def test_a_looser_grader_flips_exactly_the_answers_within_one(
 
     def within_one(e: EpisodeRecord) -> bool:
         task = TASKS[e.task_index]
-        assert e.extracted is not None
-        return abs(parse_number(e.extracted) - parse_number(task.reference)) <= 1
+        assert e.final_answer is not None
+        return abs(parse_number(e.final_answer) - parse_number(task.reference)) <= 1
 
     numeric_wrong = [
         e
@@ -157,8 +157,8 @@ def test_a_stricter_grader_for_every_task_flips_both_ways(run: tuple[Path, Resul
     path, results = run
 
     def exact(e: EpisodeRecord) -> bool:
-        assert e.answer is not None
-        boxed = last_boxed(e.answer)
+        assert e.final_response is not None
+        boxed = last_boxed(e.final_response)
         return boxed is not None and boxed.strip() == TASKS[e.task_index].reference
 
     graded = [e for e in results.episodes if e.outcome in ("correct", "wrong")]
@@ -196,13 +196,9 @@ def test_what_cannot_be_rescored_is_refused(run: tuple[Path, Results], tmp_path:
     blended = results.model_copy(update={"env_kwargs": {"initial_round_weight": 0.25}})
     with pytest.raises(ValueError, match="initial_round_weight"):
         rescore(blended)
+    unrecorded = {"final_response": None, "final_answer": None, "grade_reason": None}
     older = results.model_copy(
-        update={
-            "episodes": [
-                e.model_copy(update={"answer": None, "extracted": None, "grade_reason": None})
-                for e in results.episodes
-            ]
-        }
+        update={"episodes": [e.model_copy(update=unrecorded) for e in results.episodes]}
     )
     with pytest.raises(ValueError, match="stores no final answer"):
         rescore(older)

@@ -14,7 +14,7 @@ import pytest
 from view_support import KINDS, ScriptedConductor, as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.replay import Replayer, ReplayError, load_results
+from conductor_gym.bench.rerun import Replayer, ReplayError, load_results
 from conductor_gym.bench.results import Results, journal_path, json_safe
 from conductor_gym.bench.view import build_view, write_view
 from conductor_gym.cli.main import main
@@ -63,7 +63,7 @@ def test_episodes_are_replayed_exactly_with_their_steps(run: tuple[Path, Results
             assert [s["worker"] for s in first["steps"]] == [
                 view["pool"][m] for m in first["plan"]["model_id"]
             ]
-            assert view["answer"] == record.answer == first["steps"][-1]["response"]
+            assert view["answer"] == record.final_response == first["steps"][-1]["response"]
             assert view["grade"]["reason"] == record.grade_reason
         else:
             assert first["steps"] is None and first["parse_error"]["reason"] == record.parse_error

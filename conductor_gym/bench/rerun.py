@@ -341,11 +341,11 @@ class Replayer:
         new = episode_record(
             spec,
             info,
-            float(reward),
             played,
+            float(reward),
+            failure,
             record.planner_tokens,
             record.planner_cost_usd,
-            failure=failure,
         )
         error = info.get("error") if done else None
         miss = isinstance(error, Mapping) and error.get("error_type") == "ReplayMiss"
