@@ -9,7 +9,9 @@ Contract.
   be the suite's now), its pool (the recorded workers must be the pool's) and its env
   arguments. :meth:`Replayer.replay` resets an env with a record's seed and task index,
   steps it with the record's completions and returns the new record with the step info
-  (:class:`Replayed`). With ``graders``, tasks are graded by other graders.
+  (:class:`Replayed`). With ``graders`` (by default, the graders a re-scored file
+  records), the final answer is then re-graded by other graders (:func:`regrade`): the
+  workers always see the task as it is.
 * **No backend is ever called.** A pool whose workers are all simulated is re-played as
   it is (the simulated pool is a function of the seeds and the messages). Any other pool
   needs the run's response cache, opened in mode ``"replay"``: a call the recorded run
@@ -26,10 +28,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from conductor_gym.bench.evaluate import episode_record
 from conductor_gym.bench.results import EpisodeRecord, Results, aggregate, read_journal
@@ -37,13 +39,14 @@ from conductor_gym.bench.suites import EpisodeSpec, LimitedTasks, Suite, get_sui
 from conductor_gym.core.budget import Budget
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.execute import RetryPolicy
-from conductor_gym.core.reward import RewardScheme
+from conductor_gym.core.reward import Outcome, RewardScheme, make_reward_scheme
+from conductor_gym.graders import Grade, GraderError, grade
 from conductor_gym.pool.base import WorkerPool, make_pool
 from conductor_gym.tasks import ProceduralTasks, Task, TaskSource
 
 __all__ = [
+    "RECORDED",
     "GraderChoice",
-    "RegradedTasks",
     "ReplayError",
     "Replayed",
     "Replayer",
@@ -53,13 +56,19 @@ __all__ = [
     "is_simulated",
     "load_results",
     "offline_sources",
+    "recorded_graders",
     "recorded_task",
+    "regrade",
+    "reward_scheme",
     "run_sources",
 ]
 
 GraderChoice = str | Mapping[str, str] | None
 """Which grader grades a task: ``None`` its own; a name, every task; a mapping, the
 tasks whose grader is a key (the others keep theirs)."""
+
+RECORDED = "recorded"
+"""For :class:`Replayer`: grade as the run was last graded (:func:`recorded_graders`)."""
 
 # Recorded env arguments that json_safe wrote as {"type": name, **fields} and that can be
 # rebuilt from those fields. (EnvConfig will record every argument as data.)
@@ -139,28 +148,56 @@ def grader_for(choice: GraderChoice, task_grader: str) -> str:
     return choice.get(task_grader, task_grader)
 
 
-class RegradedTasks:
-    """``source`` with each task's grader replaced as ``choice`` says (same tasks, same
-    order; the fingerprint is the source's, since the questions are the same)."""
+def recorded_graders(results: Results) -> dict[str, str] | None:
+    """The graders that graded ``results``: from its latest re-scoring, each task grader
+    replaced by another (``None`` when it was never re-scored or kept every grader)."""
+    if not results.rescored:
+        return None
+    graders = results.rescored[-1].graders
+    return {task: g.name for task, g in graders.items() if g.name != task} or None
 
-    def __init__(self, source: TaskSource, choice: GraderChoice) -> None:
-        self.source = source
-        self.choice = choice
-        self.name: str = source.name
 
-    def __len__(self) -> int:
-        return len(self.source)
+def reward_scheme(results: Results) -> RewardScheme:
+    """The run's reward scheme (``env_kwargs.reward``); ``ValueError`` for a run whose
+    reward blends two rounds (``initial_round_weight > 0``: the initial answer is not
+    stored, so an outcome cannot be re-scored)."""
+    if results.env_kwargs.get("initial_round_weight"):
+        raise ValueError(
+            "env_kwargs.initial_round_weight > 0: the reward blends the initial answer, "
+            "which results do not store; this run cannot be re-scored"
+        )
+    return make_reward_scheme(env_argument("reward", results.env_kwargs.get("reward", "paper")))
 
-    def __getitem__(self, index: int) -> Task:
-        task = self.source[index]
-        grader = grader_for(self.choice, task.grader)
-        return task if grader == task.grader else dataclasses.replace(task, grader=grader)
 
-    def __iter__(self) -> Iterator[Task]:
-        return (self[i] for i in range(len(self)))
-
-    def fingerprint(self) -> str:
-        return self.source.fingerprint()
+def regrade(record: EpisodeRecord, task: Task, grader: str, scheme: RewardScheme) -> EpisodeRecord:
+    """``record`` with its ``final_response`` graded anew by ``grader`` against ``task``:
+    outcome, ``correct``, reward (``scheme``), ``final_answer`` and ``grade_reason``
+    follow the new grade; a grader that fails makes it an infrastructure failure
+    (``error={"kind": "grader", ...}``), as in the env. Records of episodes that were not
+    graded (invalid plans, failures) come back as they are; a graded one without a
+    stored response raises ``ValueError``."""
+    if record.outcome not in ("correct", "wrong"):
+        return record
+    if record.final_response is None:
+        raise ValueError(
+            f"episode {record.key} stores no final answer (the file was written before "
+            "answers were recorded): re-score it with replay instead"
+        )
+    try:
+        verdict = grade(grader, record.final_response, task.reference, **task.metadata)
+    except GraderError as exc:
+        error = {"kind": "grader", "grader": grader, "message": str(exc)}
+        failed = {"outcome": "error", "correct": False, "reward": 0.0, "error": error}
+        return record.model_copy(update={**failed, "final_answer": None, "grade_reason": None})
+    outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
+    update = {
+        "outcome": outcome.value,
+        "correct": verdict.correct,
+        "reward": scheme(outcome),
+        "final_answer": verdict.extracted,
+        "grade_reason": verdict.reason,
+    }
+    return record.model_copy(update=update)
 
 
 def env_argument(key: str, value: Any) -> Any:
@@ -231,7 +268,7 @@ class Replayed:
         record: The new record (the agent's planner usage is the old record's: the agent
             is not asked again).
         info: The env's last step info (or the reset info when nothing was played).
-        task: The task as graded (its grader replaced where asked).
+        task: The task as graded (its ``grader`` the one that graded it).
         completions: The completions played, in round order.
         miss: A step's call was not in the response cache (nothing was called instead).
     """
@@ -261,7 +298,9 @@ class Replayer:
             that is not all simulated).
         pool: The pool to rebuild (a preset name or a pool file) when the recorded name
             is not one (a pool file's name); its workers must be the recorded ones.
-        graders: Which graders grade the tasks (:data:`GraderChoice`).
+        graders: Which graders grade the tasks (:data:`GraderChoice`); by default
+            (:data:`RECORDED`) those that graded the run (:func:`recorded_graders`), so
+            the re-play of a re-scored file reproduces it.
     """
 
     def __init__(
@@ -270,16 +309,15 @@ class Replayer:
         *,
         cache: str | os.PathLike[str] | None = None,
         pool: str | os.PathLike[str] | None = None,
-        graders: GraderChoice = None,
+        graders: GraderChoice | Literal["recorded"] = RECORDED,
     ) -> None:
         self.results = results
         sources = run_sources(results)
         self.pool = self._pool(cache, pool)
         kwargs = env_arguments(results.env_kwargs)
-        self.sources: dict[str, TaskSource] = {
-            name: RegradedTasks(source, graders) if graders is not None else source
-            for name, source in sources.items()
-        }
+        self.graders = recorded_graders(results) if graders == RECORDED else graders
+        self.scheme = reward_scheme(results) if self.graders is not None else None
+        self.sources = sources
         self.envs = {
             name: ConductorEnv(tasks=source, pool=self.pool, **kwargs)
             for name, source in self.sources.items()
@@ -349,6 +387,20 @@ class Replayer:
         )
         error = info.get("error") if done else None
         miss = isinstance(error, Mapping) and error.get("error_type") == "ReplayMiss"
+        grader = grader_for(self.graders, task.grader)
+        if grader != task.grader and self.scheme is not None:
+            # Graded after the episode: the workers saw the task as it is (a simulated
+            # worker reads its task); only the verdict on the final answer is another's.
+            new = regrade(new, task, grader, self.scheme)
+            task = dataclasses.replace(task, grader=grader)
+            graded = new.outcome in ("correct", "wrong")
+            verdict = Grade(new.correct, new.final_answer, new.grade_reason or "")
+            info = {
+                **info,
+                "outcome": new.outcome,
+                "grade": verdict if graded else None,
+                "error": new.error if new.outcome == "error" else info.get("error"),
+            }
         return Replayed(new, info, task, tuple(played), miss)
 
     def close(self) -> None:

@@ -23,9 +23,10 @@ writes it):
   :func:`~conductor_gym.bench.results.aggregate` computes from them, and append a
   :class:`~conductor_gym.bench.results.RescoreInfo` to ``rescored`` naming the source
   file's SHA-256, the mode, each grader with its version (:func:`grader_version`) and the
-  counts. They validate on the leaderboard as a result of their own; the old file is
-  never touched (:func:`write_rescored` refuses to overwrite it, or any existing file
-  unless told to).
+  counts. They validate on the leaderboard as a result of their own; a re-play of them
+  grades with the graders they record (:func:`conductor_gym.bench.rerun.recorded_graders`,
+  as the viewer's does). The old file is never touched (:func:`write_rescored` refuses
+  to overwrite it, or any existing file unless told to).
 * **Changes** (:class:`Change`): every episode whose outcome, reward or answer differs,
   with the old and new grade reasons.
 
@@ -50,10 +51,11 @@ from typing import Literal
 from conductor_gym.bench.rerun import (
     GraderChoice,
     Replayer,
-    env_argument,
     grader_for,
     load_results,
     recorded_task,
+    regrade,
+    reward_scheme,
     run_sources,
 )
 from conductor_gym.bench.results import (
@@ -64,9 +66,7 @@ from conductor_gym.bench.results import (
     Results,
     aggregate,
 )
-from conductor_gym.core.reward import Outcome, RewardScheme, make_reward_scheme
-from conductor_gym.graders import GraderError, get_grader, grade
-from conductor_gym.tasks import Task
+from conductor_gym.graders import get_grader
 
 __all__ = [
     "Change",
@@ -130,42 +130,6 @@ class Rescored:
     graders: dict[str, GraderInfo] = field(default_factory=dict)
 
 
-def _reward_scheme(results: Results) -> RewardScheme:
-    if results.env_kwargs.get("initial_round_weight"):
-        raise ValueError(
-            "env_kwargs.initial_round_weight > 0: the reward blends the initial answer, "
-            "which results do not store; this run cannot be re-scored"
-        )
-    return make_reward_scheme(env_argument("reward", results.env_kwargs.get("reward", "paper")))
-
-
-def _regrade(record: EpisodeRecord, task: Task, name: str, scheme: RewardScheme) -> EpisodeRecord:
-    """The record with its stored answer graded anew by the grader ``name``."""
-    if record.outcome not in ("correct", "wrong"):
-        return record
-    if record.final_response is None:
-        raise ValueError(
-            f"episode {record.key} stores no final answer (the file was written before "
-            "answers were recorded): re-score it with replay instead"
-        )
-    try:
-        verdict = grade(name, record.final_response, task.reference, **task.metadata)
-    except GraderError as exc:
-        error = {"kind": "grader", "grader": name, "message": str(exc)}
-        update = {"outcome": "error", "correct": False, "reward": 0.0, "error": error}
-        update.update(final_answer=None, grade_reason=None)
-        return record.model_copy(update=update)
-    outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
-    update = {
-        "outcome": outcome.value,
-        "correct": verdict.correct,
-        "reward": scheme(outcome),
-        "final_answer": verdict.extracted,
-        "grade_reason": verdict.reason,
-    }
-    return record.model_copy(update=update)
-
-
 def _change(old: EpisodeRecord, new: EpisodeRecord, miss: bool) -> Change | None:
     compared = ("outcome", "reward", "final_response")
     why = [name for name in compared if getattr(old, name) != getattr(new, name)]
@@ -214,7 +178,7 @@ def rescore(
     if not replay and (cache is not None or pool is not None):
         raise ValueError("cache and pool re-build the env: they need replay=True")
     results, name, digest = _source_digest(source)
-    scheme = _reward_scheme(results)
+    scheme = reward_scheme(results)
     sources = run_sources(results)
     used: dict[str, str] = {}  # task grader -> the grader that graded it
     episodes: list[EpisodeRecord] = []
@@ -230,7 +194,7 @@ def rescore(
                 replayed = replayer.replay(record)
                 new, miss = replayed.record, replayed.miss
             else:
-                new = _regrade(record, task, used[task.grader], scheme)
+                new = regrade(record, task, used[task.grader], scheme)
             episodes.append(new)
             if miss:
                 misses.append(record.key)

@@ -35,6 +35,7 @@ from conductor_gym.bench.rescore import (
     write_rescored,
 )
 from conductor_gym.bench.results import EpisodeRecord, Results, aggregate, journal_path
+from conductor_gym.bench.view import build_view
 from conductor_gym.cli.main import main
 from conductor_gym.graders import Grade, register_grader
 from conductor_gym.graders.extract import last_boxed
@@ -152,6 +153,19 @@ def test_a_looser_grader_flips_exactly_the_answers_within_one(
     }
     _validates(rescored.results)
 
+    # Re-played instead, the episodes run as recorded and the new grader judges the end.
+    replayed = rescore(path, graders={"numeric": "numeric-within-1"}, replay=True)
+    assert [c.key for c in replayed.changes] == [c.key for c in rescored.changes]
+    assert replayed.results.episodes == rescored.results.episodes
+
+    # A re-play of the new file grades as it records (the viewer's re-play does).
+    out = write_rescored(rescored, path.with_name("within-1.json"))
+    views = build_view(out)["episodes"]
+    assert all(view["notes"] == [] for view in views)
+    assert [view["grade"]["reason"] if view["grade"] else None for view in views] == [
+        e.grade_reason for e in rescored.results.episodes
+    ]
+
 
 def test_a_stricter_grader_for_every_task_flips_both_ways(run: tuple[Path, Results]) -> None:
     path, results = run
@@ -250,6 +264,7 @@ def test_a_replay_from_the_cache_reports_misses_and_calls_no_one(
     clean = rescore(path, replay=True, cache=cache)
     assert clean.changes == [] and clean.misses == []
     assert clean.results.episodes == results.episodes
+    _validates(clean.results)
 
     # Forget every recorded call about task 0: its episodes must miss, no others.
     question = json.dumps(TASKS[0].question)[1:-1]
@@ -273,7 +288,6 @@ def test_a_replay_from_the_cache_reports_misses_and_calls_no_one(
         assert db.execute("SELECT count(*) FROM responses").fetchone()[0] == left  # no writes
     note = (replayed.results.rescored or [])[-1]
     assert (note.mode, note.misses, note.changed) == ("replay", 2, 2)
-    _validates(replayed.results)
 
     out = tmp_path / "replayed.json"
     assert main(["rescore", str(path), "--replay", str(cache), "--out", str(out)]) == 1
