@@ -79,7 +79,7 @@ from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import ResetInfo, StepInfo
 from conductor_gym.errors import ConfigurationError
 
-__all__ = ["aevaluate", "episode_record", "evaluate"]
+__all__ = ["aevaluate", "episode_record", "evaluate", "final_response"]
 
 _RESERVED = ("tasks", "task_options")
 
@@ -285,6 +285,15 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
     return episode_record(spec, info, actions, reward, failure, planner_tokens, planner_cost)
 
 
+def final_response(rounds: Sequence[Any]) -> str | None:
+    """The answer an episode ends on: the last executed step's response over ``rounds``
+    (a stop round runs nothing and keeps the previous answer)."""
+    for round_ in reversed(rounds):
+        if round_.trace is not None and round_.trace.steps:
+            return str(round_.trace.final_response)
+    return None
+
+
 def episode_record(
     spec: EpisodeSpec,
     info: ResetInfo | StepInfo,
@@ -321,7 +330,9 @@ def episode_record(
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
         followups=list(actions[1:]),
+        final_response=final_response(last["rounds"]) if grade and last else None,
         final_answer=grade.extracted if grade is not None else None,
+        grade_reason=grade.reason if grade is not None else None,
     )
 
 

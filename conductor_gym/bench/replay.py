@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym.bench.evaluate import episode_record
+from conductor_gym.bench.rerun import grader_for, recorded_graders, regrade, reward_scheme
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
 from conductor_gym.bench.suites import EpisodeSpec
 from conductor_gym.core.budget import Budget
@@ -419,7 +420,11 @@ def compared_fields(results: Results) -> tuple[str, ...]:
 
 
 async def _replay_one(
-    env: ConductorEnv, record: EpisodeRecord, method: ReplayMethod, compared: tuple[str, ...]
+    env: ConductorEnv,
+    record: EpisodeRecord,
+    method: ReplayMethod,
+    compared: tuple[str, ...],
+    results: Results,
 ) -> list[Difference]:
     key = record.key
     _, info = env.reset(seed=record.seed, options={"task_index": record.task_index})
@@ -442,6 +447,10 @@ async def _replay_one(
     spec = EpisodeSpec(record.benchmark, record.task_index, record.repeat, record.seed)
     failure = record.error if _agent_failed(record) else None
     replayed = episode_record(spec, info, actions, reward, failure)
+    if graders := recorded_graders(results):  # a re-scored file: graded as it was re-scored
+        task = env.tasks[record.task_index]
+        grader = grader_for(graders, task.grader)
+        replayed = regrade(replayed, task, grader, reward_scheme(results))
     failed = method == "response cache" and record.outcome == "error"
     fields = _AFTER_FAILURE if failed else compared
     for field in fields:
@@ -485,7 +494,7 @@ async def _replay_all(
                     env = ConductorEnv(tasks=sources[record.benchmark], pool=pool, **arguments)
                     envs[record.benchmark] = env
                 try:
-                    differences = await _replay_one(env, record, method, compared)
+                    differences = await _replay_one(env, record, method, compared, results)
                 except Exception as exc:  # untrusted arguments may break an episode anywhere
                     failure = f"{type(exc).__name__}: {exc}"[:300]
                     differences = [Difference(record.key, "replay", "an episode", failure)]

@@ -51,7 +51,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from conductor_gym.errors import ConfigurationError
 
@@ -63,7 +69,9 @@ __all__ = [
     "SCHEMA",
     "SCHEMAS",
     "EpisodeRecord",
+    "GraderInfo",
     "Metrics",
+    "RescoreInfo",
     "Results",
     "ResumeMismatchError",
     "SourceInfo",
@@ -73,6 +81,7 @@ __all__ = [
     "journal_path",
     "json_safe",
     "open_journal",
+    "read_journal",
 ]
 
 SchemaTag = Literal["conductor-gym/results/v1", "conductor-gym/results/v2"]
@@ -120,8 +129,12 @@ class EpisodeRecord(_Model):
         planner_tokens, planner_cost_usd: What the agent itself spent writing the plans,
             when it reports it (0 otherwise).
         completion: The agent's first action; ``followups``: its actions in later rounds.
-        final_answer: The grader's reading of the final answer (``Grade.extracted``);
-            ``None`` when no answer was graded or found (and in ``v1`` files).
+        final_response: The response that was graded (the last executed step's), or
+            ``None`` when no answer was graded (an invalid plan, a failure, or a file
+            written before answers were recorded); ``final_answer`` and ``grade_reason``:
+            what the grader read from it (``Grade.extracted``) and why it judged so.
+            ``conductor-gym rescore`` re-grades ``final_response`` without calling a
+            worker.
     """
 
     benchmark: str
@@ -145,7 +158,9 @@ class EpisodeRecord(_Model):
     planner_cost_usd: float = 0.0
     completion: str
     followups: list[str] = Field(default_factory=list)
+    final_response: str | None = None
     final_answer: str | None = None
+    grade_reason: str | None = None
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -221,6 +236,34 @@ class SuiteInfo(_Model):
     limit: int | None = None
 
 
+class GraderInfo(_Model):
+    """A grader that graded a rescored run: its registry ``name`` and ``version`` (the
+    package version and a hash of the source of the module defining it)."""
+
+    name: str
+    version: str
+
+
+class RescoreInfo(_Model):
+    """How a results file was re-scored from another (``conductor-gym rescore``).
+
+    ``source_sha256`` is the SHA-256 of the file re-scored; ``mode`` is ``"grade"`` (the
+    stored answers re-graded) or ``"replay"`` (the episodes re-run through the env from
+    their recorded completions); ``graders`` maps each task grader name to the grader
+    that graded it; ``changed`` and ``misses`` count the episodes whose outcome, reward
+    or answer changed and those a replay could not answer from its cache.
+    """
+
+    at: str
+    conductor_gym_version: str
+    source: str
+    source_sha256: str
+    mode: Literal["grade", "replay"]
+    graders: dict[str, GraderInfo]
+    changed: int = Field(ge=0)
+    misses: int = Field(ge=0)
+
+
 class Results(_Model):
     """A whole evaluation run (see the module docstring).
 
@@ -229,7 +272,9 @@ class Results(_Model):
 
     ``started_at`` is when the run first started (ISO 8601, UTC); ``wall_time_s`` the
     wall time of the invocation that finished it. ``workers``: every configured worker of
-    the pool, in pool order (``None`` in ``v1`` files).
+    the pool, in pool order (``None`` in ``v1`` files). ``rescored`` is ``None`` for a file
+    written by ``evaluate``; a re-scored file lists every re-scoring that led to it,
+    oldest first (:class:`RescoreInfo`).
     """
 
     schema_: SchemaTag = Field(default=SCHEMA, alias="schema")
@@ -247,10 +292,19 @@ class Results(_Model):
     wall_time_s: float
     metrics: dict[str, Metrics]
     episodes: list[EpisodeRecord]
+    rescored: list[RescoreInfo] | None = None
 
     model_config = ConfigDict(
         extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
     )
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_rescored(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A file evaluate wrote has no "rescored" key at all (older readers keep reading it).
+        data: dict[str, Any] = handler(self)
+        if self.rescored is None:
+            data.pop("rescored", None)
+        return data
 
     def to_json(self) -> str:
         """The JSON text (``schema`` first, indented)."""
@@ -352,6 +406,35 @@ def journal_path(out: str | os.PathLike[str]) -> Path:
     return Path(f"{os.fspath(out)}.episodes.jsonl")
 
 
+def _journal_records(path: Path, lines: list[str]) -> list[EpisodeRecord]:
+    """The records after the header line; a torn last line is dropped."""
+    records: list[EpisodeRecord] = []
+    body = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
+    for position, (number, line) in enumerate(body):
+        try:
+            records.append(EpisodeRecord.model_validate_json(line))
+        except ValueError:
+            if position == len(body) - 1 and lines[-1]:
+                break  # a torn last line (no newline after it): the run died mid-write
+            raise ResumeMismatchError(f"{path}:{number} is not an episode record") from None
+    return records
+
+
+def read_journal(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[EpisodeRecord]]:
+    """The header and the records of an episodes journal, read without changing it (a
+    torn last line is dropped; a file without a header or with a malformed record line
+    raises :class:`ResumeMismatchError`, a ``ValueError``)."""
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    try:
+        header = json.loads(lines[0])["header"]
+    except (ValueError, KeyError, TypeError):
+        header = None
+    if not isinstance(header, dict):
+        raise ResumeMismatchError(f"{path} does not start with a run header") from None
+    return header, _journal_records(path, lines)
+
+
 def open_journal(
     path: Path, header: dict[str, Any], resume: bool
 ) -> tuple[IO[str], list[EpisodeRecord], str]:
@@ -385,15 +468,7 @@ def open_journal(
             f"{path} holds episodes of a different run (it differs in {', '.join(keys)}); "
             "pass a new --out (out=) to start a new run, or delete the file"
         )
-    records: list[EpisodeRecord] = []
-    body = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
-    for position, (number, line) in enumerate(body):
-        try:
-            records.append(EpisodeRecord.model_validate_json(line))
-        except ValueError:
-            if position == len(body) - 1 and lines[-1]:
-                break  # a torn last line (no newline after it): the run died mid-write
-            raise ResumeMismatchError(f"{path}:{number} is not an episode record") from None
+    records = _journal_records(path, lines)
     kept = [lines[0], *(r.model_dump_json() for r in records)]
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(kept) + "\n", encoding="utf-8")

@@ -26,7 +26,9 @@ import gymnasium as gym
 
 from conductor_gym import ENV_ID
 from conductor_gym.cli.leaderboard import add_parser as add_leaderboard_parser
+from conductor_gym.cli.rescore import add_rescore_parser
 from conductor_gym.cli.train import add_train_parser
+from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
 
 
@@ -161,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_leaderboard_parser(commands)
     _add_evaluate(commands)
     add_train_parser(commands)
+    add_view_parser(commands)
+    add_rescore_parser(commands)
     return parser
 
 

@@ -153,7 +153,9 @@ class ConductorEnv(gym.Env[str, str]):
 
     Two arguments are not settings but objects of this env: ``conductor``, a policy
     offered as worker ``Model k`` (recursion, above; needs ``max_recursions >= 1``), and
-    ``render_mode`` (``None`` or ``"ansi"``).
+    ``render_mode``: ``None``, ``"ansi"`` (a text account of the episode) or ``"html"`` (a
+    self-contained page showing the episode: the plan as a graph, every step, the grade;
+    :mod:`conductor_gym.core.render_html`).
 
     ## Reset
 
@@ -195,8 +197,8 @@ class ConductorEnv(gym.Env[str, str]):
     ``step`` there still works but runs the plan on a helper thread.
     """
 
-    # render_fps only silences Gymnasium's checker: "ansi" returns text, at no frame rate.
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
+    # render_fps only silences Gymnasium's checker: both modes return text, at no frame rate.
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "html"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -245,6 +247,7 @@ class ConductorEnv(gym.Env[str, str]):
 
         self._episode: EpisodeState | None = None
         self._last_info: StepInfo | None = None
+        self._actions: list[str] = []  # the episode's completions, for render
         self._runner = LoopRunner()
 
     # -- episode API -------------------------------------------------------------------
@@ -301,6 +304,7 @@ class ConductorEnv(gym.Env[str, str]):
             ),
         )
         self._last_info = None
+        self._actions = []
         return self._episode.observation, self._base_info(self._episode)
 
     def step(self, action: str) -> StepResult:  # type: ignore[override]  # typed info
@@ -316,6 +320,7 @@ class ConductorEnv(gym.Env[str, str]):
         if not isinstance(action, str):
             raise TypeError(f"action must be a str (the completion), got {type(action).__name__}")
         index = len(episode.rounds)
+        self._actions.append(action)
         try:
             plan = parse_plan(
                 action, len(episode.workers), self.max_steps, max_chars=self.max_plan_chars
@@ -364,13 +369,17 @@ class ConductorEnv(gym.Env[str, str]):
         return episode.observation, 0.0, False, False, info
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
+        if self.render_mode not in ("ansi", "html"):
             return None
         if self._episode is None:
             return "(no episode: call reset())\n"
-        return render_episode(
-            self._episode.task, self._episode.draw.names, self._episode.rounds, self._last_info
-        )
+        episode = self._episode
+        if self.render_mode == "html":
+            from conductor_gym.core.render_html import render_episode_html
+
+            info = self._last_info or self._base_info(episode)
+            return render_episode_html(episode.task, info, episode.rounds, self._actions)
+        return render_episode(episode.task, episode.draw.names, episode.rounds, self._last_info)
 
     def close(self) -> None:
         self._runner.close()

@@ -4,15 +4,14 @@ and the committed board, re-played in full."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from board_support import board_run, wrap
-from support import require, unavailable
+from chromium_support import dump_dom
+from support import require
 
 from conductor_gym.bench.board_sections import pareto_frontier
 from conductor_gym.bench.evaluate import evaluate
@@ -25,7 +24,6 @@ from conductor_gym.bench.leaderboard_render import (
 )
 from conductor_gym.cli.main import main
 
-CHROMIUM = "/usr/bin/chromium"
 HOSTILE = "<img src=x onerror=alert(1)> *bold* [x](javascript:alert(1))"
 RANKED = {
     "random-a": ("Random A", "random"),
@@ -151,33 +149,10 @@ def test_pareto_frontier() -> None:
     assert pareto_frontier([(0.5, 0.01), (0.5, 0.01)]) == [True, True]  # ties beat nobody
 
 
-def _chromium() -> str:
-    if not os.path.exists(CHROMIUM):
-        unavailable(CHROMIUM, "not installed (Debian package chromium)")
-    return CHROMIUM
-
-
 def test_html_renders_in_headless_chromium_and_its_script_runs(
     rendered: Path, tmp_path: Path
 ) -> None:
-    chromium = _chromium()
-    command = [
-        chromium,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--dump-dom",
-        (rendered / "index.html").resolve().as_uri(),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    dom = done.stdout
+    dom = dump_dom(rendered / "index.html", tmp_path / "profile")
     assert 'data-board-ready="1"' in dom  # set by the inline script once it has run
     assert re.search(r'<table class="board"[^>]*data-sorted-by="2"', dom)  # sorted on load
     rows = re.findall(r'<tr data-entry="([^"]+)">(.*?)</tr>', dom, re.S)

@@ -1,0 +1,56 @@
+"""``conductor-gym view INPUT [--out PAGE.html] [--replay CACHE | --no-replay]``.
+
+Writes one self-contained HTML page (:mod:`conductor_gym.bench.view`) for a results
+file, an episodes journal or a trace list, and prints where it went. Steps are re-played
+from the recorded completions when every worker is simulated (or from the run's response
+cache with ``--replay CACHE``); nothing is ever called. Exit status 0, or 2 for an input
+that cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_view_parser", "default_page", "run_view"]
+
+
+def default_page(source: str) -> Path:
+    """``run.json`` -> ``run.html``; ``run.json.episodes.jsonl`` -> ``run.html``."""
+    path = Path(source)
+    name = path.name.removesuffix(".episodes.jsonl")
+    return path.with_name(Path(name).stem + ".html")
+
+
+def run_view(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.view import write_view
+
+    out = Path(args.out) if args.out else default_page(args.input)
+    replay = "never" if args.no_replay else (args.replay or "auto")
+    try:
+        data = write_view(args.input, out, replay=replay, title=args.title)
+    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        print(f"conductor-gym view: {exc}", file=sys.stderr)
+        return 2
+    details = (data.get("run") or {}).get("details")
+    print(f"wrote {out}: {len(data['episodes'])} episode(s)" + (f"; {details}" if details else ""))
+    return 0
+
+
+def add_view_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``view`` on the ``conductor-gym`` subcommands."""
+    view = commands.add_parser(
+        "view", help="one HTML page of a results file, episodes journal or trace list"
+    )
+    view.add_argument("input", metavar="INPUT", help="results JSON, journal or trace list")
+    view.add_argument("--out", help="the page to write (default: INPUT's name with .html)")
+    mode = view.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--replay", metavar="CACHE", help="re-play the steps from the run's response cache"
+    )
+    mode.add_argument(
+        "--no-replay", action="store_true", help="show the stored records only (no re-play)"
+    )
+    view.add_argument("--title", help="the page's title")
+    view.set_defaults(handler=run_view)

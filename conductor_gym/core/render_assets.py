@@ -1,0 +1,536 @@
+"""The viewer page's inline stylesheet and script (:mod:`conductor_gym.core.render_html`).
+
+The script reads the page's data from ``<script type="application/json"
+id="viewer-data">`` and draws, with DOM calls and text nodes only (no ``innerHTML`` of
+data, no library, nothing fetched):
+
+* the run and its summary (``mode == "results"``): metrics per group, steps-per-plan and
+  worker-use histograms;
+* the episode list: filters (benchmark, family, outcome, worker used, steps, parse
+  failure), a search over question text and task id, 50 rows a page;
+* the selected episode: question, reference, each round's completion (reasoning, then the
+  lists; an invalid plan's offending slice marked), the plan as an SVG graph (a box per
+  step labelled with ``Model i``, the worker and the subtask; an arrow per access; the
+  final step marked), each step's response and usage, the conductor's inner calls, the
+  grade.
+
+The filter state and the selected episode live in the URL fragment (``#outcome=wrong&
+ep=12``), so a view can be linked. Once drawn, ``<html data-viewer-ready="1">`` is set and
+``window.viewer`` holds ``{parseMs, readyMs, lastFilterMs, matches}`` (timings in ms).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CSS", "SCRIPT"]
+
+CSS = """
+:root { --fg: #1d2330; --muted: #5d6677; --line: #d9dde5; --bg: #f6f7f9; --card: #fff;
+  --correct: #1f7a3d; --wrong: #a15c00; --invalid: #b3261e; --error: #5b5b66;
+  --accent: #2d5bd3; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  color: var(--fg); background: var(--bg); }
+header { padding: 14px 22px 8px; background: var(--card); border-bottom: 1px solid var(--line); }
+h1 { font-size: 19px; margin: 0 0 4px; }
+h2 { font-size: 16px; margin: 18px 0 8px; }
+h3 { font-size: 14px; margin: 14px 0 6px; }
+main { padding: 8px 22px 40px; }
+#run { color: var(--muted); font-size: 13px; }
+#run span { margin-right: 16px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 6px;
+  padding: 10px 14px; margin: 10px 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line);
+  vertical-align: top; }
+th { font-weight: 600; color: var(--muted); font-size: 12px; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.group-overall td { font-weight: 600; }
+.hists { display: flex; gap: 18px; flex-wrap: wrap; }
+.hist { flex: 1 1 300px; }
+.bar-row { display: flex; align-items: center; gap: 8px; margin: 2px 0; font-size: 12px; }
+.bar-row .label { width: 190px; text-align: right; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
+.bar-row .track { flex: 1; background: #eef0f4; height: 12px; border-radius: 3px; }
+.bar-row .bar { background: var(--accent); height: 12px; border-radius: 3px; }
+.bar-row .count { width: 64px; font-variant-numeric: tabular-nums; }
+#filters { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; }
+#filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
+#filters select, #filters input { font: inherit; padding: 3px 6px; min-width: 120px; }
+#filters input[type=search] { min-width: 260px; }
+#match-count { font-weight: 600; margin-left: auto; }
+#episode-list tbody tr { cursor: pointer; }
+#episode-list tbody tr:hover { background: #eef3ff; }
+#episode-list tbody tr.selected { background: #dde7ff; }
+.pager { display: flex; gap: 10px; align-items: center; margin-top: 8px; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 9px; color: #fff;
+  font-size: 12px; }
+.badge.correct { background: var(--correct); } .badge.wrong { background: var(--wrong); }
+.badge.invalid { background: var(--invalid); } .badge.error { background: var(--error); }
+.badge.none { background: #999; }
+pre.text { white-space: pre-wrap; word-break: break-word; margin: 4px 0; padding: 6px 8px;
+  background: #f2f4f8; border-radius: 4px; max-height: 22em; overflow: auto;
+  font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre.lists { background: #eef6ee; }
+mark.offending { background: #ffd0cc; outline: 1px solid var(--invalid); }
+.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; }
+.kv .k { color: var(--muted); }
+.graph-wrap { overflow-x: auto; }
+svg.plan-graph { display: block; margin: 6px 0; }
+svg.plan-graph rect { fill: #fff; stroke: #7d8699; stroke-width: 1.2; }
+svg.plan-graph g.final rect { stroke: var(--accent); stroke-width: 3; }
+svg.plan-graph text { font: 11.5px system-ui, sans-serif; fill: var(--fg); }
+svg.plan-graph text.head { font-weight: 600; }
+svg.plan-graph text.worker { fill: var(--accent); }
+svg.plan-graph text.final-label { fill: var(--accent); font-weight: 600; }
+svg.plan-graph path.edge { fill: none; stroke: #7d8699; stroke-width: 1.3; }
+.note { color: var(--muted); font-size: 12.5px; }
+.error-box { border-left: 4px solid var(--invalid); padding-left: 10px; }
+.model { white-space: nowrap; }
+.model .id { font-weight: 600; }
+.model .name { color: var(--accent); }
+details > summary { cursor: pointer; color: var(--muted); }
+table.steps td:nth-child(4), table.steps td:nth-child(5) { width: 34%; }
+.inner { border-left: 3px solid #c9d3ee; padding-left: 12px; margin: 8px 0; }
+"""
+
+SCRIPT = r"""
+(function () {
+  "use strict";
+  const t0 = performance.now();
+  const D = JSON.parse(document.getElementById("viewer-data").textContent);
+  const parseMs = performance.now() - t0;
+  const E = D.episodes;
+  const PAGE = 50;
+  const main = document.querySelector("main");
+  const SVGNS = "http://www.w3.org/2000/svg";
+  let arrowIds = 0;
+
+  const has = (v) => v !== null && v !== undefined;
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (!has(v) || v === false) continue;
+      if (k === "text") el.textContent = String(v);
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, String(v));
+    }
+    for (const kid of kids.flat(Infinity)) {
+      if (!has(kid) || kid === false) continue;
+      el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    }
+    return el;
+  }
+  function s(tag, attrs, ...kids) {
+    const el = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "text") el.textContent = String(v);
+      else el.setAttribute(k, String(v));
+    }
+    for (const kid of kids.flat(Infinity)) if (kid) el.append(kid);
+    return el;
+  }
+  const pct = (x) => has(x) ? (100 * x).toFixed(1) : "n/a";
+  const num = (x, d) => has(x) ? Number(x).toFixed(d) : "n/a";
+  const tok = (x) => Math.round(x).toLocaleString("en-US");
+  const num3 = (x) => num(x, 3);
+  const pm = (se, f) => has(se) ? " \u00b1 " + f(se) : "";
+  function money(x) {
+    if (!has(x)) return "n/a";
+    if (x === 0) return "$0";
+    return x >= 0.01 ? "$" + x.toFixed(3) : "$" + x.toPrecision(2);
+  }
+  function badge(outcome) {
+    return h("span", {class: "badge " + (outcome || "none"), text: outcome || "open"});
+  }
+  function clip(text, n) {
+    text = String(text || "").replace(/\s+/g, " ").trim();
+    return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
+  }
+  const text = (cls, value) => h("pre", {class: "text " + cls, text: value});
+  const note = (value) => h("p", {class: "note", text: value});
+  // A run's page keeps each task's question once, in D.tasks; an episode page inlines it.
+  function taskField(e, name) {
+    if (has(e[name])) return e[name];
+    const task = D.tasks && has(e.task) ? D.tasks[e.task] : null;
+    return task ? task[name] : null;
+  }
+  function model(id, pool, worker) {
+    const name = has(worker) ? worker : (pool && id >= 0 && id < pool.length ? pool[id] : null);
+    return h("span", {class: "model"}, h("span", {class: "id", text: "Model " + id}),
+      name ? " \u00b7 " : null, name ? h("span", {class: "name", text: name}) : null);
+  }
+
+  // ---------------------------------------------------------------- run and summary
+  function drawRun() {
+    if (!D.run) return;
+    const box = document.getElementById("run");
+    for (const [k, v] of Object.entries(D.run)) {
+      if (has(v) && v !== "") box.append(h("span", {}, h("b", {text: k + ": "}), String(v)));
+    }
+  }
+  function histogram(title, id, rows) {
+    const most = Math.max(1, ...rows.map((r) => r[1]));
+    return h("div", {class: "hist", id: id}, h("h3", {text: title}), rows.map((r) => {
+      const width = "display:block;width:" + (100 * r[1] / most).toFixed(1) + "%";
+      const count = r[1].toLocaleString("en-US") + (has(r[2]) ? " / " + r[2] : "");
+      return h("div", {class: "bar-row", "data-label": r[0], "data-count": r[1]},
+        h("span", {class: "label", title: r[0], text: r[0]}),
+        h("span", {class: "track"}, h("span", {class: "bar", style: width})),
+        h("span", {class: "count", text: count}));
+    }));
+  }
+  const COLUMNS = [
+    ["n", "Episodes", (r) => r.n],
+    ["accuracy", "Accuracy (%)", (r) => pct(r.accuracy) + pm(r.accuracy_se, pct)],
+    ["mean_reward", "Reward", (r) => num3(r.mean_reward) + pm(r.mean_reward_se, num3)],
+    ["parse_failure_rate", "Invalid plans (%)", (r) => pct(r.parse_failure_rate)],
+    ["infra_failures", "Infra failures", (r) => r.infra_failures],
+    ["mean_steps", "Steps / plan", (r) => num(r.mean_steps, 2)],
+    ["mean_worker_calls", "Calls / ep.", (r) => num(r.mean_worker_calls, 2)],
+    ["tokens_per_sample", "Tokens / ep.", (r) => tok(r.tokens_per_sample)],
+    ["cost_per_sample_usd", "Cost / ep.", (r) => money(r.cost_per_sample_usd)],
+  ];
+  function drawSummary() {
+    const S = D.summary;
+    if (!S) return;
+    const body = S.rows.map((r) => h("tr", {class: "group-" + r.group, "data-group": r.group,
+        "data-name": r.name, "data-n": r.n, "data-accuracy": r.accuracy},
+      h("td", {text: r.name}), h("td", {class: "note", text: r.group}),
+      COLUMNS.map(([key, , show]) => h("td", {class: "num", "data-key": key, text: show(r)}))));
+    const head = h("tr", {}, h("th", {text: "Group"}), h("th", {text: "By"}),
+      COLUMNS.map(([, label]) => h("th", {class: "num", text: label})));
+    main.append(h("section", {id: "summary", class: "card"}, h("h2", {text: "Summary"}),
+      h("table", {id: "summary-table"}, h("thead", {}, head), h("tbody", {}, body)),
+      h("div", {class: "hists"},
+        histogram("Steps per episode (episodes)", "steps-hist", S.steps_histogram),
+        histogram("Worker use (steps / episodes)", "worker-hist", S.worker_use))));
+  }
+
+  // ---------------------------------------------------------------------- filters
+  const FILTERS = [
+    ["benchmark", "Benchmark", (e) => [e.benchmark]],
+    ["family", "Family", (e) => [e.domain]],
+    ["outcome", "Outcome", (e) => [e.outcome]],
+    ["worker", "Worker used", (e) => e.workers],
+    ["steps", "Steps", (e) => [String(e.steps)]],
+    ["parse", "Parse failure", (e) => [e.parse_error || "(none)"]],
+  ];
+  const state = {q: "", page: 0, ep: null};
+  for (const [key] of FILTERS) state[key] = "";
+  const haystack = E.map((e) => (String(taskField(e, "question") || "") + "\n"
+    + String(e.task_id || "")).toLowerCase());
+  let matches = [];
+
+  function readHash() {
+    const p = new URLSearchParams(location.hash.slice(1));
+    for (const [key] of FILTERS) state[key] = p.get(key) || "";
+    state.q = p.get("q") || "";
+    state.page = Math.max(0, parseInt(p.get("page") || "0", 10) || 0);
+    const ep = parseInt(p.get("ep"), 10);
+    state.ep = ep >= 0 && ep < E.length ? ep : null;
+  }
+  function writeHash() {
+    const p = new URLSearchParams();
+    for (const [key] of FILTERS) if (state[key]) p.set(key, state[key]);
+    if (state.q) p.set("q", state.q);
+    if (state.page) p.set("page", String(state.page));
+    if (state.ep !== null) p.set("ep", String(state.ep));
+    history.replaceState(null, "", "#" + p.toString());
+  }
+  function applyFilters() {
+    const t = performance.now();
+    const active = FILTERS.filter(([key]) => state[key]);
+    const terms = state.q.toLowerCase().split(/\s+/).filter(Boolean);
+    matches = [];
+    for (let i = 0; i < E.length; i++) {
+      let ok = active.every(([key, , get]) => get(E[i]).map(String).includes(state[key]));
+      if (ok && terms.length) ok = terms.every((term) => haystack[i].includes(term));
+      if (ok) matches.push(i);
+    }
+    window.viewer.lastFilterMs = performance.now() - t;
+    window.viewer.matches = matches.length;
+  }
+  function drawFilters() {
+    const box = h("div", {id: "filters"});
+    for (const [key, label, get] of FILTERS) {
+      const counts = new Map();
+      for (const e of E) {
+        for (const v of get(e)) if (has(v)) counts.set(String(v), (counts.get(String(v)) || 0) + 1);
+      }
+      const order = key === "steps" ? (a, b) => a - b : (a, b) => a.localeCompare(b);
+      const change = (ev) => { state[key] = ev.target.value; state.page = 0; refresh(); };
+      const select = h("select", {id: "filter-" + key, "data-filter": key, onchange: change},
+        h("option", {value: "", text: "any"}),
+        [...counts.keys()].sort(order).map((v) =>
+          h("option", {value: v, text: v + " (" + counts.get(v) + ")"})));
+      select.value = state[key];
+      box.append(h("label", {}, label, select));
+    }
+    const search = h("input", {type: "search", id: "search",
+      placeholder: "question text or task id",
+      oninput: (ev) => { state.q = ev.target.value; state.page = 0; refresh(); }});
+    search.value = state.q;
+    box.append(h("label", {}, "Search", search), h("span", {id: "match-count"}));
+    return box;
+  }
+  function drawListSection() {
+    const turn = (by) => () => { state.page += by; refresh(); };
+    const columns = ["#", "Task", "Family", "Outcome", "Reward", "Steps", "Workers", "Tokens",
+      "Cost"];
+    main.append(h("section", {id: "episodes", class: "card"}, h("h2", {text: "Episodes"}),
+      drawFilters(),
+      h("table", {id: "episode-list"},
+        h("thead", {}, h("tr", {}, columns.map((t) => h("th", {text: t})))), h("tbody", {})),
+      h("div", {class: "pager"},
+        h("button", {id: "prev", text: "\u2190 previous", onclick: turn(-1)}),
+        h("span", {id: "page-info"}),
+        h("button", {id: "next", text: "next \u2192", onclick: turn(1)}))));
+  }
+  function listRow(i) {
+    const e = E[i];
+    const pick = () => { state.ep = i; writeHash(); drawList(); drawDetail(); };
+    const label = e.task_id + (has(e.repeat) ? " \u00b7 r" + e.repeat : "");
+    return h("tr", {"data-episode": i, class: i === state.ep ? "selected" : null, onclick: pick},
+      h("td", {class: "num", text: i}),
+      h("td", {title: clip(taskField(e, "question"), 300), text: label}),
+      h("td", {text: e.domain}), h("td", {}, badge(e.outcome)),
+      h("td", {class: "num", text: has(e.reward) ? num(e.reward, 2) : ""}),
+      h("td", {class: "num", text: e.steps}),
+      h("td", {text: clip((e.workers || []).join(", "), 60)}),
+      h("td", {class: "num", text: tok(e.prompt_tokens + e.completion_tokens)}),
+      h("td", {class: "num", text: money(e.cost_usd)}));
+  }
+  function drawList() {
+    const pages = Math.max(1, Math.ceil(matches.length / PAGE));
+    state.page = Math.min(Math.max(0, state.page), pages - 1);
+    const shown = matches.slice(state.page * PAGE, (state.page + 1) * PAGE);
+    document.querySelector("#episode-list tbody").replaceChildren(...shown.map(listRow));
+    const count = document.getElementById("match-count");
+    const n = (x) => x.toLocaleString("en-US");
+    count.textContent = n(matches.length) + " of " + n(E.length) + " episodes";
+    count.dataset.matches = matches.length;
+    count.dataset.total = E.length;
+    document.getElementById("page-info").textContent = "page " + (state.page + 1) + " of " + pages;
+    document.getElementById("prev").disabled = state.page === 0;
+    document.getElementById("next").disabled = state.page >= pages - 1;
+  }
+  function refresh() { applyFilters(); writeHash(); drawList(); }
+
+  // ------------------------------------------------------------------- plan graph
+  function wrap(value, width, lines) {
+    const words = String(value).replace(/\s+/g, " ").trim().split(" ");
+    const out = [];
+    let line = "";
+    for (const w of words) {
+      if ((line + " " + w).trim().length <= width) { line = (line + " " + w).trim(); continue; }
+      if (line) out.push(line);
+      line = w.length > width ? w.slice(0, width - 1) + "\u2026" : w;
+      if (out.length === lines) break;
+    }
+    if (out.length < lines && line) out.push(line);
+    if (out.length === lines && words.join(" ").length > out.join(" ").length) {
+      out[lines - 1] = out[lines - 1].slice(0, width - 1).replace(/[\s\u2026]+$/, "") + "\u2026";
+    }
+    return out.slice(0, lines);
+  }
+  // Steps left to right; an arrow from each step a step sees: straight to the next box,
+  // an arc above the boxes for a longer reach. The final step's box is drawn heavier.
+  function planGraph(plan, visible, pool, steps) {
+    const n = plan.model_id.length;
+    const W = 188, H = 96, GAP = 58, LIFT = 16;
+    let reach = 1;
+    visible.forEach((seen, i) => seen.forEach((j) => { reach = Math.max(reach, i - j); }));
+    const top = 14 + LIFT * (reach - 1) + (reach > 1 ? 12 : 0);
+    const width = n * W + (n - 1) * GAP + 20, height = top + H + 30;
+    const id = "arrow-" + (++arrowIds);
+    const x = (i) => 10 + i * (W + GAP);
+    const svgEl = s("svg", {class: "plan-graph", width: width, height: height,
+      viewBox: "0 0 " + width + " " + height, role: "img", "data-steps": n},
+      s("defs", {}, s("marker", {id: id, viewBox: "0 0 10 10", refX: 9, refY: 5,
+        markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse"},
+        s("path", {d: "M0,0 L10,5 L0,10 z", fill: "#7d8699"}))));
+    let edges = 0;
+    visible.forEach((seen, i) => seen.forEach((j) => {
+      const mid = top + H / 2;
+      let d = "M" + (x(j) + W) + "," + mid + " L" + (x(i) - 2) + "," + mid;
+      if (i - j > 1) {
+        // Arcs leave a box right of its middle and land left of it, one slot per source.
+        const x1 = x(j) + W * 0.6, x2 = x(i) + Math.min(W - 12, 14 + 16 * j);
+        const lift = top - 10 - LIFT * (i - j - 1);
+        d = "M" + x1 + "," + top + " C" + x1 + "," + lift + " " + x2 + "," + lift + " "
+          + x2 + "," + (top - 2);
+      }
+      edges++;
+      svgEl.append(s("path", {class: "edge", d: d, "marker-end": "url(#" + id + ")",
+        "data-from": j, "data-to": i}));
+    }));
+    for (let i = 0; i < n; i++) {
+      const m = plan.model_id[i];
+      let worker = steps && steps[i] ? steps[i].worker : null;
+      if (!has(worker) && pool && m >= 0 && m < pool.length) worker = pool[m];
+      const last = i === n - 1;
+      const head = "Step " + i + " \u00b7 Model " + m;
+      const g = s("g", {class: "step" + (last ? " final" : ""), "data-step": i,
+        "data-worker": worker || "", transform: "translate(" + x(i) + "," + top + ")"},
+        s("title", {text: head + (worker ? " (" + worker + ")" : "") + "\n" + plan.subtasks[i]}),
+        s("rect", {width: W, height: H, rx: 6}),
+        s("text", {class: "head", x: 8, y: 16, text: head}),
+        s("text", {class: "worker", x: 8, y: 31, text: clip(worker || "?", 28)}));
+      wrap(plan.subtasks[i], 27, 4).forEach((line, k) =>
+        g.append(s("text", {x: 8, y: 48 + 13 * k, text: line})));
+      if (last) {
+        g.append(s("text", {class: "final-label", x: 0, y: H + 16, text: "\u2605 final answer"}));
+      }
+      svgEl.append(g);
+    }
+    svgEl.setAttribute("data-edges", edges);
+    return h("div", {class: "graph-wrap"}, svgEl);
+  }
+
+  // ---------------------------------------------------------------------- detail
+  const MAX_TEXT = 20000;
+  function cut(value) {
+    if (value.length <= MAX_TEXT) return value;
+    const more = (value.length - MAX_TEXT).toLocaleString("en-US");
+    return value.slice(0, MAX_TEXT) + "\n\u2026 (" + more + " more characters)";
+  }
+  function completionBlock(r) {
+    const all = r.completion;
+    if (!has(all)) return note("The completion is not recorded.");
+    if (r.parse_error && r.parse_error.span) {
+      const [a, b] = r.parse_error.span;
+      return h("pre", {class: "text completion"}, cut(all.slice(0, a)),
+        h("mark", {class: "offending", "data-start": a, "data-end": b, text: all.slice(a, b)}),
+        cut(all.slice(b)));
+    }
+    if (!has(r.lists_at)) return text("completion", cut(all));
+    return h("div", {}, h("div", {class: "note", text: "reasoning"}),
+      text("completion reasoning", cut(all.slice(0, r.lists_at)) || "(none)"),
+      h("div", {class: "note", text: "the three lists"}),
+      text("lists", cut(all.slice(r.lists_at))));
+  }
+  function stepRow(plan, visible, steps, pool, i) {
+    const m = plan.model_id[i];
+    const st = steps ? steps[i] : null;
+    const seen = st ? st.visible : visible[i];
+    const figure = (f) => h("td", {class: "num", text: st ? f(st) : ""});
+    return h("tr", {"data-step": i},
+      h("td", {class: "num", text: i}),
+      h("td", {}, model(m, pool, st ? st.worker : null)),
+      h("td", {text: seen.length ? seen.join(", ") : "\u2013"}),
+      h("td", {}, text("subtask", plan.subtasks[i])),
+      h("td", {}, st ? text("response", st.response) : h("span", {class: "note", text: "not run"})),
+      figure((x) => tok(x.prompt_tokens) + " / " + tok(x.completion_tokens)),
+      figure((x) => money(x.cost_usd)),
+      figure((x) => num(x.latency_s, 2) + " s"),
+      figure((x) => x.attempts + (x.cached ? " (cached)" : "")));
+  }
+  function planBlock(plan, visible, steps, pool, recursive) {
+    if (!plan) return null;
+    if (!plan.model_id.length) return note("Three empty lists: the current answer is final.");
+    const columns = ["Step", "Worker", "Sees", "Subtask", "Response", "Tokens in / out", "Cost",
+      "Latency", "Calls"];
+    const rows = plan.model_id.map((_, i) => stepRow(plan, visible, steps, pool, i));
+    const all = recursive && plan.access_list.includes("all");
+    return h("div", {}, planGraph(plan, visible, pool, steps),
+      all ? note("In a recursive round, \"all\" also shows the previous round's final step.")
+        : null,
+      h("table", {class: "steps"},
+        h("thead", {}, h("tr", {}, columns.map((t) => h("th", {text: t})))),
+        h("tbody", {}, rows)));
+  }
+  function roundBlock(r, e, many) {
+    const title = "Round " + r.index + (r.index === 0 ? " (the first plan)" : " (recursive)");
+    const error = r.parse_error;
+    return h("div", {class: "round", "data-round": r.index},
+      many ? h("h3", {text: title}) : null,
+      h("h3", {text: "Completion"}), completionBlock(r),
+      error ? h("div", {class: "error-box parse-error", "data-reason": error.reason},
+        h("b", {text: "Invalid plan: " + error.reason}), h("div", {text: error.detail})) : null,
+      r.plan ? [h("h3", {text: "Plan"}),
+        planBlock(r.plan, r.visible, r.steps, e.pool, r.index > 0)] : null,
+      r.self_calls.map((c, k) => h("div", {class: "inner", "data-inner": k},
+        h("h3", {text: "Inner call " + k + ": the conductor planned for a step"}),
+        text("question", c.question || ""),
+        h("details", {}, h("summary", {text: "its completion"}),
+          text("completion", c.completion || "")),
+        planBlock(c.plan, c.visible, c.steps, e.pool, false))));
+  }
+  function kv(pairs) {
+    return h("div", {class: "kv"}, pairs.filter((p) => has(p[1]) && p[1] !== "").map(([k, v]) =>
+      [h("span", {class: "k", text: k}), v instanceof Node ? v : h("span", {text: v})]));
+  }
+  function gradeBlock(e) {
+    const g = e.grade;
+    if (!g) {
+      return note(e.outcome === "invalid" ? "No answer was graded: the plan is invalid."
+        : "No grade.");
+    }
+    return kv([["correct", String(g.correct)],
+      ["extracted", has(g.extracted) ? g.extracted : "(nothing found)"],
+      ["reason", g.reason], ["answer", e.answer ? clip(e.answer, 400) : null]]);
+  }
+  function drawDetail() {
+    let box = document.getElementById("detail");
+    if (!box) { box = h("section", {id: "detail", class: "card"}); main.append(box); }
+    const e = state.ep !== null ? E[state.ep] : null;
+    if (!e) {
+      box.replaceChildren(note("Select an episode in the list to see it."));
+      box.removeAttribute("data-episode");
+      return;
+    }
+    box.dataset.episode = state.ep;
+    const pool = e.pool ? h("div", {}, e.pool.map((_, i) => h("div", {}, model(i, e.pool))))
+      : "not known";
+    const reference = taskField(e, "reference");
+    box.replaceChildren(h("div", {},
+      h("h2", {}, "Episode " + state.ep + ": " + e.task_id + " ", badge(e.outcome)),
+      kv([["benchmark", e.benchmark], ["family", e.domain], ["task index", e.task_index],
+        ["repeat", e.repeat], ["seed", e.seed],
+        ["reward", has(e.reward) ? num(e.reward, 3) : null],
+        ["grader", taskField(e, "grader")], ["pool", pool]]),
+      h("h3", {text: "Question"}),
+      text("question", taskField(e, "question") || "(not available)"),
+      h("h3", {text: "Reference"}),
+      text("reference", has(reference) ? reference : "(not available)"),
+      e.rounds.map((r) => roundBlock(r, e, e.rounds.length > 1)),
+      h("h3", {text: "Grade"}), gradeBlock(e),
+      e.error ? h("div", {class: "error-box"},
+        h("b", {text: "Infrastructure failure (not scored)"}),
+        text("error", JSON.stringify(e.error, null, 1))) : null,
+      h("h3", {text: "Totals"}),
+      kv([["worker calls", e.worker_calls],
+        ["tokens in / out", tok(e.prompt_tokens) + " / " + tok(e.completion_tokens)],
+        ["cost", money(e.cost_usd)], ["latency", num(e.latency_s, 2) + " s"],
+        ["planner tokens", e.planner_tokens ? tok(e.planner_tokens) : null],
+        ["planner cost", e.planner_cost_usd ? money(e.planner_cost_usd) : null]]),
+      e.notes && e.notes.length
+        ? h("ul", {class: "note notes"}, e.notes.map((t) => h("li", {text: t}))) : null));
+  }
+
+  // ------------------------------------------------------------------------ start
+  window.viewer = {parseMs: parseMs, readyMs: null, lastFilterMs: null, matches: E.length};
+  drawRun();
+  if (D.mode === "episode") {
+    state.ep = E.length ? 0 : null;
+    drawDetail();
+  } else {
+    readHash();
+    drawSummary();
+    drawListSection();
+    applyFilters();
+    drawList();
+    drawDetail();
+    window.addEventListener("hashchange", () => {
+      readHash();
+      for (const [key] of FILTERS) document.getElementById("filter-" + key).value = state[key];
+      document.getElementById("search").value = state.q;
+      applyFilters();
+      drawList();
+      drawDetail();
+    });
+  }
+  window.viewer.readyMs = performance.now() - t0;
+  document.documentElement.dataset.viewerReady = "1";
+})();
+"""
