@@ -74,6 +74,7 @@ from conductor_gym.bench.results import (
 )
 from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite, hash_seed
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.episode import critical_path_s
 from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
 
 __all__ = ["aevaluate", "evaluate"]
@@ -286,6 +287,7 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
         completion_tokens=int(info.get("completion_tokens", 0)),
         cost_usd=float(info.get("cost_usd", 0.0)),
         latency_s=float(info.get("latency_s", 0.0)),
+        critical_path_s=critical_path_s(info.get("rounds", ())),
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",

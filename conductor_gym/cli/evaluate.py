@@ -2,7 +2,8 @@
 
 Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
 :func:`run_evaluate` runs :func:`conductor_gym.bench.evaluate.evaluate` with them, prints
-:func:`format_results` (one row per benchmark, then ``overall``) and the wall time, and
+:func:`format_results` (one row per benchmark, then ``overall``), :func:`format_latency`
+(mean latency per sample, steps in order and in parallel) and the wall time, and
 returns the exit status: 0 on success, 2 for a bad argument (unknown suite, agent or pool,
 a bad ``--env``, an episodes file of another run), 130 when interrupted (rerun the same
 command to resume). ``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv`
@@ -22,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from conductor_gym.bench.results import Metrics, Results
 
-__all__ = ["add_arguments", "format_results", "format_suites", "run_evaluate", "run_suites_list"]
+__all__ = [
+    "add_arguments",
+    "format_latency",
+    "format_results",
+    "format_suites",
+    "run_evaluate",
+    "run_suites_list",
+]
 
 COLUMNS = (
     "benchmark",
@@ -110,6 +118,20 @@ def format_results(results: Results) -> str:
     return _table(COLUMNS, [_row(name, results.metrics[name]) for name in names])
 
 
+def format_latency(results: Results) -> str:
+    """Mean worker latency per sample, steps in order and as a graph (critical path)."""
+    episodes = [e for e in results.episodes if e.critical_path_s is not None]
+    if not episodes:
+        return "latency per sample: not recorded"
+    summed = sum(e.latency_s for e in episodes) / len(episodes)
+    critical = sum(e.critical_path_s or 0.0 for e in episodes) / len(episodes)
+    cut = f" ({100 * (1 - critical / summed):.1f}% less)" if summed > 0 else ""
+    return (
+        f"latency per sample: {summed:.2f} s with steps in order, {critical:.2f} s with "
+        f"independent steps in parallel{cut}"
+    )
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run ``conductor-gym evaluate`` (see the module docstring)."""
     from conductor_gym.bench.evaluate import evaluate
@@ -147,6 +169,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{results.repeats} repeats, seed {results.seed}"
     )
     print(format_results(results))
+    print(format_latency(results))
     saved = f"; results in {args.out}" if args.out else ""
     print(f"wall time {results.wall_time_s:.1f} s{saved}")
     return 0

@@ -68,8 +68,9 @@ class ConductorEnv(gym.Env[str, str]):
     workers the conductor may use, shown only as ``Model 0 .. Model k-1``. The agent
     answers with a completion that ends in three Python lists, ``model_id``,
     ``subtasks`` and ``access_list`` (1 to ``max_steps`` steps). The env parses them
-    (:func:`conductor_gym.plan.parse_plan`), runs the steps in order, each worker
-    seeing its subtask and the earlier steps its access list selects
+    (:func:`conductor_gym.plan.parse_plan`), runs the steps, each worker seeing its
+    subtask and the earlier steps its access list selects, each step as soon as those
+    have answered, with the result of running them in order
     (:func:`conductor_gym.core.execute.run_plan`), and grades the last step's answer.
     Offline by default: the ``offline`` procedural tasks on the ``sim-paper``
     simulated pool, with no network and no keys.
@@ -189,7 +190,9 @@ class ConductorEnv(gym.Env[str, str]):
     and inner call: ``worker_calls`` (calls to real workers, retries included),
     ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (every call, cached ones at their
     recorded cost), ``billed_usd`` (calls that reached a backend), ``cache_saved_usd``
-    (calls answered from the cache), ``latency_s`` (summed worker latency).
+    (calls answered from the cache), ``latency_s`` (summed worker latency: steps in order;
+    each trace's ``critical_path_s`` is its latency with steps in parallel, and
+    :func:`conductor_gym.core.episode.critical_path_s` sums it over the rounds).
 
     ## Async use
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "Round",
     "bind_task",
     "check_recursion_arguments",
+    "critical_path_s",
     "draw_forced",
     "option_task_index",
     "rollout_episode_seed",
@@ -117,6 +119,13 @@ class EpisodeState:
             "cache_saved_usd": sum(step.cost_usd for step in real if step.cached),
             "latency_s": sum(t.latency_s for t in traces),
         }
+
+
+def critical_path_s(rounds: Sequence[Round]) -> float:
+    """An episode's latency with every plan's steps run as soon as they may: the sum of
+    its rounds' critical paths (rounds run one after another; an inner call counts with
+    its own plan's critical path). Compare ``info["latency_s"]``, the summed latency."""
+    return sum(r.trace.critical_path_s for r in rounds if r.trace is not None)
 
 
 def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
