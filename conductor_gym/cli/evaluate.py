@@ -8,7 +8,15 @@ returns the exit status: 0 on success, 2 for a bad argument (unknown suite, agen
 a bad ``--env``, an episodes file of another run), 130 when interrupted (rerun the same
 command to resume). ``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv`
 argument (``VALUE`` read as JSON when it parses, else as a string), e.g.
-``--env max_recursions=1``. :func:`format_suites` renders
+``--env max_recursions=1``.
+
+``--cost-lambda 0,10,50`` turns the run into a sweep
+(:func:`conductor_gym.bench.frontier.sweep_cost_lambda`): the agent, and each
+``--sweep-agent``, is evaluated once per price under the cost-aware reward
+``cost-<unit>:<λ>`` (``--cost-unit usd|ktokens|calls``; ``{lambda}`` in an agent spec is
+filled with the price); it prints accuracy, reward, cost, tokens and calls per question
+for every point, then the Pareto front, and with ``--frontier PNG`` draws it. With
+``--out``, each point's results go beside it. :func:`format_suites` renders
 :func:`conductor_gym.bench.suites.list_suites`.
 """
 
@@ -16,11 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.core.reward import COST_UNITS
+
 if TYPE_CHECKING:
+    from conductor_gym.bench.frontier import FrontierPoint
     from conductor_gym.bench.results import Metrics, Results
 
 __all__ = [
@@ -28,8 +40,10 @@ __all__ = [
     "format_latency",
     "format_results",
     "format_suites",
+    "format_sweep",
     "run_evaluate",
     "run_suites_list",
+    "run_sweep",
 ]
 
 COLUMNS = (
@@ -56,6 +70,18 @@ def _env_pair(text: str) -> tuple[str, Any]:
         return key, raw
 
 
+def _lambdas(text: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}"
+        ) from None
+    if not values or any(not math.isfinite(v) or v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected finite prices >= 0, got {text!r}")
+    return values
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``evaluate`` options."""
     parser.add_argument("--agent", default="random", help="agent spec (default: random)")
@@ -72,6 +98,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-resume", action="store_true", help="restart the episodes file from scratch"
     )
+    parser.add_argument(
+        "--cost-lambda",
+        type=_lambdas,
+        default=None,
+        metavar="L1,L2,...",
+        help="sweep these prices under a cost-aware reward (accuracy-cost frontier)",
+    )
+    parser.add_argument(
+        "--cost-unit",
+        choices=COST_UNITS,
+        default="usd",
+        help="what --cost-lambda prices: usd (default), ktokens or calls",
+    )
+    parser.add_argument(
+        "--sweep-agent",
+        action="append",
+        default=[],
+        metavar="AGENT",
+        help="another agent for the --cost-lambda sweep (repeatable)",
+    )
+    parser.add_argument("--frontier", default=None, metavar="PNG", help="draw the sweep here")
     parser.add_argument(
         "--env",
         type=_env_pair,
@@ -140,6 +187,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from conductor_gym.tasks import TaskSourceError
 
     env_kwargs: dict[str, Any] = dict(args.env)
+    if args.cost_lambda is not None:
+        return run_sweep(args, env_kwargs)
+    if args.sweep_agent or args.frontier:
+        print("conductor-gym evaluate: --sweep-agent and --frontier need --cost-lambda",
+              file=sys.stderr)  # fmt: skip
+        return 2
     try:
         results = evaluate(
             args.agent,
@@ -172,6 +225,73 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print(format_latency(results))
     saved = f"; results in {args.out}" if args.out else ""
     print(f"wall time {results.wall_time_s:.1f} s{saved}")
+    return 0
+
+
+def format_sweep(points: Sequence[FrontierPoint]) -> str:
+    """Every point of a sweep, then the Pareto front (cheapest first; the price is named
+    for agents whose behaviour moved with it)."""
+    from conductor_gym.bench.frontier import pareto_front, points_table
+
+    rows = points_table(points)
+    table = _table(list(rows[0]), [list(r.values()) for r in rows])
+    spending: dict[str, set[tuple[float, float]]] = {}
+    for p in points:
+        spending.setdefault(p.label, set()).add((p.accuracy, p.cost_per_question_usd))
+    front = ", ".join(
+        p.agent
+        + (f" at lambda {p.cost_lambda:g}" if len(spending[p.label]) > 1 else "")
+        + f" ({100 * p.accuracy:.1f}%, ${p.cost_per_question_usd:.5f})"
+        for p in pareto_front(points)
+    )
+    return f"{table}\nPareto front (accuracy against cost per question): {front}"
+
+
+def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
+    """``evaluate --cost-lambda``: the sweep, its table and front, and the plot."""
+    from conductor_gym.bench.frontier import plot_frontier, sweep_cost_lambda
+    from conductor_gym.bench.results import ResumeMismatchError
+    from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.tasks import TaskSourceError
+
+    points: list[FrontierPoint] = []
+    try:
+        for agent in (args.agent, *args.sweep_agent):
+            points += sweep_cost_lambda(
+                agent,
+                args.suite,
+                args.cost_lambda,
+                unit=args.cost_unit,
+                out=args.out,
+                pool=args.pool,
+                repeats=args.repeats,
+                seed=args.seed,
+                concurrency=args.concurrency,
+                resume=not args.no_resume,
+                limit=args.limit,
+                progress=not args.no_progress,
+                **env_kwargs,
+            )
+    except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
+        print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    limit = f", first {args.limit} tasks per source" if args.limit else ""
+    print(
+        f"cost-lambda sweep: suite {args.suite!r}{limit}, pool {args.pool!r}, "
+        f"{args.repeats} repeats, seed {args.seed}, price per {args.cost_unit}"
+    )
+    print(format_sweep(points))
+    if args.frontier:
+        note = f"suite {args.suite}{limit}, pool {args.pool}, {args.repeats} repeats"
+        try:
+            path = plot_frontier(points, args.frontier, note=note)
+        except RuntimeError as exc:
+            print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+            return 2
+        print(f"frontier plot in {path}")
     return 0
 
 

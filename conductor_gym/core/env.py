@@ -111,6 +111,10 @@ class ConductorEnv(gym.Env[str, str]):
     reward comes at the end, on the final answer. An invalid plan in any round (or in
     an inner call) ends the episode with the ``invalid`` reward.
 
+    A cost-aware scheme (:mod:`conductor_gym.core.reward`) then subtracts its price for
+    the episode's worker spending from a graded episode's reward, never going below the
+    ``invalid`` reward; invalid plans and truncated episodes pay nothing.
+
     ``initial_round_weight = w`` (default 0) is the training variant of the paper's
     recursive fine-tune, which scales the reward of the initial, non-recursive answer by
     0.25 and normalises across rounds without giving a formula. We use
@@ -142,7 +146,9 @@ class ConductorEnv(gym.Env[str, str]):
       :class:`~conductor_gym.pool.base.WorkerPool`.
     * ``k``: workers per episode (default: all); ``shuffle_workers``: shuffle the
       ordinal ids every episode (default off). Both only with a name or specs.
-    * ``reward``: ``"paper"``, ``"binary"`` or a :class:`~conductor_gym.core.reward.RewardScheme`.
+    * ``reward``: ``"paper"``, ``"binary"``, a cost-aware preset (``"cost-usd"``,
+      ``"cost-ktokens"``, ``"cost-calls"``, with its own price as ``"cost-usd:25"``) or a
+      :class:`~conductor_gym.core.reward.RewardScheme`.
     * ``max_steps``: most steps a plan may have (paper: 5).
     * ``max_recursions``, ``force_recursion``, ``initial_round_weight``, ``conductor``:
       recursion, above.
@@ -494,6 +500,7 @@ class ConductorEnv(gym.Env[str, str]):
             first = self.reward_scheme(Outcome.CORRECT if initial.correct else Outcome.WRONG)
             weight = self.initial_round_weight
             reward = (weight * first + reward) / (1.0 + weight)
+        reward = self.reward_scheme.charge(reward, episode.spend())
         info.update(outcome=outcome.value, grade=final, initial_grade=initial)
         return self._close(episode, info, reward)
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from conductor_gym._validate import is_int, require_int
 from conductor_gym.core.budget import Ledger
-from conductor_gym.core.execute import BoundWorker, Trace
+from conductor_gym.core.execute import BoundWorker, StepRecord, Trace
+from conductor_gym.core.reward import Spend
 from conductor_gym.core.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
 from conductor_gym.plan import Plan
 from conductor_gym.pool.base import PoolDraw
@@ -103,12 +104,26 @@ class EpisodeState:
     def inner_calls(self, max_recursions: int) -> int:
         return max_recursions - self.budget.left
 
+    def _worker_steps(self) -> list[StepRecord]:
+        """Every step that called a real worker, in every round and inner call (a
+        self-call step stands for its inner plan, whose steps are counted instead)."""
+        traces = [r.trace for r in self.rounds if r.trace is not None]
+        inner = [c.trace for r in self.rounds for c in r.self_calls]
+        return [s for t in (*traces, *inner) for s in t.steps if s.worker != SELF_WORKER_NAME]
+
+    def spend(self) -> Spend:
+        """What the episode's plans spent on workers, for cost-aware rewards."""
+        totals = self.totals()
+        return Spend(
+            usd=totals["cost_usd"],
+            tokens=totals["prompt_tokens"] + totals["completion_tokens"],
+            calls=len(self._worker_steps()),
+        )
+
     def totals(self) -> dict[str, Any]:
         """Accounting over every round and inner call so far."""
         traces = [r.trace for r in self.rounds if r.trace is not None]
-        inner = [c.trace for r in self.rounds for c in r.self_calls]
-        # A self-call step stands for its inner plan: count the inner workers' steps.
-        real = [s for t in (*traces, *inner) for s in t.steps if s.worker != SELF_WORKER_NAME]
+        real = self._worker_steps()
         return {
             "worker_calls": sum(step.attempts for step in real),
             # A self-call step's completion already carries its inner plan's totals.
