@@ -7,7 +7,8 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
   ``seed=`` :func:`conductor_gym.bench.suites.episode_seed` ``(seed, source, i, r)`` and
   ``options={"task_index": i}``. It is single-turn unless the env arguments enable
   recursion (``max_recursions``): then the agent is asked again on each new observation
-  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`.
+  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`;
+  a suite with a pool split (``"offline@heldout-workers"``) draws it over ``pool``.
 * **Agents** act only through ``await agent.act_batch(observations, infos)``. Running
   episodes queue their requests; one ``act_batch`` call at a time takes up to
   ``concurrency`` of them. Each info the agent sees also carries ``agent_seed``, a seed
@@ -76,6 +77,7 @@ from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_sui
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.episode import critical_path_s
 from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.pool.splits import with_pool_split
 
 __all__ = ["aevaluate", "evaluate"]
 
@@ -357,6 +359,8 @@ async def aevaluate(
         suite = get_suite(suite, limit=limit)
     elif limit is not None:
         suite = suite.with_limit(limit)
+    if suite.pool_split is not None:
+        pool = with_pool_split(pool, suite.pool_split)
     agent, spec = _resolve_agent(agent)
     kwargs, overrides = _env_arguments(agent, env_kwargs)
     env_args = dict(kwargs)
