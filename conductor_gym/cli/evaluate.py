@@ -179,12 +179,33 @@ def format_latency(results: Results) -> str:
     )
 
 
+def _run_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``evaluate`` arguments the options give, env arguments aside."""
+    return {
+        "pool": args.pool,
+        "repeats": args.repeats,
+        "seed": args.seed,
+        "concurrency": args.concurrency,
+        "out": args.out,
+        "resume": not args.no_resume,
+        "limit": args.limit,
+        "progress": not args.no_progress,
+    }
+
+
+def _argument_errors() -> tuple[type[Exception], ...]:
+    """What a bad argument raises from a run (exit status 2)."""
+    from conductor_gym.bench.results import ResumeMismatchError
+    from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.tasks import TaskSourceError
+
+    return (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError)
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run ``conductor-gym evaluate`` (see the module docstring)."""
     from conductor_gym.bench.evaluate import evaluate
-    from conductor_gym.bench.results import ResumeMismatchError, journal_path
-    from conductor_gym.pool.config import PoolConfigError
-    from conductor_gym.tasks import TaskSourceError
+    from conductor_gym.bench.results import journal_path
 
     env_kwargs: dict[str, Any] = dict(args.env)
     if args.cost_lambda is not None:
@@ -194,20 +215,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     try:
-        results = evaluate(
-            args.agent,
-            args.suite,
-            pool=args.pool,
-            repeats=args.repeats,
-            seed=args.seed,
-            concurrency=args.concurrency,
-            out=args.out,
-            resume=not args.no_resume,
-            limit=args.limit,
-            progress=not args.no_progress,
-            **env_kwargs,
-        )
-    except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
+        results = evaluate(args.agent, args.suite, **_run_arguments(args), **env_kwargs)
+    except _argument_errors() as exc:
         print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -250,9 +259,6 @@ def format_sweep(points: Sequence[FrontierPoint]) -> str:
 def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
     """``evaluate --cost-lambda``: the sweep, its table and front, and the plot."""
     from conductor_gym.bench.frontier import plot_frontier, sweep_cost_lambda
-    from conductor_gym.bench.results import ResumeMismatchError
-    from conductor_gym.pool.config import PoolConfigError
-    from conductor_gym.tasks import TaskSourceError
 
     points: list[FrontierPoint] = []
     try:
@@ -262,17 +268,10 @@ def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
                 args.suite,
                 args.cost_lambda,
                 unit=args.cost_unit,
-                out=args.out,
-                pool=args.pool,
-                repeats=args.repeats,
-                seed=args.seed,
-                concurrency=args.concurrency,
-                resume=not args.no_resume,
-                limit=args.limit,
-                progress=not args.no_progress,
+                **_run_arguments(args),
                 **env_kwargs,
             )
-    except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
+    except _argument_errors() as exc:
         print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
