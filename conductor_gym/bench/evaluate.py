@@ -7,7 +7,8 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
   ``seed=`` :func:`conductor_gym.bench.suites.episode_seed` ``(seed, source, i, r)`` and
   ``options={"task_index": i}``. It is single-turn unless the env arguments enable
   recursion (``max_recursions``): then the agent is asked again on each new observation
-  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`.
+  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`;
+  a suite with a pool split (``"offline@heldout-workers"``) draws it over ``pool``.
 * **Agents** act only through ``await agent.act_batch(observations, infos)``. Running
   episodes queue their requests; one ``act_batch`` call at a time takes up to
   ``concurrency`` of them. Each info the agent sees also carries ``agent_seed``, a seed
@@ -76,8 +77,10 @@ from conductor_gym.config import EnvConfig
 from conductor_gym.core.agent import Agent, AgentError, BaseAgent, as_base_agent
 from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.episode import critical_path_s
 from conductor_gym.core.info import ResetInfo, StepInfo
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.pool.splits import with_pool_split
 
 __all__ = ["aevaluate", "episode_record", "evaluate", "final_response"]
 
@@ -326,6 +329,7 @@ def episode_record(
         parse_error=str(parse_error["reason"]) if parse_error else None,
         error=json_safe(error) if error else None,
         **_spent(last),
+        critical_path_s=critical_path_s(last["rounds"]) if last is not None else 0.0,
         planner_tokens=planner_tokens,
         planner_cost_usd=planner_cost,
         completion=actions[0] if actions else "",
@@ -400,6 +404,8 @@ async def aevaluate(
         suite = suite.with_limit(limit)
     agent, spec = _resolve_agent(agent)
     run_config, kwargs, overrides = _env_config(agent, config, settings)
+    if suite.pool_split is not None:  # the suite pairs its tasks with a pool split
+        run_config = run_config.replace(pool=with_pool_split(run_config.pool, suite.pool_split))
     # A cache this run opens from a path is closed at its end, so the file is complete.
     owns_cache = isinstance(run_config.cache, str | os.PathLike)
     shared_pool = run_config.build_pool()

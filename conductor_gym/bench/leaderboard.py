@@ -473,19 +473,23 @@ def _check_suite(results: Results, report: Report) -> dict[str, TaskSource] | No
     from conductor_gym.bench.suites import SUITES, get_suite
 
     declared = results.suite
-    if declared.name not in SUITES:
-        if declared.name.startswith("jsonl:"):
-            report.warn(
-                "suite",
-                f"suite {declared.name!r} is a file on the submitter's machine: it is not "
-                "opened here, and its fingerprint and episodes were not checked",
-            )
-            return None
-        report.error(
-            "suite", f"unknown suite {declared.name!r}; the board's suites: {sorted(SUITES)}"
+    if declared.name.startswith("jsonl:"):
+        report.warn(
+            "suite",
+            f"suite {declared.name!r} is a file on the submitter's machine: it is not "
+            "opened here, and its fingerprint and episodes were not checked",
         )
         return None
-    names = [spec.name for spec in get_suite(declared.name).specs]
+    try:  # a named suite, or one paired with a pool split ("offline@heldout-workers")
+        suite = get_suite(declared.name)
+    except (ValueError, KeyError):
+        report.error(
+            "suite",
+            f"unknown suite {declared.name!r}; the board's suites: {sorted(SUITES)} "
+            "(each also as '<suite>@<pool split>')",
+        )
+        return None
+    names = [spec.name for spec in suite.specs]
     got_sizes = {s.name: s.size for s in declared.sources}
     if list(got_sizes) != names:
         report.error(

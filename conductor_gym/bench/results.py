@@ -125,7 +125,11 @@ class EpisodeRecord(_Model):
         error: The env's ``info["error"]`` for an infrastructure failure, else ``None``.
         steps: Plan steps over every round (0 when the first plan did not parse).
         worker_calls, prompt_tokens, completion_tokens, cost_usd, latency_s: The env's
-            totals over every round (worker usage only).
+            totals over every round (worker usage only); ``latency_s`` sums the calls'
+            latencies (the steps run one after another).
+        critical_path_s: The episode's latency with each step run as soon as the steps
+            it waits for have finished (:func:`conductor_gym.core.episode.critical_path_s`);
+            ``None`` in results written before it was recorded.
         planner_tokens, planner_cost_usd: What the agent itself spent writing the plans,
             when it reports it (0 otherwise).
         completion: The agent's first action; ``followups``: its actions in later rounds.
@@ -154,6 +158,7 @@ class EpisodeRecord(_Model):
     completion_tokens: int = Field(ge=0)
     cost_usd: float
     latency_s: float
+    critical_path_s: float | None = None
     planner_tokens: int = Field(default=0, ge=0)
     planner_cost_usd: float = 0.0
     completion: str

@@ -26,6 +26,15 @@ suite              sources (splits as the paper evaluates, see ``conductor_gym.t
 ``jsonl:<path>``   one source: the JSON Lines file, named after the file's stem
 =================  ==========================================================================
 
+Pool splits. ``"<suite>@<split>"`` is the suite's tasks on the pools of a pool split
+(:mod:`conductor_gym.pool.splits`: ``train``, ``heldout-workers``, ``heldout-sizes``,
+``heldout-shuffled``, ``heldout-full``), e.g. ``"offline@heldout-workers"``. Its episodes
+draw their pools from the split (``evaluate`` applies it to the pool it is given), and its
+fingerprint hashes ``["pool-split", <split fingerprint>]`` after the sources: the same
+questions on other pools are another benchmark, and a leaderboard that keys its sections
+by suite keeps them apart. A suite without a split keeps the fingerprint it always had.
+:data:`POOL_SPLIT_SUITES` lists the pairings ``conductor-gym suites list`` shows.
+
 :func:`episode_plan` lists the episodes of a run over a suite: for each repeat ``r``, each
 source (suite order) and each task index ``i``, an :class:`EpisodeSpec` whose reset seed
 is :func:`episode_seed` ``(seed, source, i, r)``, the first 63 bits of the SHA-256 of
@@ -44,10 +53,12 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.pool.splits import POOL_SPLITS, get_pool_split
 from conductor_gym.tasks import Task, TaskSource, fingerprint_tasks, make_task_source
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 
 __all__ = [
+    "POOL_SPLIT_SUITES",
     "SUITES",
     "EpisodeSpec",
     "LimitedTasks",
@@ -107,6 +118,8 @@ class Suite:
         specs: Its sources, in order (names unique).
         description: One line for listings.
         limit: Keep only the first ``limit`` tasks of each source (``None``: all).
+        pool_split: The name of the pool split its episodes draw their pools from
+            (:mod:`conductor_gym.pool.splits`), or ``None`` for the pool as given.
         source_options: Per suite-source name, extra options for its factory that do not
             change the tasks (``cache_dir``, ``data_dir``, ``token``, ...).
     """
@@ -119,7 +132,10 @@ class Suite:
         description: str = "",
         limit: int | None = None,
         source_options: Mapping[str, Mapping[str, Any]] | None = None,
+        pool_split: str | None = None,
     ) -> None:
+        if pool_split is not None:
+            get_pool_split(pool_split)  # an unknown split fails here, listing the splits
         if not specs:
             raise ValueError(f"suite {name!r}: give at least one source")
         names = [spec.name for spec in specs]
@@ -135,6 +151,7 @@ class Suite:
         self.description = description
         self.limit = limit
         self.source_options = options
+        self.pool_split = pool_split
         self._sources: dict[str, TaskSource] | None = None
 
     @property
@@ -157,6 +174,7 @@ class Suite:
             description=self.description,
             limit=limit,
             source_options=self.source_options,
+            pool_split=self.pool_split,
         )
 
     def info(self) -> dict[str, Any]:
@@ -166,7 +184,9 @@ class Suite:
             {"name": name, "fingerprint": source.fingerprint(), "size": len(source)}
             for name, source in self.sources.items()
         ]
-        rows = [[s["name"], s["fingerprint"], s["size"]] for s in sources]
+        rows: list[list[Any]] = [[s["name"], s["fingerprint"], s["size"]] for s in sources]
+        if self.pool_split is not None:
+            rows.append(["pool-split", get_pool_split(self.pool_split).fingerprint()])
         digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
         return {"name": self.name, "fingerprint": digest, "sources": sources, "limit": self.limit}
 
@@ -176,7 +196,8 @@ class Suite:
 
     def __repr__(self) -> str:
         names = [spec.name for spec in self.specs]
-        return f"Suite({self.name!r}, {names}, limit={self.limit})"
+        split = f", pool_split={self.pool_split!r}" if self.pool_split else ""
+        return f"Suite({self.name!r}, {names}, limit={self.limit}{split})"
 
 
 def _one(name: str, **options: Any) -> SuiteSource:
@@ -206,6 +227,16 @@ SUITES: dict[str, tuple[str, tuple[SuiteSource, ...]]] = {
 }
 """Suite name -> (description, sources)."""
 
+POOL_SPLIT_SUITES: tuple[str, ...] = (
+    "offline@train",
+    "offline@heldout-workers",
+    "offline@heldout-sizes",
+    "offline@heldout-shuffled",
+    "offline@heldout-full",
+    "offline-ood@heldout-full",
+)
+"""The suite and pool split pairings that ``list_suites`` shows (any pairing works)."""
+
 
 def get_suite(
     name: str,
@@ -213,10 +244,22 @@ def get_suite(
     limit: int | None = None,
     source_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Suite:
-    """The suite called ``name`` (a key of :data:`SUITES` or ``"jsonl:<path>"``).
+    """The suite called ``name`` (a key of :data:`SUITES` or ``"jsonl:<path>"``, either
+    followed by ``@<pool split>``).
 
     Builds no task source. An unknown name raises ``ValueError`` listing the suites.
     """
+    base, sep, split = name.rpartition("@")
+    if sep and base and split in POOL_SPLITS:
+        suite = get_suite(base, limit=limit, source_options=source_options)
+        return Suite(
+            name,
+            suite.specs,
+            description=f"{suite.description}; pools: {POOL_SPLITS[split].description}",
+            limit=limit,
+            source_options=source_options,
+            pool_split=split,
+        )
     if name.startswith(JSONL_PREFIX):
         path = name[len(JSONL_PREFIX) :]
         if not path:
@@ -231,6 +274,7 @@ def get_suite(
     except KeyError:
         raise ValueError(
             f"unknown suite {name!r}; choose one of {sorted(SUITES)} or {JSONL_PREFIX}<path>"
+            f", optionally followed by @<pool split> ({', '.join(POOL_SPLITS)})"
         ) from None
     return Suite(name, specs, description=description, limit=limit, source_options=source_options)
 
@@ -239,7 +283,7 @@ def list_suites() -> list[dict[str, Any]]:
     """One row per suite (``name``, ``sources``, ``size``, ``description``), plus
     ``jsonl:<path>``. ``size`` is the total known without reading data, else ``None``."""
     rows: list[dict[str, Any]] = []
-    for name in SUITES:
+    for name in (*SUITES, *POOL_SPLIT_SUITES):
         suite = get_suite(name)
         total: int | None = 0
         for spec in suite.specs:

@@ -2,15 +2,24 @@
 
 Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
 :func:`run_evaluate` runs :func:`conductor_gym.bench.evaluate.evaluate` with them, prints
-:func:`format_results` (one row per benchmark, then ``overall``) and the wall time, and
+:func:`format_results` (one row per benchmark, then ``overall``), :func:`format_latency`
+(mean latency per sample, steps in order and in parallel) and the wall time, and
 returns the exit status: 0 on success, 1 when every episode failed for infrastructure
 (an agent or worker that never answered: the distinct causes are printed on stderr), 2
 for a bad argument (unknown suite, agent or pool, a bad ``--env``, an episodes file of
 another run), 130 when interrupted (rerun the same command to resume).
-``--env KEY=VALUE`` passes one :class:`~conductor_gym.core.env.ConductorEnv` argument
+``--env KEY=VALUE`` sets one :class:`~conductor_gym.config.EnvConfig` setting
 (``VALUE`` read as JSON when it parses, else as a string), e.g. ``--env max_recursions=1``;
 every setting also has its own flag (``--k 3``, ``--max-steps 3``, ``--pool local-smol``:
-:func:`conductor_gym.config.add_config_arguments`). :func:`format_suites` renders
+:func:`conductor_gym.config.add_config_arguments`).
+
+``--cost-lambda 0,10,50`` turns the run into a sweep
+(:func:`conductor_gym.bench.frontier.sweep_cost_lambda`): the agent, and each
+``--sweep-agent``, is evaluated once per price under the cost-aware reward
+``cost-<unit>:<λ>`` (``--cost-unit usd|ktokens|calls``; ``{lambda}`` in an agent spec is
+filled with the price); it prints accuracy, reward, cost, tokens and calls per question
+for every point, then the Pareto front, and with ``--frontier PNG`` draws it. With
+``--out``, each point's results go beside it. :func:`format_suites` renders
 :func:`conductor_gym.bench.suites.list_suites`.
 """
 
@@ -18,16 +27,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.config import add_config_arguments, settings_from_arguments
+from conductor_gym.core.reward import COST_UNITS
+from conductor_gym.pool.base import DEFAULT_POOL
 
 if TYPE_CHECKING:
+    from conductor_gym.bench.frontier import FrontierPoint
     from conductor_gym.bench.results import Metrics, Results
 
-__all__ = ["add_arguments", "format_results", "format_suites", "run_evaluate", "run_suites_list"]
+__all__ = [
+    "add_arguments",
+    "format_latency",
+    "format_results",
+    "format_suites",
+    "format_sweep",
+    "run_evaluate",
+    "run_suites_list",
+    "run_sweep",
+]
 
 MAX_CAUSES = 5
 """Distinct failure messages printed when every episode failed for infrastructure."""
@@ -56,6 +78,18 @@ def _env_pair(text: str) -> tuple[str, Any]:
         return key, raw
 
 
+def _lambdas(text: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}"
+        ) from None
+    if not values or any(not math.isfinite(v) or v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected finite prices >= 0, got {text!r}")
+    return values
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``evaluate`` options."""
     parser.add_argument("--agent", default="random", help="agent spec (default: random)")
@@ -71,6 +105,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-resume", action="store_true", help="restart the episodes file from scratch"
     )
+    parser.add_argument(
+        "--cost-lambda",
+        type=_lambdas,
+        default=None,
+        metavar="L1,L2,...",
+        help="sweep these prices under a cost-aware reward (accuracy-cost frontier)",
+    )
+    parser.add_argument(
+        "--cost-unit",
+        choices=COST_UNITS,
+        default="usd",
+        help="what --cost-lambda prices: usd (default), ktokens or calls",
+    )
+    parser.add_argument(
+        "--sweep-agent",
+        action="append",
+        default=[],
+        metavar="AGENT",
+        help="another agent for the --cost-lambda sweep (repeatable)",
+    )
+    parser.add_argument("--frontier", default=None, metavar="PNG", help="draw the sweep here")
     parser.add_argument(
         "--env",
         type=_env_pair,
@@ -120,28 +175,66 @@ def format_results(results: Results) -> str:
     return _table(COLUMNS, [_row(name, results.metrics[name]) for name in names])
 
 
-def run_evaluate(args: argparse.Namespace) -> int:
-    """Run ``conductor-gym evaluate`` (see the module docstring)."""
-    from conductor_gym.bench.evaluate import evaluate
-    from conductor_gym.bench.results import ResumeMismatchError, journal_path
+def format_latency(results: Results) -> str:
+    """Mean worker latency per sample, steps in order and as a graph (critical path)."""
+    episodes = [e for e in results.episodes if e.critical_path_s is not None]
+    if not episodes:
+        return "latency per sample: not recorded"
+    summed = sum(e.latency_s for e in episodes) / len(episodes)
+    critical = sum(e.critical_path_s or 0.0 for e in episodes) / len(episodes)
+    cut = f" ({100 * (1 - critical / summed):.1f}% less)" if summed > 0 else ""
+    return (
+        f"latency per sample: {summed:.2f} s with steps in order, {critical:.2f} s with "
+        f"independent steps in parallel{cut}"
+    )
+
+
+def _run_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``evaluate`` arguments the options give, env arguments aside."""
+    return {
+        "repeats": args.repeats,
+        "seed": args.seed,
+        "concurrency": args.concurrency,
+        "out": args.out,
+        "resume": not args.no_resume,
+        "limit": args.limit,
+        "progress": not args.no_progress,
+    }
+
+
+def _pool_name(settings: Mapping[str, Any]) -> str:
+    pool = settings.get("pool", DEFAULT_POOL)
+    return pool if isinstance(pool, str) else "custom"
+
+
+def _argument_errors() -> tuple[type[Exception], ...]:
+    """What a bad argument raises from a run (exit status 2)."""
+    from conductor_gym.bench.results import ResumeMismatchError
     from conductor_gym.pool.config import PoolConfigError
     from conductor_gym.tasks import TaskSourceError
 
+    return (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Run ``conductor-gym evaluate`` (see the module docstring)."""
+    from conductor_gym.bench.evaluate import evaluate
+    from conductor_gym.bench.results import journal_path
+
     try:
-        settings: dict[str, Any] = {**dict(args.env), **settings_from_arguments(args)}
-        results = evaluate(
-            args.agent,
-            args.suite,
-            repeats=args.repeats,
-            seed=args.seed,
-            concurrency=args.concurrency,
-            out=args.out,
-            resume=not args.no_resume,
-            limit=args.limit,
-            progress=not args.no_progress,
-            **settings,
-        )
-    except (ResumeMismatchError, ValueError, TypeError, PoolConfigError, TaskSourceError) as exc:
+        env_kwargs: dict[str, Any] = {**dict(args.env), **settings_from_arguments(args)}
+    except _argument_errors() as exc:
+        print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+        return 2
+    if args.cost_lambda is not None:
+        return run_sweep(args, env_kwargs)
+    if args.sweep_agent or args.frontier:
+        print("conductor-gym evaluate: --sweep-agent and --frontier need --cost-lambda",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        results = evaluate(args.agent, args.suite, **_run_arguments(args), **env_kwargs)
+    except _argument_errors() as exc:
         print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -156,6 +249,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{results.repeats} repeats, seed {results.seed}"
     )
     print(format_results(results))
+    print(format_latency(results))
     saved = f"; results in {args.out}" if args.out else ""
     print(f"wall time {results.wall_time_s:.1f} s{saved}")
     overall = results.metrics["overall"]
@@ -169,6 +263,63 @@ def run_evaluate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+def format_sweep(points: Sequence[FrontierPoint]) -> str:
+    """Every point of a sweep, then the Pareto front (cheapest first; the price is named
+    for agents whose behaviour moved with it)."""
+    from conductor_gym.bench.frontier import pareto_front, points_table
+
+    rows = points_table(points)
+    table = _table(list(rows[0]), [list(r.values()) for r in rows])
+    spending: dict[str, set[tuple[float, float]]] = {}
+    for p in points:
+        spending.setdefault(p.label, set()).add((p.accuracy, p.cost_per_question_usd))
+    front = ", ".join(
+        p.agent
+        + (f" at lambda {p.cost_lambda:g}" if len(spending[p.label]) > 1 else "")
+        + f" ({100 * p.accuracy:.1f}%, ${p.cost_per_question_usd:.5f})"
+        for p in pareto_front(points)
+    )
+    return f"{table}\nPareto front (accuracy against cost per question): {front}"
+
+
+def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
+    """``evaluate --cost-lambda``: the sweep, its table and front, and the plot."""
+    from conductor_gym.bench.frontier import plot_frontier, sweep_cost_lambda
+
+    points: list[FrontierPoint] = []
+    try:
+        for agent in (args.agent, *args.sweep_agent):
+            points += sweep_cost_lambda(
+                agent,
+                args.suite,
+                args.cost_lambda,
+                unit=args.cost_unit,
+                **_run_arguments(args),
+                **env_kwargs,
+            )
+    except _argument_errors() as exc:
+        print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    limit = f", first {args.limit} tasks per source" if args.limit else ""
+    print(
+        f"cost-lambda sweep: suite {args.suite!r}{limit}, pool {_pool_name(env_kwargs)!r}, "
+        f"{args.repeats} repeats, seed {args.seed}, price per {args.cost_unit}"
+    )
+    print(format_sweep(points))
+    if args.frontier:
+        note = f"suite {args.suite}{limit}, pool {_pool_name(env_kwargs)}, {args.repeats} repeats"
+        try:
+            path = plot_frontier(points, args.frontier, note=note)
+        except RuntimeError as exc:
+            print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
+            return 2
+        print(f"frontier plot in {path}")
     return 0
 
 

@@ -19,6 +19,12 @@ Every completed call counts, cached ones included (at their recorded tokens and 
 a replay from the response cache truncates exactly where the recorded run did. The
 ledger's ``billed_usd`` and ``cache_saved_usd`` report what was paid and what the cache
 saved.
+
+When steps run in parallel, a call made while an earlier step was still running may be
+thrown away because that earlier step ended the run (its turn to be charged never came:
+:mod:`conductor_gym.core.execute`). Such a call is counted apart, in ``discarded_calls``,
+``discarded_tokens`` and ``discarded_usd``, so that the budget's decisions stay those of
+running the steps in order while no spending goes unreported.
 """
 
 from __future__ import annotations
@@ -118,6 +124,9 @@ class Ledger:
     cost_usd: float = 0.0
     billed_usd: float = 0.0
     cache_saved_usd: float = 0.0
+    discarded_calls: int = 0
+    discarded_tokens: int = 0
+    discarded_usd: float = 0.0
 
     def check(self) -> None:
         """Raise :class:`BudgetExceeded` if a limit has been reached."""
@@ -139,6 +148,14 @@ class Ledger:
         else:
             self.billed_usd += completion.cost_usd
 
+    def discard(self, completion: Completion) -> None:
+        """Count a call that completed but was thrown away (module docstring); the
+        budget's own figures are unchanged."""
+        self.discarded_calls += 1
+        self.discarded_tokens += completion.prompt_tokens + completion.completion_tokens
+        if not completion.cached:
+            self.discarded_usd += completion.cost_usd
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "scope": self.scope,
@@ -148,4 +165,7 @@ class Ledger:
             "cost_usd": self.cost_usd,
             "billed_usd": self.billed_usd,
             "cache_saved_usd": self.cache_saved_usd,
+            "discarded_calls": self.discarded_calls,
+            "discarded_tokens": self.discarded_tokens,
+            "discarded_usd": self.discarded_usd,
         }

@@ -67,8 +67,9 @@ class ConductorEnv(gym.Env[str, str]):
     workers the conductor may use, shown only as ``Model 0 .. Model k-1``. The agent
     answers with a completion that ends in three Python lists, ``model_id``,
     ``subtasks`` and ``access_list`` (1 to ``max_steps`` steps). The env parses them
-    (:func:`conductor_gym.plan.parse_plan`), runs the steps in order, each worker
-    seeing its subtask and the earlier steps its access list selects
+    (:func:`conductor_gym.plan.parse_plan`), runs the steps, each worker seeing its
+    subtask and the earlier steps its access list selects, each step as soon as those
+    have answered, with the result of running them in order
     (:func:`conductor_gym.core.execute.run_plan`), and grades the last step's answer.
     Offline by default: the ``offline`` procedural tasks on the ``sim-paper``
     simulated pool, with no network and no keys.
@@ -109,6 +110,10 @@ class ConductorEnv(gym.Env[str, str]):
     reward comes at the end, on the final answer. An invalid plan in any round (or in
     an inner call) ends the episode with the ``invalid`` reward.
 
+    A cost-aware scheme (:mod:`conductor_gym.core.reward`) then subtracts its price for
+    the episode's worker spending from a graded episode's reward, never going below the
+    ``invalid`` reward; invalid plans and truncated episodes pay nothing.
+
     ``initial_round_weight = w`` (default 0) is the training variant of the paper's
     recursive fine-tune, which scales the reward of the initial, non-recursive answer by
     0.25 and normalises across rounds without giving a formula. We use
@@ -147,9 +152,12 @@ class ConductorEnv(gym.Env[str, str]):
       :class:`~conductor_gym.pool.base.WorkerPool`; ``k``, ``shuffle_workers`` and
       ``cache`` (a response-cache file or :class:`~conductor_gym.workers.cache.ResponseCache`)
       apply to the first three.
-    * ``reward``, ``max_steps``, ``max_recursions``, ``force_recursion``,
-      ``initial_round_weight``, ``templates``, ``question_to_all_workers``,
-      ``max_plan_chars``, ``retry``, ``episode_budget``: as documented on the config.
+    * ``reward``: ``"paper"``, ``"binary"``, a cost-aware preset (``"cost-usd"``,
+      ``"cost-ktokens"``, ``"cost-calls"``, with its own price as ``"cost-usd:25"``) or a
+      :class:`~conductor_gym.core.reward.RewardScheme`.
+    * ``max_steps``, ``max_recursions``, ``force_recursion``, ``initial_round_weight``,
+      ``templates``, ``question_to_all_workers``, ``max_plan_chars``, ``retry``,
+      ``episode_budget``: as documented on the config.
 
     Two arguments are not settings but objects of this env: ``conductor``, a policy
     offered as worker ``Model k`` (recursion, above; needs ``max_recursions >= 1``), and
@@ -188,7 +196,9 @@ class ConductorEnv(gym.Env[str, str]):
     and inner call: ``worker_calls`` (calls to real workers, retries included),
     ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (every call, cached ones at their
     recorded cost), ``billed_usd`` (calls that reached a backend), ``cache_saved_usd``
-    (calls answered from the cache), ``latency_s`` (summed worker latency).
+    (calls answered from the cache), ``latency_s`` (summed worker latency: steps in order;
+    each trace's ``critical_path_s`` is its latency with steps in parallel, and
+    :func:`conductor_gym.core.episode.critical_path_s` sums it over the rounds).
 
     ## Async use
 
@@ -489,6 +499,7 @@ class ConductorEnv(gym.Env[str, str]):
             first = self.reward_scheme(Outcome.CORRECT if initial.correct else Outcome.WRONG)
             weight = self.initial_round_weight
             reward = (weight * first + reward) / (1.0 + weight)
+        reward = self.reward_scheme.charge(reward, episode.spend())
         info["outcome"], info["grade"], info["initial_grade"] = outcome.value, final, initial
         return self._close(episode, info, reward)
 

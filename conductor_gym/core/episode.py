@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,8 +11,9 @@ import numpy as np
 
 from conductor_gym._validate import is_int
 from conductor_gym.core.budget import Ledger
-from conductor_gym.core.execute import BoundWorker, Trace
+from conductor_gym.core.execute import BoundWorker, StepRecord, Trace
 from conductor_gym.core.info import ParseError, Totals
+from conductor_gym.core.reward import Spend
 from conductor_gym.core.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
 from conductor_gym.plan import Plan
 from conductor_gym.pool.base import PoolDraw
@@ -22,6 +24,7 @@ __all__ = [
     "EpisodeState",
     "Round",
     "bind_task",
+    "critical_path_s",
     "draw_forced",
     "option_task_index",
     "rollout_episode_seed",
@@ -100,12 +103,26 @@ class EpisodeState:
     def inner_calls(self, max_recursions: int) -> int:
         return max_recursions - self.budget.left
 
+    def _worker_steps(self) -> list[StepRecord]:
+        """Every step that called a real worker, in every round and inner call (a
+        self-call step stands for its inner plan, whose steps are counted instead)."""
+        traces = [r.trace for r in self.rounds if r.trace is not None]
+        inner = [c.trace for r in self.rounds for c in r.self_calls]
+        return [s for t in (*traces, *inner) for s in t.steps if s.worker != SELF_WORKER_NAME]
+
+    def spend(self) -> Spend:
+        """What the episode's plans spent on workers, for cost-aware rewards."""
+        totals = self.totals()
+        return Spend(
+            usd=totals["cost_usd"],
+            tokens=totals["prompt_tokens"] + totals["completion_tokens"],
+            calls=len(self._worker_steps()),
+        )
+
     def totals(self) -> Totals:
         """Accounting over every round and inner call so far."""
         traces = [r.trace for r in self.rounds if r.trace is not None]
-        inner = [c.trace for r in self.rounds for c in r.self_calls]
-        # A self-call step stands for its inner plan: count the inner workers' steps.
-        real = [s for t in (*traces, *inner) for s in t.steps if s.worker != SELF_WORKER_NAME]
+        real = self._worker_steps()
         return {
             "worker_calls": sum(step.attempts for step in real),
             # A self-call step's completion already carries its inner plan's totals.
@@ -116,6 +133,13 @@ class EpisodeState:
             "cache_saved_usd": sum(step.cost_usd for step in real if step.cached),
             "latency_s": sum(t.latency_s for t in traces),
         }
+
+
+def critical_path_s(rounds: Sequence[Round]) -> float:
+    """An episode's latency with every plan's steps run as soon as they may: the sum of
+    its rounds' critical paths (rounds run one after another; an inner call counts with
+    its own plan's critical path). Compare ``info["latency_s"]``, the summed latency."""
+    return sum(r.trace.critical_path_s for r in rounds if r.trace is not None)
 
 
 def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:

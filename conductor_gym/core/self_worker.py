@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from conductor_gym.core.budget import Ledger
-from conductor_gym.core.execute import BoundWorker, PolicyFailure, RetryPolicy, Trace, run_plan
+from conductor_gym.core.execute import (
+    BoundWorker,
+    PlanCompletion,
+    PolicyFailure,
+    RetryPolicy,
+    Trace,
+    run_plan,
+)
 from conductor_gym.core.prompts import PromptTemplates
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, Message
@@ -164,13 +171,14 @@ class SelfWorker:
             ledgers=self.ledgers,
         )
         self.calls.append(SelfCall(question, completion, plan, trace))
-        return Completion(
+        return PlanCompletion(
             text=trace.final_response or "",
             prompt_tokens=trace.prompt_tokens,
             completion_tokens=trace.completion_tokens,
             cost_usd=trace.cost_usd,
             latency_s=trace.latency_s,
             model="conductor",
+            critical_path_s=trace.critical_path_s,
         )
 
 

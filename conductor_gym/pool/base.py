@@ -323,7 +323,9 @@ def make_pool(
         pool: A name registered with :func:`register_pool_preset`, a preset shipped in
             ``conductor_gym/pool/presets/`` (``"sim-paper"``, ``"local-smol"``,
             ``"paper-constrained"``, ``"paper-unconstrained"``), the path of a TOML pool
-            file, a list of :class:`WorkerSpec`, or a ready :class:`WorkerPool`.
+            file, either followed by ``@<split>`` to draw from a pool split
+            (:mod:`conductor_gym.pool.splits`, e.g. ``"sim-paper@train"``), a list of
+            :class:`WorkerSpec`, or a ready :class:`WorkerPool`.
         k, shuffle: Override the file's (or the default) draw.
         cache: A response-cache path (read-write) or a
             :class:`~conductor_gym.workers.cache.ResponseCache`.
@@ -343,6 +345,15 @@ def make_pool(
         cache = ResponseCache(cache)
     if isinstance(pool, str | os.PathLike):
         name = os.fspath(pool)
+        from conductor_gym.pool import splits
+
+        if (parsed := splits.parse_split_pool_name(name)) is not None:
+            if k is not None or shuffle is not None:
+                raise ValueError(
+                    f"pool: k and shuffle_workers cannot override pool split {name!r}: "
+                    "the split draws the sizes and the order"
+                )
+            return splits.get_pool_split(parsed[1]).build(parsed[0], cache=cache)
         if name in POOL_PRESETS:
             return WorkerPool(
                 POOL_PRESETS.get(name)(), k=k, shuffle=bool(shuffle), cache=cache, name=name

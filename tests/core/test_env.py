@@ -184,7 +184,7 @@ def test_non_string_action_is_a_type_error() -> None:
         ({"pool": "nope"}, r"pool: unknown preset 'nope'"),
         (
             {"reward": "nope"},
-            r"reward: unknown reward scheme 'nope'; registered: \['binary', 'paper'\]",
+            r"reward: unknown reward scheme 'nope'; registered: \['binary', 'cost-calls'",
         ),
         ({"max_steps": 0}, r"max_steps: must be an int >= 1"),
         ({"k": 8}, r"k must be an int in 1\.\.7"),
