@@ -13,6 +13,8 @@ metadata into a validated submission. ``conductor-gym evaluate --agent random --
 offline --repeats 4 --out results.json`` runs an agent over a suite and prints accuracy,
 reward, parse failures, steps, calls, tokens and cost per benchmark
 (:mod:`conductor_gym.cli.evaluate`); ``conductor-gym suites list`` shows the suites.
+``conductor-gym serve --agent SPEC --pool POOL`` serves a conductor behind an
+OpenAI-compatible API (:mod:`conductor_gym.cli.serve`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import gymnasium as gym
 
 from conductor_gym import ENV_ID
 from conductor_gym.agents import RandomPlanner
+from conductor_gym.cli.serve import add_parser as add_serve_parser
 from conductor_gym.cli.train import add_train_parser
 
 
@@ -248,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_leaderboard(commands)
     _add_evaluate(commands)
     add_train_parser(commands)
+    add_serve_parser(commands)
     return parser
 
 
