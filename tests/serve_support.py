@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llama_server import free_port
+from llama_server import free_port, stop
 from support import require
 
 STARTUP_TIMEOUT_S = 60.0
@@ -91,12 +91,7 @@ def serve_command(args: Sequence[str], env: Mapping[str, str] | None = None) -> 
             _wait_for(base_url, lambda: process.poll() is None, log)
             yield base_url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
 
 
 def simulated_pool_file(path: Path, *, latency_scale: float, workers: int = 3) -> Path:

@@ -122,8 +122,8 @@ def shared_scorer(settings: dict[str, Any]) -> Scorer:
             if not options.pop("few_shot"):
                 options["templates"] = dataclasses.replace(DEFAULT_TEMPLATES, examples=())
             _SCORERS[key] = Scorer(
-                make_task_source(tasks, **task_options),
-                options.pop("pool"),
+                tasks=make_task_source(tasks, **task_options),
+                pool=options.pop("pool"),
                 seed=secrets.randbits(62),
                 **options,
             )
