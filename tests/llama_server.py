@@ -71,12 +71,17 @@ def llama_server(model_path: str, *, n_threads: int = 1) -> Iterator[str]:
             _wait_until_ready(process, base_url, log)
             yield base_url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate ``process``; kill it if it lingers for 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: IO[bytes]) -> None:

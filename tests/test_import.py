@@ -3,7 +3,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("torch", "transformers", "vllm", "litellm", "datasets")
+HEAVY = (
+    "torch", "transformers", "vllm", "litellm", "datasets",
+    "verifiers", "verl", "starlette", "uvicorn", "fastapi",
+)  # fmt: skip
 
 
 def test_import_is_lean_and_registers_the_env() -> None:

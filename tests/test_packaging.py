@@ -18,6 +18,9 @@ FOLDERS = {"conductor_gym": "conductor_gym", "agents": "conductor_gym.agents",
            "trainers": "conductor_gym.trainers"}  # fmt: skip
 
 
+PLUGIN_DIR = "trainers/verifiers/conductor_gym_env/"
+
+
 def _packages_on_disk() -> set[str]:
     found: set[str] = set()
     for folder, package in FOLDERS.items():
@@ -37,7 +40,9 @@ def _tracked_modules() -> set[str]:
     ).stdout.split()  # fmt: skip
     modules = set()
     for path in listed:
-        if path.endswith(".py"):
+        if path.startswith(PLUGIN_DIR):  # its own top-level package in the wheel
+            modules.add("conductor_gym_env/" + path[len(PLUGIN_DIR) :])
+        elif path.endswith(".py"):
             folder, _, rest = path.partition("/")
             modules.add(f"{FOLDERS[folder].replace('.', '/')}/{rest}")
     return modules
@@ -45,9 +50,12 @@ def _tracked_modules() -> set[str]:
 
 def test_pyproject_lists_every_package_folder() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert set(config["packages"]) == _packages_on_disk()
+    # verifiers loads its plugin by a top-level name: the one package mapped out of trainers/
+    plugin = {"conductor_gym_env": "trainers/verifiers/conductor_gym_env"}
     assert config["package-dir"] == {"conductor_gym.agents": "agents",
-                                     "conductor_gym.trainers": "trainers"}  # fmt: skip
+                                     "conductor_gym.trainers": "trainers", **plugin}  # fmt: skip
+    on_disk = _packages_on_disk() - {"conductor_gym.trainers.verifiers.conductor_gym_env"}
+    assert set(config["packages"]) == on_disk | set(plugin)
 
 
 @pytest.mark.slow
@@ -88,6 +96,8 @@ def test_a_wheel_from_a_clone_without_symlinks_holds_every_module(tmp_path: Path
 
 
 def _source_path(module: str) -> str:
+    if module.startswith("conductor_gym_env/"):
+        return PLUGIN_DIR + module[len("conductor_gym_env/") :]
     for folder, package in FOLDERS.items():
         prefix = package.replace(".", "/") + "/"
         if folder != "conductor_gym" and module.startswith(prefix):

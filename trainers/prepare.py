@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -52,6 +54,7 @@ __all__ = [
     "CONFIG_ENV",
     "CONFIG_FORMAT",
     "PrepareResult",
+    "SharedEnv",
     "TrainConfig",
     "config_path_for",
     "env_config_path",
@@ -59,6 +62,7 @@ __all__ = [
     "make_label",
     "parse_label",
     "prepare_prompts",
+    "shared_env",
 ]
 
 CONFIG_ENV = "CONDUCTOR_GYM_TRAIN_CONFIG"
@@ -244,6 +248,35 @@ class TrainConfig:
         if ref.task_index >= self.num_tasks:
             raise ValueError(f"label {label!r}: task_index is outside 0..{self.num_tasks - 1}")
         return ref
+
+
+@dataclass(frozen=True)
+class SharedEnv:
+    """The process-wide env of one config file: its path, the config and its Scorer."""
+
+    path: str
+    config: TrainConfig
+    scorer: Scorer
+
+
+_SHARED: dict[str, SharedEnv] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_env() -> SharedEnv:
+    """The :class:`SharedEnv` of ``$CONDUCTOR_GYM_TRAIN_CONFIG``, built on first use in
+    this process (checking the task-source fingerprint) and reused after: a trainer's
+    rollout process (an OpenRLHF engine, a verl agent-loop worker) shares one Scorer,
+    so the pool's clients, rate limits and response cache serve every episode."""
+    path = env_config_path()
+    with _SHARED_LOCK:
+        if path not in _SHARED:
+            config = TrainConfig.load(path)
+            # Fresh worker randomness per process: the group seed (task, pool draw) comes
+            # from the label; two engines must not replay the same rollout seeds.
+            scorer = config.scorer(seed=secrets.randbits(62))
+            _SHARED[path] = SharedEnv(path, config, scorer)
+        return _SHARED[path]
 
 
 @dataclass(frozen=True)

@@ -135,38 +135,55 @@ def _recorded(config: EnvConfig) -> dict[str, Any] | None:
     return {k: v for k, v in data.items() if k not in _RESERVED}
 
 
-def _cost(item: Any) -> tuple[int, float]:
-    """``(prompt + completion tokens, cost_usd)`` of a usage mapping or object."""
+_Usage = tuple[int, int, float]
+"""``(prompt_tokens, completion_tokens, cost_usd)``."""
+
+
+def _cost(item: Any) -> _Usage:
+    """The :data:`_Usage` of a usage mapping or object."""
 
     def get(key: str) -> float:
         value = item.get(key, 0) if isinstance(item, Mapping) else getattr(item, key, 0)
         return float(value or 0)
 
-    return int(get("prompt_tokens") + get("completion_tokens")), get("cost_usd")
+    return int(get("prompt_tokens")), int(get("completion_tokens")), get("cost_usd")
 
 
-def _usage(agent: BaseAgent, actions: Sequence[str], before: int | None) -> list[tuple[int, float]]:
-    """Planner tokens and cost per action of the last ``act_batch`` call (module docstring):
+def _part(total: int, parts: int, rank: int) -> int:
+    """Share ``rank`` of ``total`` split into ``parts`` integers that differ by at most 1."""
+    return total // parts + (1 if rank % parts < total % parts else 0)
+
+
+def _usage(agent: BaseAgent, actions: Sequence[str], before: int | None) -> list[_Usage]:
+    """Planner usage per action of the last ``act_batch`` call (module docstring):
     ``agent.last_usage`` when aligned, else the new ``agent.completions`` matched to the
     actions by text, the unmatched rest shared evenly; else nothing."""
     n = len(actions)
     aligned = agent.last_usage
     if aligned is not None and len(aligned) == n:
-        return [(0, 0.0) if item is None else _cost(item) for item in aligned]
+        return [(0, 0, 0.0) if item is None else _cost(item) for item in aligned]
     log = agent.completions
     if before is None or log is None:
-        return [(0, 0.0)] * n
-    unused: dict[str, list[tuple[int, float]]] = {}
+        return [(0, 0, 0.0)] * n
+    unused: dict[str, list[_Usage]] = {}
     for item in log[before:]:
         unused.setdefault(str(getattr(item, "text", "")), []).append(_cost(item))
     matched = [unused[a].pop(0) if unused.get(a) else None for a in actions]
     rest = [u for group in unused.values() for u in group]
     share = [i for i, m in enumerate(matched) if m is None] or list(range(n))
-    tokens, cost = sum(t for t, _ in rest), math.fsum(c for _, c in rest)
-    result = [m or (0, 0.0) for m in matched]
+    prompt, completion = sum(u[0] for u in rest), sum(u[1] for u in rest)
+    cost = math.fsum(u[2] for u in rest)
+    result = [m or (0, 0, 0.0) for m in matched]
+    k = len(share)
     for rank, i in enumerate(share):
-        extra = tokens // len(share) + (1 if rank < tokens % len(share) else 0)
-        result[i] = (result[i][0] + extra, result[i][1] + cost / len(share))
+        p, c, usd = result[i]
+        # The completion remainder continues where the prompt remainder stopped, so each
+        # share's total tokens are the even split of prompt + completion tokens.
+        result[i] = (
+            p + _part(prompt, k, rank),
+            c + _part(completion, k, rank - prompt % k),
+            usd + cost / k,
+        )
     return result
 
 
@@ -189,8 +206,9 @@ def _spent(last: StepInfo | None) -> dict[str, Any]:
     }
 
 
-_Answer = tuple[str | None, int, float, dict[str, Any] | None]
-"""An agent's answer to one request: action (``None`` on failure), tokens, cost, error."""
+_Answer = tuple[str | None, int, int, float, dict[str, Any] | None]
+"""An agent's answer to one request: action (``None`` on failure), prompt tokens,
+completion tokens, cost, error."""
 
 
 @dataclasses.dataclass
@@ -252,7 +270,7 @@ class _Batcher:
             return await self._ask(batch)
         except AgentError as exc:
             if len(batch) == 1:
-                return [(None, 0, 0.0, exc.to_dict())]
+                return [(None, 0, 0, 0.0, exc.to_dict())]
         return [(await self._call([request]))[0] for request in batch]
 
     async def _ask(self, batch: list[_Request]) -> list[_Answer]:
@@ -266,7 +284,7 @@ class _Batcher:
         if len(actions) != len(batch) or not all(isinstance(a, str) for a in actions):
             raise TypeError(f"act_batch must return {len(batch)} strings, got {actions!r:.200}")
         usage = _usage(self.agent, actions, before)
-        return [(a, t, c, None) for a, (t, c) in zip(actions, usage, strict=True)]
+        return [(a, p, c, usd, None) for a, (p, c, usd) in zip(actions, usage, strict=True)]
 
 
 async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> EpisodeRecord:
@@ -274,10 +292,10 @@ async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> Epis
     actions: list[str] = []
     planner_tokens, planner_cost, reward = 0, 0.0, 0.0
     while True:
-        action, tokens, cost, failure = await batcher.act(
+        action, prompt_tokens, completion_tokens, cost, failure = await batcher.act(
             observation, dict(info), hash_seed("agent", spec.seed, len(actions))
         )
-        planner_tokens += tokens
+        planner_tokens += prompt_tokens + completion_tokens
         planner_cost += cost
         if action is None:
             break

@@ -14,6 +14,8 @@ submission (:mod:`conductor_gym.cli.leaderboard`). ``conductor-gym evaluate --ag
 --suite offline --repeats 4 --out results.json`` runs an agent over a suite and prints accuracy,
 reward, parse failures, steps, calls, tokens and cost per benchmark
 (:mod:`conductor_gym.cli.evaluate`); ``conductor-gym suites list`` shows the suites.
+``conductor-gym serve --agent SPEC --pool POOL`` serves a conductor behind an
+OpenAI-compatible API (:mod:`conductor_gym.cli.serve`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import gymnasium as gym
 from conductor_gym import ENV_ID
 from conductor_gym.cli.leaderboard import add_parser as add_leaderboard_parser
 from conductor_gym.cli.rescore import add_rescore_parser
+from conductor_gym.cli.serve import add_parser as add_serve_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
@@ -165,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(commands)
     add_view_parser(commands)
     add_rescore_parser(commands)
+    add_serve_parser(commands)
     return parser
 
 

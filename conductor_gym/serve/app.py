@@ -1,0 +1,214 @@
+"""The HTTP server: an OpenAI-compatible ASGI app (Starlette) over conductor models.
+
+Routes: ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``
+(:mod:`conductor_gym.serve.protocol`). Every response is JSON; every error is OpenAI's
+``{"error": {"message", "type", "param", "code"}}`` (with a ``conductor`` field of
+details where there are some): 400 a malformed request (the field named), 401 a missing
+or wrong bearer token, 404 an unknown model or route, 405 a wrong method, 413 a body
+over ``max_request_bytes``, 429 when ``max_concurrency`` episodes run and
+``max_queue`` more wait, and the 5xx of :mod:`conductor_gym.serve.service` when an
+episode gives no answer. An unexpected exception is a 500 naming only its class (the
+traceback goes to the ``conductor_gym.serve`` logger).
+
+Secrets. With ``api_key`` set, every ``/v1`` request needs ``Authorization: Bearer
+<api_key>`` (compared in constant time). No response repeats a request's credentials,
+the server's key, or the value of any secret-looking environment variable
+(:func:`~conductor_gym.serve.service.redact`): a worker's error message passes through
+it before it is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from conductor_gym._validate import require_int
+from conductor_gym.serve.protocol import chat_completion, model_card, model_list, parse_chat_request
+from conductor_gym.serve.service import ConductorModel, ServeError
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "create_app"]
+
+DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+
+logger = logging.getLogger("conductor_gym.serve")
+
+_HTTP_ERRORS = {
+    404: ("invalid_request_error", "not_found"),
+    405: ("invalid_request_error", "method_not_allowed"),
+}
+
+
+class _Admission:
+    """At most ``running`` episodes at once and ``waiting`` more queued; refuse the rest."""
+
+    def __init__(self, running: int, waiting: int) -> None:
+        self.limit = running + waiting
+        self.running = running
+        self.admitted = 0
+        self._slots = asyncio.Semaphore(running)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        if self.admitted >= self.limit:
+            raise ServeError(
+                429,
+                "rate_limit_error",
+                "server_busy",
+                f"the server is at capacity ({self.running} running, "
+                f"{self.limit - self.running} waiting): retry later",
+            )
+        self.admitted += 1
+        try:
+            async with self._slots:
+                yield
+        finally:
+            self.admitted -= 1
+
+
+def create_app(
+    models: Sequence[ConductorModel],
+    *,
+    api_key: str | None = None,
+    max_concurrency: int = 64,
+    max_queue: int = 256,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> Starlette:
+    """The ASGI app serving ``models`` (module docstring for the contract).
+
+    Args:
+        models: The conductors, by their unique ``name``.
+        api_key: The bearer token every ``/v1`` request must carry, or ``None``.
+        max_concurrency: Most episodes played at once.
+        max_queue: Most requests waiting for a slot; more are refused with 429.
+        max_request_bytes: Largest request body accepted; larger is 413.
+
+    The models are closed when the app shuts down (its lifespan).
+    """
+    require_int("max_concurrency", max_concurrency)
+    require_int("max_queue", max_queue, minimum=0)
+    require_int("max_request_bytes", max_request_bytes)
+    if api_key is not None and not api_key:
+        raise ValueError("api_key must be a non-empty string or None")
+    by_name = {m.name: m for m in models}
+    if not by_name:
+        raise ValueError("create_app needs at least one ConductorModel")
+    if len(by_name) != len(models):
+        raise ValueError("model names must be unique")
+    secrets_ = (api_key,) if api_key else ()
+    admission = _Admission(max_concurrency, max_queue)
+    created = int(time.time())
+
+    def error(exc: ServeError) -> JSONResponse:
+        return JSONResponse(exc.body(secrets_), status_code=exc.status)
+
+    def authorize(request: Request) -> None:
+        if api_key is None:
+            return
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode(), api_key.encode()
+        ):
+            raise ServeError(
+                401,
+                "authentication_error",
+                "invalid_api_key",
+                "missing or wrong bearer token (Authorization: Bearer <key>)",
+            )
+
+    def model(name: str, param: str | None = "model") -> ConductorModel:
+        if name not in by_name:
+            raise ServeError(
+                404,
+                "invalid_request_error",
+                "model_not_found",
+                f"the model {name!r} is not served here; served: {sorted(by_name)}",
+                param=param,
+            )
+        return by_name[name]
+
+    async def models_endpoint(request: Request) -> Response:
+        authorize(request)
+        return JSONResponse(model_list(list(by_name.values()), created))
+
+    async def model_endpoint(request: Request) -> Response:
+        authorize(request)
+        return JSONResponse(model_card(model(request.path_params["model"], None), created))
+
+    async def chat_endpoint(request: Request) -> Response:
+        authorize(request)
+        parsed = parse_chat_request(await _read_json(request, max_request_bytes))
+        served = model(parsed.model)
+        async with admission.slot():
+            answer = await served.answer(parsed.question, seed=parsed.seed)
+        return JSONResponse(chat_completion(served.name, answer))
+
+    async def serve_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ServeError)
+        return error(exc)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        kind, code = _HTTP_ERRORS.get(exc.status_code, ("invalid_request_error", "http_error"))
+        return error(ServeError(exc.status_code, kind, code, str(exc.detail)))
+
+    async def crash(request: Request, exc: Exception) -> Response:
+        logger.exception("unexpected error serving %s %s", request.method, request.url.path)
+        return error(
+            ServeError(
+                500, "server_error", "internal_error", f"internal error ({type(exc).__name__})"
+            )
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            for served in by_name.values():
+                served.close()
+
+    return Starlette(
+        routes=[
+            Route("/v1/models", models_endpoint, methods=["GET"]),
+            Route("/v1/models/{model:path}", model_endpoint, methods=["GET"]),
+            Route("/v1/chat/completions", chat_endpoint, methods=["POST"]),
+        ],
+        exception_handlers={ServeError: serve_error, HTTPException: http_error, Exception: crash},
+        lifespan=lifespan,
+    )
+
+
+async def _read_json(request: Request, limit: int) -> Any:
+    """The request's JSON body; 413 past ``limit`` bytes (declared or sent), 400 if it is
+    not JSON."""
+    too_large = ServeError(
+        413, "invalid_request_error", "request_too_large",
+        f"the request body is over the server's limit of {limit} bytes", param="body",
+    )  # fmt: skip
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise ServeError(
+            400, "invalid_request_error", "invalid_json",
+            f"the request body is not JSON: {exc}", param="body",
+        ) from None  # fmt: skip
