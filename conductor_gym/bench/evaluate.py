@@ -81,6 +81,7 @@ from conductor_gym.core.episode import critical_path_s
 from conductor_gym.core.info import ResetInfo, StepInfo
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.splits import with_pool_split
+from conductor_gym.workers.simulated import simulator_version
 
 __all__ = ["aevaluate", "episode_record", "evaluate", "final_response"]
 
@@ -441,7 +442,8 @@ async def aevaluate(
         "env_id": conductor_gym.ENV_ID,
         "env_version": conductor_gym.__version__,
         "suite": SuiteInfo.model_validate(suite.info()).model_dump(),
-        "pool": json_safe(shared_pool.describe()),
+        # which simulator answered (issue 11: v1 / v2), so results say it in words too
+        "pool": {**json_safe(shared_pool.describe()), "simulator": simulator_version(shared_pool)},
         "workers": [WorkerRecord.from_spec(s).model_dump(mode="json") for s in shared_pool.specs],
         "agent": _describe_agent(agent, spec, overrides),
         # the pool is recorded as "pool" and "workers"
