@@ -33,6 +33,8 @@ from conductor_gym.cli.serve import add_parser as add_serve_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
+from conductor_gym.pool.base import DEFAULT_POOL
+from conductor_gym.tasks import DEFAULT_TASKS
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -138,8 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="play episodes of the random planner offline")
     demo.add_argument("--episodes", type=int, default=8)
     demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--tasks", default="offline")
-    demo.add_argument("--pool", default="sim-paper")
+    demo.add_argument("--tasks", default=DEFAULT_TASKS, help="task source name")
+    demo.add_argument("--pool", default=DEFAULT_POOL, help="pool preset or .toml file")
     demo.set_defaults(handler=_demo)
     tasks = commands.add_parser("tasks", help="task sources")
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)

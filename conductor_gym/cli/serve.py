@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from conductor_gym.cli.evaluate import _env_pair
+from conductor_gym.pool.base import DEFAULT_POOL
 
 __all__ = ["DEFAULT_API_KEY_ENV", "add_parser", "run_serve"]
 
@@ -31,7 +32,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "serve", help="serve a conductor over a pool behind an OpenAI-compatible HTTP API"
     )
     serve.add_argument("--agent", required=True, help="the conductor: an agent spec")
-    serve.add_argument("--pool", default="sim-paper", help="pool preset or .toml file")
+    serve.add_argument("--pool", default=DEFAULT_POOL, help="pool preset or .toml file")
     serve.add_argument("--name", default="conductor", help="the model id clients ask for")
     serve.add_argument(
         "--agent-arg", type=_env_pair, action="append", default=[], metavar="KEY=VALUE",

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from conductor_gym.pool.base import PoolDraw, WorkerPool, WorkerSpec
+from conductor_gym.pool.base import DEFAULT_POOL, PoolDraw, WorkerPool, WorkerSpec
 
 if TYPE_CHECKING:
     from conductor_gym.workers.cache import ResponseCache
@@ -154,7 +154,7 @@ class PoolSplit:
 
     def build(
         self,
-        pool: str | os.PathLike[str] | WorkerPool | Sequence[WorkerSpec] = "sim-paper",
+        pool: str | os.PathLike[str] | WorkerPool | Sequence[WorkerSpec] = DEFAULT_POOL,
         *,
         cache: str | os.PathLike[str] | ResponseCache | None = None,
     ) -> SplitPool:

@@ -41,6 +41,7 @@ from pydantic import Field
 from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
+from conductor_gym.pool.base import DEFAULT_POOL
 from conductor_gym.tasks import make_task_source
 
 from ..prepare import group_seed
@@ -70,7 +71,7 @@ class ConductorTasksetConfig(vf.TasksetConfig):
 
     tasks: str = "offline"
     task_options: dict[str, Any] = Field(default_factory=dict)
-    pool: str = "sim-paper"
+    pool: str = DEFAULT_POOL
     k: int | None = None
     shuffle_workers: bool = False
     reward: str = "paper"
