@@ -10,9 +10,9 @@ from collections.abc import Callable
 from functools import cache
 
 import pytest
+from conductor_gym.agents import fixed
 from support import plan_text
 
-from agents import fixed
 from conductor_gym import ConductorEnv
 from conductor_gym.tasks import make_task_source
 from conductor_gym.tasks.procedural.problems import find_problems
