@@ -170,9 +170,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def format_results(results: Results) -> str:
-    """The metrics table: one row per benchmark, then ``overall`` (accuracy ± SE in %)."""
-    names = [name for name in results.metrics if name != "overall"] + ["overall"]
-    return _table(COLUMNS, [_row(name, results.metrics[name]) for name in names])
+    """The metrics table: one row per benchmark, then one per task family (domain) when
+    a benchmark mixes several, then ``overall`` (accuracy ± SE in %)."""
+    from conductor_gym.bench.results import aggregate
+
+    names = [name for name in results.metrics if name != "overall"]
+    rows = [_row(name, results.metrics[name]) for name in names]
+    domains = sorted({e.domain for e in results.episodes})
+    if len(domains) > len(names):
+        for domain in domains:
+            family = [e for e in results.episodes if e.domain == domain]
+            rows.append(_row(f"  {domain}", aggregate(family, results.repeats)["overall"]))
+    rows.append(_row("overall", results.metrics["overall"]))
+    return _table(COLUMNS, rows)
 
 
 def format_latency(results: Results) -> str:
@@ -232,6 +242,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print("conductor-gym evaluate: --sweep-agent and --frontier need --cost-lambda",
               file=sys.stderr)  # fmt: skip
         return 2
+    limit_text = f", first {args.limit} tasks per source" if args.limit else ""
+    print(
+        f"conductor-gym evaluate: agent {args.agent!r}, suite {args.suite!r}{limit_text}, "
+        f"pool {_pool_name(env_kwargs)!r}, {args.repeats} repeats, seed {args.seed} ...",
+        flush=True,
+    )
     try:
         results = evaluate(args.agent, args.suite, **_run_arguments(args), **env_kwargs)
     except _argument_errors() as exc:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 
-from conductor_gym import ENV_ID
+from conductor_gym import ENV_ID, __version__
 from conductor_gym.cli.leaderboard import add_parser as add_leaderboard_parser
 from conductor_gym.cli.rescore import add_rescore_parser
 from conductor_gym.cli.serve import add_parser as add_serve_parser
@@ -135,7 +135,12 @@ def _positive_seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="conductor-gym", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="conductor-gym",
+        description="conductor-gym: train, evaluate and serve conductors, LMs that plan "
+        "workflows for a pool of worker LLMs (arXiv 2512.04388).",
+    )
+    parser.add_argument("--version", action="version", version=f"conductor-gym {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="play episodes of the random planner offline")
     demo.add_argument("--episodes", type=int, default=8)

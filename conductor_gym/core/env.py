@@ -380,6 +380,10 @@ class ConductorEnv(gym.Env[str, str]):
 
     def render(self) -> str | None:
         if self.render_mode not in ("ansi", "html"):
+            gym.logger.warn(
+                "render() without a render mode returns nothing: build the env with "
+                "render_mode='ansi' (text) or 'html' (a page)"
+            )
             return None
         if self._episode is None:
             return "(no episode: call reset())\n"
