@@ -248,11 +248,11 @@ class ConductorEnv(gym.Env[str, str]):
         self.conductor = conductor
         self.templates = config.templates or DEFAULT_TEMPLATES
         self.question_to_all_workers = config.question_to_all_workers
-        self.max_plan_chars = max_plan_chars = config.max_plan_chars
+        self.max_plan_chars = config.max_plan_chars
         self.retry = config.retry or RetryPolicy()
         self.render_mode = render_mode
 
-        self.action_space = UnicodeText(max_plan_chars, min_length=0)
+        self.action_space = UnicodeText(self.max_plan_chars, min_length=0)
         self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS, min_length=1)
 
         self._episode: EpisodeState | None = None
@@ -503,7 +503,8 @@ class ConductorEnv(gym.Env[str, str]):
             first = self.reward_scheme(Outcome.CORRECT if initial.correct else Outcome.WRONG)
             weight = self.initial_round_weight
             reward = (weight * first + reward) / (1.0 + weight)
-        reward = self.reward_scheme.charge(reward, episode.spend())
+        if self.reward_scheme.cost_aware:  # the paper's scheme prices nothing
+            reward = self.reward_scheme.charge(reward, episode.spend())
         info["outcome"], info["grade"], info["initial_grade"] = outcome.value, final, initial
         return self._close(episode, info, reward)
 

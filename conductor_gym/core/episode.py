@@ -112,10 +112,10 @@ class EpisodeState:
 
     def spend(self) -> Spend:
         """What the episode's plans spent on workers, for cost-aware rewards."""
-        totals = self.totals()
+        traces = [r.trace for r in self.rounds if r.trace is not None]
         return Spend(
-            usd=totals["cost_usd"],
-            tokens=totals["prompt_tokens"] + totals["completion_tokens"],
+            usd=sum(t.cost_usd for t in traces),
+            tokens=sum(t.prompt_tokens + t.completion_tokens for t in traces),
             calls=len(self._worker_steps()),
         )
 
