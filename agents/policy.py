@@ -41,6 +41,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conductor_gym.core.chat_prompt import ChatPrompt
 from conductor_gym.workers.base import Completion, WorkerError
 
 from ._usage import LoggedConductor, Usage, UsageLog, total_usage
@@ -110,6 +111,7 @@ class PolicyConductor(LoggedConductor):
         if top_k:
             self.params["top_k"] = top_k
         self._count = 0
+        self.chat_prompt = ChatPrompt.find(path)
         self.spec = self.name
         self.last_usage: list[Usage] = []
         self._log = UsageLog()
@@ -173,13 +175,13 @@ class PolicyConductor(LoggedConductor):
             results = await asyncio.gather(
                 *(
                     self.worker.complete(
-                        [{"role": "user", "content": observation}],
+                        self._messages(observation, info),
                         max_tokens=self.max_new_tokens,
                         temperature=self.temperature,
                         seed=seed,
                         **self.params,
                     )
-                    for observation, seed in zip(observations, seeds, strict=True)
+                    for observation, info, seed in zip(observations, infos, seeds, strict=True)
                 )
             )
         except WorkerError as exc:
@@ -192,6 +194,11 @@ class PolicyConductor(LoggedConductor):
             self._log.record(completion)
         self.last_usage = [total_usage([completion]) for completion in completions]
         return [completion.text for completion in completions]
+
+    def _messages(self, observation: str, info: Mapping[str, Any]) -> list[dict[str, str]]:
+        if self.chat_prompt is None:
+            return [{"role": "user", "content": observation}]
+        return self.chat_prompt.for_info(info)
 
     def _seed_for(self, info: Mapping[str, Any]) -> int | None:
         """The request's sampling seed: from ``info["agent_seed"]`` when the harness
@@ -214,6 +221,7 @@ class PolicyConductor(LoggedConductor):
             "max_new_tokens": self.max_new_tokens,
             "seed": self.seed,
             "params": self.params,
+            "chat_prompt": None if self.chat_prompt is None else self.chat_prompt.fingerprint,
         }
 
     def close(self) -> None:

@@ -35,17 +35,23 @@ changes from the paper is listed there and in its docstring.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass, field
 from typing import Any
 
+from conductor_gym.core.chat_prompt import ChatPrompt
 from conductor_gym.core.prompts import PromptTemplates
 
 from .precision import choose_cpu_precision
+from .warm_start import WarmStart
 
 __all__ = [
     "DEMO_PREFIX",
     "DEMO_TEMPLATES",
     "DEMO_WORKERS",
+    "ORCHESTRATE",
+    "ORCHESTRATE_PROMPT",
     "PAPER_GENERATION_BATCH",
+    "Orchestrate",
     "cpu_demo_config",
     "paper_config",
 ]
@@ -217,3 +223,45 @@ DEMO_PREFIX: tuple[dict[str, str], ...] = (
 """Chat turns before the observation: a system message and two worked examples, as
 earlier turns of the conversation (SmolLM2-135M-Instruct follows the format from chat
 turns far more often than from examples inside one long user message)."""
+
+
+# -- the cpu-orchestrate recipe -----------------------------------------------------------
+
+ORCHESTRATE_PROMPT = ChatPrompt(
+    system=(
+        "You are a conductor. You answer a question by giving steps to the listed models. "
+        "Reply with three Python lists: model_id (the model of each step), subtasks (what "
+        'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
+    )
+)
+"""The conductor chat of the ``cpu-orchestrate`` recipe (about 110 tokens with seven
+workers): the question and the ``Model i`` list, as in the env's prompt, without its rules
+and worked examples. It is saved with the checkpoint (``conductor_prompt.json``), so
+``policy:<path>`` asks the trained policy with it."""
+
+
+@dataclass(frozen=True)
+class Orchestrate:
+    """The ``cpu-orchestrate`` recipe's settings (``docs/training-cpu.md``): the format
+    prior's warm start, then GRPO (``cpu_demo_config`` with these values) on the default
+    env (all seven ``sim-paper`` workers, fixed order), training on offline tasks
+    ``train_first ..`` and evaluating on tasks ``0 .. eval_tasks - 1`` (the board's
+    ``offline-160`` suite), never trained on."""
+
+    warm_start: WarmStart = field(
+        default_factory=lambda: WarmStart(steps=32, batch_size=8, learning_rate=1e-4)
+    )
+    iterations: int = 40
+    num_generations: int = 8
+    prompts_per_step: int = 2
+    learning_rate: float = 1e-4
+    temperature: float = 1.0
+    max_completion_length: int = 192
+    trainable_layers: int = 4
+    train_first: int = 160
+    train_tasks: int = 1792
+    eval_tasks: int = 160
+    eval_repeats: int = 3
+
+
+ORCHESTRATE = Orchestrate()

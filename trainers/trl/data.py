@@ -5,7 +5,10 @@ observation for that episode (:meth:`conductor_gym.bridge.Scorer.prompt`), eithe
 plain string (TRL's *standard* format: tokenised as is) or, with ``chat=True``, as a
 conversation (TRL's *conversational* format: the trainer applies the tokenizer's chat
 template): optional ``prefix`` messages (a system message, few-shot turns), then the
-observation as the last user message.
+observation as the last user message. With a ``chat_prompt``
+(:class:`~conductor_gym.core.chat_prompt.ChatPrompt`) the conversation is that prompt's,
+written from the episode's question and number of workers, and the env's observation is
+not used (the env itself is unchanged).
 
 TRL repeats each row ``num_generations`` times (its ``RepeatSampler``), so every
 completion of a GRPO group carries the same label, hence the same task and worker draw
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym.bridge import EpisodeRef, Scorer
+from conductor_gym.core.chat_prompt import ChatPrompt
 
 __all__ = ["Message", "PromptLabels", "build_dataset", "make_refs", "prompt_key", "prompt_text"]
 
@@ -84,22 +88,35 @@ def build_dataset(
     *,
     chat: bool = True,
     prefix: Sequence[Message] = (),
+    chat_prompt: ChatPrompt | None = None,
+    unique_prompts: bool = True,
 ) -> tuple[Any, PromptLabels]:
     """A ``datasets.Dataset`` with ``prompt`` and ``label`` columns, and its
     :class:`PromptLabels`. ``prefix`` messages (conversational only) come before the
-    observation."""
+    observation; a ``chat_prompt`` replaces the observation (module docstring).
+    ``unique_prompts=False`` allows two episodes with one prompt (two tasks with the same
+    question), which the reward-function path tells apart by their labels; the returned
+    :class:`PromptLabels` is then empty."""
     datasets = importlib.import_module("datasets")
 
-    if prefix and not chat:
-        raise ValueError("a message prefix needs chat=True (conversational prompts)")
+    if (prefix or chat_prompt is not None) and not chat:
+        raise ValueError("a message prefix or chat prompt needs chat=True (conversations)")
+    if prefix and chat_prompt is not None:
+        raise ValueError("give a message prefix or a chat prompt, not both")
     labels = PromptLabels()
     rows: list[dict[str, Any]] = []
+    env = scorer.make_env() if chat_prompt is not None else None
     for ref in refs:
-        observation = scorer.prompt(ref)
-        prompt: str | list[Message] = observation
-        if chat:
-            prompt = [*map(dict, prefix), {"role": "user", "content": observation}]
+        prompt: str | list[Message]
+        if env is not None and chat_prompt is not None:
+            prompt = chat_prompt.for_info(scorer.reset(env, ref)[1])
+        else:
+            observation = scorer.prompt(ref)
+            prompt = observation
+            if chat:
+                prompt = [*map(dict, prefix), {"role": "user", "content": observation}]
         label = ref.to_label()
-        labels.add(prompt, label)
+        if unique_prompts:
+            labels.add(prompt, label)
         rows.append({"prompt": prompt, "label": label})
     return datasets.Dataset.from_list(rows), labels

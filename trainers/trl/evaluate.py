@@ -5,6 +5,10 @@ played ``repeats`` times on the env with fixed rollout seeds (the workers' rando
 so two evaluations of the same tasks (before and after training) face exactly the same
 worker draws and the comparison is paired. The standard error is over tasks (the
 ``repeats`` episodes of a task are averaged first, as they share one plan).
+
+:func:`agent_eval` plays a library agent (``single:<id>``, ``best-single``, ...) on the
+same episodes with the same rollout seeds, so a policy is compared with the baselines
+paired as well (:func:`paired_difference`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from conductor_gym.bridge import EpisodeRef, Scorer
+from conductor_gym.bridge import EpisodeRef, ScoredCompletion, Scorer
+from conductor_gym.plan import Plan
 
-__all__ = ["EvalResult", "greedy_completions", "greedy_eval", "paired_difference"]
+__all__ = [
+    "EvalResult",
+    "agent_eval",
+    "greedy_completions",
+    "greedy_eval",
+    "paired_difference",
+    "score_plans",
+]
 
 
 @dataclass
@@ -33,6 +45,12 @@ class EvalResult:
     first_worker: dict[str, int]
     wall_s: float
     completions: list[str] = field(repr=False)
+    families: list[str] = field(default_factory=list, repr=False)
+    questions: list[str] = field(default_factory=list, repr=False)
+    plans: list[Plan | None] = field(default_factory=list, repr=False)
+    per_question: dict[str, float] = field(default_factory=dict)
+    """Means over every episode: ``steps`` (valid plans; 0 for an invalid one),
+    ``worker_calls``, ``tokens`` (workers' prompt + completion) and ``cost_usd``."""
 
     @property
     def mean(self) -> float:
@@ -54,6 +72,7 @@ class EvalResult:
             "accuracy_se": _se(self.task_accuracy),
             "valid_rate": self.valid_rate,
             "tasks": len(self.task_rewards),
+            **self.per_question,
             "first_worker": self.first_worker,
             "wall_s": self.wall_s,
             "sample_completions": self.completions[:3],
@@ -64,9 +83,16 @@ def _se(values: Sequence[float]) -> float:
     return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
-def paired_difference(before: EvalResult, after: EvalResult) -> tuple[float, float]:
-    """Mean and standard error of the per-task reward change."""
-    diff = [a - b for a, b in zip(after.task_rewards, before.task_rewards, strict=True)]
+def paired_difference(
+    before: EvalResult, after: EvalResult, *, metric: str = "reward"
+) -> tuple[float, float]:
+    """Mean and standard error of the per-task change of ``metric`` (``"reward"`` or
+    ``"accuracy"``) from ``before`` to ``after`` (the same tasks, in the same order)."""
+    if metric not in ("reward", "accuracy"):
+        raise ValueError(f"metric must be 'reward' or 'accuracy', got {metric!r}")
+    name = "task_rewards" if metric == "reward" else "task_accuracy"
+    pairs = zip(getattr(after, name), getattr(before, name), strict=True)
+    diff = [a - b for a, b in pairs]
     return float(np.mean(diff)), _se(diff)
 
 
@@ -141,6 +167,21 @@ def greedy_eval(
     completions = greedy_completions(
         model, tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size, bf16=bf16
     )
+    return score_plans(scorer, refs, completions, repeats=repeats, seed=seed, start=start)
+
+
+def score_plans(
+    scorer: Scorer,
+    refs: Sequence[EpisodeRef],
+    completions: Sequence[str],
+    *,
+    repeats: int = 4,
+    seed: int = 12345,
+    start: float | None = None,
+) -> EvalResult:
+    """Play ``completions[i]`` on ``refs[i]``'s episode ``repeats`` times, with rollout seeds
+    drawn from ``seed`` (the same seeds for every caller with the same ``refs``)."""
+    start = time.perf_counter() if start is None else start
     seeds = [int(s) for s in np.random.default_rng(seed).integers(0, 2**62, len(refs) * repeats)]
     results = scorer.score(
         [r for r in refs for _ in range(repeats)],
@@ -159,5 +200,44 @@ def greedy_eval(
         valid_rate=float(np.mean([r.outcome != "invalid" for r in results])),
         first_worker=dict(workers),
         wall_s=time.perf_counter() - start,
-        completions=completions,
+        completions=list(completions),
+        families=[r.info["domain"] for r in results[::repeats]],
+        questions=[r.info["question"] for r in results[::repeats]],
+        plans=[r.info["plan"] for r in results[::repeats]],
+        per_question=_per_question(results),
     )
+
+
+def _per_question(results: Sequence[ScoredCompletion]) -> dict[str, float]:
+    return {
+        "steps": float(np.mean([r.steps for r in results])),
+        "worker_calls": float(np.mean([r.info["worker_calls"] for r in results])),
+        "tokens": float(
+            np.mean([r.info["prompt_tokens"] + r.info["completion_tokens"] for r in results])
+        ),
+        "cost_usd": float(np.mean([r.info["cost_usd"] for r in results])),
+    }
+
+
+def agent_eval(
+    scorer: Scorer,
+    refs: Sequence[EpisodeRef],
+    agent: str,
+    *,
+    repeats: int = 4,
+    seed: int = 12345,
+) -> EvalResult:
+    """Play the library agent ``agent`` (a spec such as ``single:2``) on ``refs``, with
+    the rollout seeds :func:`greedy_eval` uses for the same ``refs``, ``repeats`` and
+    ``seed``. Its plan is written from each episode's reset (a fixed-plan agent writes
+    the same plan for every repeat)."""
+    from conductor_gym.core.agent_spec import make_agent
+
+    start = time.perf_counter()
+    conductor = make_agent(agent)
+    env = scorer.make_env()
+    completions = []
+    for ref in refs:
+        observation, info = scorer.reset(env, ref)
+        completions.append(conductor.act(observation, info))
+    return score_plans(scorer, refs, completions, repeats=repeats, seed=seed, start=start)

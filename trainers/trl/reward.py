@@ -95,8 +95,9 @@ class ConductorReward:
             ``max_recursions=0``), shared by every call (its pool, clients, cache).
         label_column: The dataset column holding ``EpisodeRef.to_label()``.
 
-    ``episodes`` counts the episodes played so far and ``last`` holds the last batch's
-    :class:`~conductor_gym.bridge.ScoredCompletion` results (for tests and debugging).
+    ``episodes`` counts the episodes played so far, ``last`` holds the last batch's
+    :class:`~conductor_gym.bridge.ScoredCompletion` results and ``history`` every batch's
+    returned rewards, in order (for tests and debugging).
     """
 
     __name__ = "conductor"
@@ -106,6 +107,7 @@ class ConductorReward:
         self.label_column = label_column
         self.episodes = 0
         self.last: list[ScoredCompletion] = []
+        self.history: list[list[float | None]] = []
 
     async def __call__(
         self,
@@ -136,7 +138,9 @@ class ConductorReward:
         )
         if log_extra is not None:
             log_extra("outcome", [r.outcome for r in results])
-        return [None if r.truncated else r.reward for r in results]
+        rewards = [None if r.truncated else r.reward for r in results]
+        self.history.append(rewards)
+        return rewards
 
 
 def rollout_reward(

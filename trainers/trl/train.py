@@ -2,7 +2,8 @@
 
 ::
 
-    python -m conductor_gym.trainers.trl.train --recipe cpu-demo        # docs/training-cpu.md
+    python -m conductor_gym.trainers.trl.train --recipe cpu-orchestrate # docs/training-cpu.md
+    python -m conductor_gym.trainers.trl.train --recipe cpu-demo        # one-step routing, 10 min
     python -m conductor_gym.trainers.trl.train --recipe paper --model Qwen/Qwen2.5-7B-Instruct \\
         --tasks paper-train --pool paper-constrained --use-vllm --output-dir runs/paper
 
@@ -13,7 +14,18 @@ Single-turn episodes (``--max-recursions 0``) are scored by the async reward fun
 multi-turn :class:`~conductor_gym.trainers.trl.rollout.ConductorRollout` plays the episodes and
 :func:`~conductor_gym.trainers.trl.reward.rollout_reward` passes their rewards to TRL. With
 ``--eval-tasks N`` the policy is evaluated greedily on ``N`` held-out tasks (the last
-``N`` of the source) before and after training (:mod:`conductor_gym.trainers.trl.evaluate`).
+``N`` of the source, or ``--eval-first``'s) before and after training
+(:mod:`conductor_gym.trainers.trl.evaluate`), next to the ``baselines`` agents on the same
+episodes.
+
+``cpu-orchestrate`` (:class:`~conductor_gym.trainers.trl.config.Orchestrate`) is the recipe
+that learns multi-step workflows on two CPU cores: the policy is asked with its own short
+chat (:data:`~conductor_gym.trainers.trl.config.ORCHESTRATE_PROMPT`, saved with the
+checkpoint), warm-started on uniformly random plans
+(:mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO on offline tasks
+160 onwards and evaluated on tasks 0-159 (the board's ``offline-160``) beside every
+``single:<id>``; it saves the checkpoint, ``results.json``, ``curves.png`` and the plan
+table ``plans.md`` in ``--output-dir``.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from conductor_gym.pool.base import make_pool
 from . import config as recipes
 from .data import build_dataset, make_refs
 from .precision import choose_cpu_precision
+from .warm_start import WarmStart
 
 __all__ = [
     "PRECISIONS",
@@ -51,7 +64,7 @@ __all__ = [
     "train",
 ]
 
-RECIPES = ("paper", "cpu-demo")
+RECIPES = ("paper", "cpu-demo", "cpu-orchestrate")
 PRECISIONS = ("auto", "bf16", "fp32")
 """``--precision``: ``auto`` measures bf16 against float32 for the CPU recipe
 (:mod:`~conductor_gym.trainers.trl.precision`) and keeps the paper recipe's bf16."""
@@ -64,7 +77,14 @@ class TrainSettings:
     ``env`` holds every episode setting (:class:`~conductor_gym.config.EnvConfig`: tasks,
     pool, ``k``, reward, plan length, recursion, templates, cache, ...); ``workers``
     keeps only the named workers of its pool, in that order; ``iterations`` is the number
-    of GRPO optimizer steps (TRL's ``max_steps``).
+    of GRPO optimizer steps (TRL's ``max_steps``); ``eval_tasks`` held-out tasks (from
+    ``eval_first``, default the source's last) are evaluated greedily with
+    ``eval_repeats`` worker draws each (``None``: the recipe's, 48 x 4 for ``cpu-demo``,
+    160 x 3 for ``cpu-orchestrate``, none for ``paper``); ``warm_start`` (the format
+    prior's settings) and ``train_first`` (the first training task) belong to ``cpu-orchestrate``;
+    ``baselines`` are agent specs evaluated on the same episodes (``None``: every
+    ``single:<id>`` for ``cpu-orchestrate``); ``save_checkpoint`` writes the policy to
+    ``<output_dir>/checkpoint``.
     """
 
     recipe: str = "cpu-demo"
@@ -74,8 +94,8 @@ class TrainSettings:
     output_dir: str = "runs/trl"
     iterations: int | None = None
     train_tasks: int | None = None
-    eval_tasks: int = 0
-    eval_repeats: int = 4
+    eval_tasks: int | None = None
+    eval_repeats: int | None = None
     rollout: bool = False
     learning_rate: float | None = None
     num_generations: int | None = None
@@ -86,6 +106,11 @@ class TrainSettings:
     vllm_mode: str = "colocate"
     seed: int = 0
     precision: str = "auto"
+    warm_start: WarmStart | None = None
+    train_first: int | None = None
+    eval_first: int | None = None
+    baselines: tuple[str, ...] | None = None
+    save_checkpoint: bool | None = None
     grpo_overrides: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,6 +125,11 @@ class TrainResult:
     improvement: tuple[float, float] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     precision: dict[str, Any] = field(default_factory=dict)
+    baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versus_best_single: dict[str, Any] | None = None
+    warm_start: dict[str, Any] | None = None
+    checkpoint: str | None = None
+    evaluations: dict[str, Any] = field(default_factory=dict, repr=False)
     trainer: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,13 +146,41 @@ class TrainResult:
             "improvement": None
             if self.improvement is None
             else {"mean": self.improvement[0], "se": self.improvement[1]},
+            "baselines": self.baselines,
+            "versus_best_single": self.versus_best_single,
+            "warm_start": self.warm_start,
+            "checkpoint": self.checkpoint,
             "timings": self.timings,
             "log_history": self.log_history,
         }
 
 
-def _demo_defaults(settings: TrainSettings) -> TrainSettings:
-    """The cpu-demo recipe's episode set-up where the user kept the generic defaults."""
+def _recipe_defaults(settings: TrainSettings) -> TrainSettings:
+    """The recipes' set-up where the user kept the generic defaults."""
+    eval_tasks, eval_repeats = {"cpu-demo": (48, 4), "cpu-orchestrate": (160, 3)}.get(
+        settings.recipe, (0, 4)
+    )
+    settings = dataclasses.replace(
+        settings,
+        eval_tasks=eval_tasks if settings.eval_tasks is None else settings.eval_tasks,
+        eval_repeats=eval_repeats if settings.eval_repeats is None else settings.eval_repeats,
+    )
+    if settings.recipe == "cpu-orchestrate":
+        recipe = recipes.ORCHESTRATE
+        return dataclasses.replace(
+            settings,
+            train_tasks=settings.train_tasks or recipe.train_tasks,
+            train_first=recipe.train_first
+            if settings.train_first is None
+            else settings.train_first,
+            eval_first=0 if settings.eval_first is None else settings.eval_first,
+            warm_start=dataclasses.replace(
+                settings.warm_start or recipe.warm_start, seed=settings.seed
+            ),
+            trainable_layers=settings.trainable_layers or recipe.trainable_layers,
+            threads=settings.threads or 1,
+            save_checkpoint=True if settings.save_checkpoint is None else settings.save_checkpoint,
+        )
     if settings.recipe != "cpu-demo":
         return settings
     env = settings.env
@@ -199,18 +257,30 @@ def grpo_config(settings: TrainSettings, *, bf16: bool | None = None) -> Any:
         )
     if settings.use_vllm:
         overrides.update(use_vllm=True, vllm_mode=settings.vllm_mode, use_cpu=False)
+    if settings.recipe == "cpu-orchestrate":
+        recipe = recipes.ORCHESTRATE
+        defaults = {
+            "max_steps": recipe.iterations,
+            "num_generations": recipe.num_generations,
+            "prompts_per_step": recipe.prompts_per_step,
+            "learning_rate": recipe.learning_rate,
+            "temperature": recipe.temperature,
+            "max_completion_length": recipe.max_completion_length,
+        }
+        overrides = {**defaults, **overrides}
     return recipes.cpu_demo_config(settings.output_dir, **overrides)
 
 
 def train(settings: TrainSettings) -> TrainResult:
-    """Build the dataset, policy and ``GRPOTrainer``; train; evaluate when asked."""
+    """Build the dataset, policy and ``GRPOTrainer``; warm-start (``cpu-orchestrate``);
+    train; evaluate when asked; save the checkpoint when asked."""
     if settings.recipe not in RECIPES:
         raise ValueError(f"recipe must be one of {RECIPES}, got {settings.recipe!r}")
-    settings = _demo_defaults(settings)
+    settings = _recipe_defaults(settings)
     if settings.threads is not None:
         os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads))
     grpo_trainer = importlib.import_module("trl").GRPOTrainer
-    from .evaluate import greedy_eval, paired_difference
+    from .evaluate import agent_eval, greedy_eval, paired_difference
     from .policy import freeze_lower_layers, load_policy, set_cpu_threads
     from .reward import ConductorReward, rollout_reward
     from .rollout import ConductorRollout
@@ -219,33 +289,71 @@ def train(settings: TrainSettings) -> TrainResult:
     start = time.perf_counter()
     set_cpu_threads(settings.threads)
     chat = True
+    orchestrate = settings.recipe == "cpu-orchestrate"
     prefix = recipes.DEMO_PREFIX if settings.recipe == "cpu-demo" else ()
+    chat_prompt = recipes.ORCHESTRATE_PROMPT if orchestrate else None
     scorer = make_scorer(settings)
     multi_turn = settings.rollout or settings.env.max_recursions > 0
     n_train = settings.train_tasks or len(scorer.tasks)
-    if n_train + settings.eval_tasks > len(scorer.tasks):
+    first = settings.train_first or 0
+    train_range = range(first, first + n_train)
+    eval_range = _eval_range(settings, len(scorer.tasks))
+    if train_range.stop > len(scorer.tasks):
         raise ValueError(
-            f"{n_train} training + {settings.eval_tasks} evaluation tasks exceed the "
+            f"training tasks {first}..{train_range.stop - 1} exceed the "
             f"{len(scorer.tasks)} tasks of {settings.env.tasks!r}"
         )
+    if set(train_range) & set(eval_range):
+        raise ValueError(
+            f"training tasks {first}..{train_range.stop - 1} overlap the evaluation tasks "
+            f"{eval_range.start}..{eval_range.stop - 1}: held-out means never trained on"
+        )
     dataset, labels = build_dataset(
-        scorer, make_refs(range(n_train), seed=settings.seed), chat=chat, prefix=prefix
+        scorer,
+        make_refs(train_range, seed=settings.seed),
+        chat=chat,
+        prefix=prefix,
+        chat_prompt=chat_prompt,
+        unique_prompts=multi_turn,
     )
     precision = choose_precision(settings)
     config = grpo_config(settings, bf16=precision["bf16"])
     precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
 
     model, tokenizer = load_policy(settings.model)
-    freeze_lower_layers(model, settings.trainable_layers)
     timings["load_s"] = time.perf_counter() - start
+
+    warm: dict[str, Any] | None = None
+    if chat_prompt is not None and settings.warm_start is not None and settings.warm_start.steps:
+        from .warm_start import warm_start
+
+        warm_settings = settings.warm_start
+        warm = warm_start(
+            model,
+            tokenizer,
+            chat_prompt,
+            [scorer.tasks[i].question for i in train_range],
+            scorer.pool.n,
+            warm_settings,
+            bf16=bool(config.bf16),
+        )
+        warm["settings"] = dataclasses.asdict(warm_settings)
+        timings["warm_start_s"] = warm["wall_s"]
+    freeze_lower_layers(model, settings.trainable_layers)
 
     evaluation: Any = None
     before = None
-    if settings.eval_tasks:
+    if eval_range:
         eval_scorer = make_scorer(settings, max_recursions=0) if multi_turn else scorer
-        first = len(scorer.tasks) - settings.eval_tasks
-        eval_refs = make_refs(range(first, len(scorer.tasks)), seed=settings.seed + 10**6)
-        eval_rows, _ = build_dataset(eval_scorer, eval_refs, chat=chat, prefix=prefix)
+        eval_refs = make_refs(eval_range, seed=settings.seed + 10**6)
+        eval_rows, _ = build_dataset(
+            eval_scorer,
+            eval_refs,
+            chat=chat,
+            prefix=prefix,
+            chat_prompt=chat_prompt,
+            unique_prompts=False,
+        )
         evaluation = (eval_scorer, eval_refs, list(eval_rows["prompt"]))
 
         def run_eval() -> Any:
@@ -255,7 +363,7 @@ def train(settings: TrainSettings) -> TrainResult:
                 evaluation[0],
                 evaluation[1],
                 evaluation[2],
-                repeats=settings.eval_repeats,
+                repeats=settings.eval_repeats or 1,
                 max_new_tokens=config.max_completion_length,
                 bf16=bool(config.bf16),
             )
@@ -278,18 +386,69 @@ def train(settings: TrainSettings) -> TrainResult:
     timings["train_s"] = time.perf_counter() - train_start
 
     result = TrainResult(
-        settings, list(trainer.state.log_history), precision=precision, trainer=trainer
+        settings,
+        list(trainer.state.log_history),
+        precision=precision,
+        warm_start=warm,
+        trainer=trainer,
     )
     if before is not None:
         after = run_eval()
         timings["eval_after_s"] = after.wall_s
         result.before, result.after = before.to_dict(), after.to_dict()
         result.improvement = paired_difference(before, after)
+        result.evaluations = {"before": before, "after": after}
+        baselines = {
+            spec: agent_eval(evaluation[0], evaluation[1], spec, repeats=settings.eval_repeats or 1)
+            for spec in _baselines(settings, scorer.pool.n)
+        }
+        result.baselines = {spec: ev.to_dict() for spec, ev in baselines.items()}
+        singles = [spec for spec in baselines if spec.startswith("single:")]
+        if singles:
+            best = max(singles, key=lambda spec: baselines[spec].accuracy)
+            mean, se = paired_difference(baselines[best], after, metric="accuracy")
+            result.versus_best_single = {"agent": best, "accuracy_gain": mean, "se": se}
+    if settings.save_checkpoint:
+        result.checkpoint = save_checkpoint(trainer, tokenizer, settings, chat_prompt)
     timings["total_s"] = time.perf_counter() - start
     result.timings = timings
     if rollout is not None:
         rollout.close()
     return result
+
+
+def _eval_range(settings: TrainSettings, n_tasks: int) -> range:
+    """The held-out tasks: ``eval_tasks`` from ``eval_first`` (default: the source's last)."""
+    if not settings.eval_tasks:
+        return range(0)
+    first = n_tasks - settings.eval_tasks if settings.eval_first is None else settings.eval_first
+    if first < 0 or first + settings.eval_tasks > n_tasks:
+        raise ValueError(
+            f"{settings.eval_tasks} evaluation tasks from {first} exceed the {n_tasks} tasks"
+        )
+    return range(first, first + settings.eval_tasks)
+
+
+def _baselines(settings: TrainSettings, n_workers: int) -> tuple[str, ...]:
+    """The agents evaluated beside the policy: ``baselines``, or every ``single:<id>`` and
+    ``best-single`` (per family, calibrated on a disjoint split) for ``cpu-orchestrate``."""
+    if settings.baselines is not None:
+        return settings.baselines
+    if settings.recipe == "cpu-orchestrate":
+        return (*(f"single:{i}" for i in range(n_workers)), "best-single")
+    return ()
+
+
+def save_checkpoint(trainer: Any, tokenizer: Any, settings: TrainSettings, chat_prompt: Any) -> str:
+    """Save the trained policy to ``<output_dir>/checkpoint`` (weights, tokenizer and the
+    chat prompt it answers, which ``policy:<path>`` reads); returns the folder."""
+    folder = Path(settings.output_dir) / "checkpoint"
+    folder.mkdir(parents=True, exist_ok=True)
+    trainer.save_model(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    if chat_prompt is not None:
+        chat_prompt.save(folder)
+    return str(folder)
 
 
 # -- command line --------------------------------------------------------------------------
@@ -307,7 +466,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, env: bool = True) -> None:
     add("--iterations", type=int, default=None, help="GRPO optimizer steps (TRL's max_steps)")
     add("--train-tasks", type=int, default=None, help="training prompts (first N tasks)")
     add("--eval-tasks", type=int, default=None, help="held-out greedy evaluation tasks")
-    add("--eval-repeats", type=int, default=4, help="worker draws per evaluation plan")
+    add("--eval-first", type=int, default=None, help="first held-out task (default: the last N)")
+    add("--eval-repeats", type=int, default=None, help="worker draws per evaluation plan")
+    add("--train-first", type=int, default=None, help="first training task (default 0)")
+    add("--warm-start-steps", type=int, default=None, help="format-prior steps (cpu-orchestrate)")
+    add("--baselines", default=None, help="comma-separated agent specs evaluated alike")
+    add("--no-checkpoint", action="store_true", help="do not save the trained policy")
     add("--learning-rate", type=float, default=None)
     add("--num-generations", type=int, default=None)
     add("--temperature", type=float, default=None)
@@ -329,9 +493,6 @@ def add_arguments(parser: argparse.ArgumentParser, *, env: bool = True) -> None:
 def settings_from_args(args: argparse.Namespace, env: EnvConfig | None = None) -> TrainSettings:
     """The run's settings from parsed options; ``env`` (default: the env flags) is the
     episodes' config."""
-    eval_tasks = args.eval_tasks
-    if eval_tasks is None:
-        eval_tasks = 48 if args.recipe == "cpu-demo" else 0
     return TrainSettings(
         recipe=args.recipe,
         env=env if env is not None else config_from_arguments(args),
@@ -342,8 +503,17 @@ def settings_from_args(args: argparse.Namespace, env: EnvConfig | None = None) -
         output_dir=args.output_dir,
         iterations=args.iterations,
         train_tasks=args.train_tasks,
-        eval_tasks=eval_tasks,
+        eval_tasks=args.eval_tasks,
         eval_repeats=args.eval_repeats,
+        warm_start=None
+        if args.warm_start_steps is None
+        else dataclasses.replace(recipes.ORCHESTRATE.warm_start, steps=args.warm_start_steps),
+        train_first=args.train_first,
+        eval_first=args.eval_first,
+        baselines=tuple(b.strip() for b in args.baselines.split(",") if b.strip())
+        if args.baselines is not None
+        else None,
+        save_checkpoint=False if args.no_checkpoint else None,
         rollout=args.rollout,
         learning_rate=args.learning_rate,
         num_generations=args.num_generations,
@@ -378,7 +548,51 @@ def report(result: TrainResult) -> str:
             )
     if result.improvement is not None:
         lines.append(f"change {result.improvement[0]:+.3f} +- {result.improvement[1]:.3f} (paired)")
+    for spec, ev in result.baselines.items():
+        lines.append(
+            f"{spec:9s} reward {ev['mean_reward']:.3f} +- {ev['se']:.3f}, "
+            f"accuracy {ev['accuracy']:.3f} +- {ev['accuracy_se']:.3f}"
+        )
+    if (best := result.versus_best_single) is not None:
+        lines.append(
+            f"accuracy vs the best single worker ({best['agent']}): "
+            f"{best['accuracy_gain']:+.3f} +- {best['se']:.3f} (paired)"
+        )
+    if result.checkpoint is not None:
+        lines.append(f"checkpoint: {result.checkpoint}")
     return "\n".join(lines)
+
+
+def write_reports(result: TrainResult) -> list[Path]:
+    """``curves.png`` (training curves, with the held-out accuracy before and after) and,
+    after an evaluation, ``plans.md`` (what the trained policy's plans do, per family) in
+    the run's output folder; returns the files written."""
+    from .report import plan_statistics, plan_table, plot_curves
+
+    out = Path(result.settings.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    steps = result.settings.iterations or (
+        result.log_history[-1].get("step", 0) if result.log_history else 0
+    )
+    evals = [
+        (step, float(ev["accuracy"]), f"held-out {name}")
+        for step, name, ev in ((0, "before", result.before), (steps, "after", result.after))
+        if ev is not None
+    ]
+    if any("reward" in entry for entry in result.log_history):
+        title = f"{result.settings.recipe}: {result.settings.model}"
+        written.append(
+            plot_curves(result.log_history, out / "curves.png", title=title, evals=evals)
+        )
+    after = result.evaluations.get("after")
+    if after is not None:
+        rows = list(zip(after.families, after.questions, after.plans, strict=True))
+        names = [spec.name for spec in make_pool(episode_config(result.settings).pool).specs]
+        table = plan_table(plan_statistics(rows), worker_names=names)
+        (out / "plans.md").write_text(table + "\n")
+        written.append(out / "plans.md")
+    return written
 
 
 def _run(settings: TrainSettings) -> int:
@@ -386,8 +600,9 @@ def _run(settings: TrainSettings) -> int:
     out = Path(result.settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
+    written = write_reports(result)
     print(report(result))
-    print(f"results: {out / 'results.json'}")
+    print(f"results: {out / 'results.json'}" + "".join(f", {path}" for path in written))
     return 0
 
 
@@ -421,7 +636,7 @@ def run_with_config(
         args.output_dir = output_dir
     settings = settings_from_args(args, env=env)
     if dry_run:
-        print(json.dumps(TrainResult(_demo_defaults(settings), []).to_dict()["settings"]))
+        print(json.dumps(TrainResult(_recipe_defaults(settings), []).to_dict()["settings"]))
         return 0
     return _run(settings)
 
