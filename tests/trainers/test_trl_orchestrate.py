@@ -48,8 +48,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_the_run_trains_from_its_own_prompt_and_saves_it(run: Any) -> None:
-    from conductor_gym.core.chat_prompt import ChatPrompt
     from conductor_gym.trainers.trl.config import ORCHESTRATE_PROMPT
+
+    from conductor_gym.core.chat_prompt import ChatPrompt
 
     folder = Path(run.checkpoint)
     assert ChatPrompt.find(folder) == ORCHESTRATE_PROMPT

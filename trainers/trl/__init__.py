@@ -4,12 +4,16 @@
   single-turn episode per completion through :class:`conductor_gym.bridge.Scorer`;
 * :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
   (recursive) episodes, environment tokens masked out of the loss;
-* :mod:`.config`: the paper's ``GRPOConfig`` and a CPU demonstration recipe;
+* :mod:`.config`: the paper's ``GRPOConfig``, the ``cpu-orchestrate`` recipe (multi-step
+  workflows on two CPU cores) and the shorter ``cpu-demo``;
+* :mod:`.warm_start`: the format prior, a supervised warm start on uniformly random plans;
 * :mod:`.precision`: bf16 autocast or float32 for the CPU recipe, chosen by measuring;
 * :mod:`.train`: ``main(argv)`` / ``train(settings)``, the entry point
   (``python -m conductor_gym.trainers.trl.train``);
 * :mod:`.policy`, :mod:`.data`, :mod:`.evaluate`: loading a trainable policy, the
-  prompt dataset, greedy before/after evaluation.
+  prompt dataset, greedy before/after evaluation beside baseline agents;
+* :mod:`.report`: the training curves (PNG) and the per-family plan table;
+* :mod:`.gpu_smoke`: a minutes-long check of the paper recipe on a GPU with vLLM.
 
 Importing this package imports neither torch, transformers nor TRL; its modules load
 them when a trainer is built.

@@ -248,14 +248,12 @@ class Orchestrate:
     ``train_first ..`` and evaluating on tasks ``0 .. eval_tasks - 1`` (the board's
     ``offline-160`` suite), never trained on."""
 
-    warm_start: WarmStart = field(
-        default_factory=lambda: WarmStart(steps=32, batch_size=8, learning_rate=1e-4)
-    )
+    warm_start: WarmStart = field(default_factory=WarmStart)
     iterations: int = 40
     num_generations: int = 8
     prompts_per_step: int = 2
     learning_rate: float = 1e-4
-    temperature: float = 1.0
+    temperature: float = 0.7
     max_completion_length: int = 192
     trainable_layers: int = 4
     train_first: int = 160

@@ -13,8 +13,13 @@ the way a larger model's instruction tuning gives it the format for free:
   subtasks and answers of the steps they access, so a plan that copies the question once
   lets every later step see the problem);
 * every later step's subtask is one of :data:`LATER_SUBTASKS` (solve what is shown, check
-  the answers shown, take the majority answer), uniform; its access uniform ``[]`` or
-  ``"all"``.
+  the answers shown, take the majority answer), uniform; its access is drawn from
+  ``later_access``, by default always ``"all"``. A later step with access ``[]`` sees
+  nothing of the question (only its own fixed subtask), so it can never help; with
+  ``[]`` in the draw, half the multi-step plans carry such a step, their mean reward
+  falls below one-step plans' (0.63 against 0.78 for two steps, on 3,000 training
+  episodes), and GRPO learns "one step" before it can learn which multi-step plan pays
+  (measured: a run with ``[]`` in the draw wrote one-step plans only by step 20).
 
 The draw never looks at the task's answer, the workers' skills or any reward: it is a
 uniform prior over a small vocabulary of plans, good and bad alike (on the held-out
@@ -49,30 +54,40 @@ LATER_SUBTASKS: tuple[str, ...] = (
 """The subtasks a later step of a random plan draws from (solve, check, vote)."""
 
 
-def random_plan(rng: random.Random, question: str, num_workers: int, max_steps: int = 3) -> Plan:
+def random_plan(
+    rng: random.Random,
+    question: str,
+    num_workers: int,
+    max_steps: int = 3,
+    later_access: Sequence[Access] = ("all",),
+) -> Plan:
     """A uniformly random plan of the format prior (module docstring)."""
     steps = rng.randint(1, max_steps)
     model_ids = tuple(rng.randrange(num_workers) for _ in range(steps))
     subtasks = (question, *(rng.choice(LATER_SUBTASKS) for _ in range(steps - 1)))
-    access: tuple[Access, ...] = ((), *(rng.choice(((), "all")) for _ in range(steps - 1)))
+    access: tuple[Access, ...] = ((), *(rng.choice(later_access) for _ in range(steps - 1)))
     return Plan(model_ids=model_ids, subtasks=subtasks, access=access)
 
 
 @dataclass(frozen=True)
 class WarmStart:
     """Settings of the warm start: ``steps`` optimizer steps of ``batch_size`` random
-    plans each, at ``learning_rate``, plans of at most ``max_steps`` steps."""
+    plans each, at ``learning_rate``, plans of at most ``max_steps`` steps whose later
+    steps draw their access from ``later_access``."""
 
-    steps: int = 32
+    steps: int = 64
     batch_size: int = 8
     learning_rate: float = 1e-4
     max_steps: int = 3
+    later_access: tuple[Access, ...] = ("all",)
     seed: int = 0
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "max_steps"):
             if getattr(self, name) < (0 if name == "steps" else 1):
                 raise ValueError(f"WarmStart.{name} must be positive, got {getattr(self, name)}")
+        if not self.later_access:
+            raise ValueError("WarmStart.later_access must hold at least one access list")
         if self.learning_rate <= 0:
             raise ValueError(f"WarmStart.learning_rate must be > 0, got {self.learning_rate}")
 
@@ -100,9 +115,11 @@ def warm_start(
     settings: WarmStart,
     *,
     bf16: bool = False,
+    log_every: int = 8,
 ) -> dict[str, Any]:
     """Fine-tune ``model``'s trainable parameters on random plans for ``questions``
-    (training tasks only). Returns ``{"losses": [...], "wall_s": ...}``."""
+    (training tasks only), printing the loss every ``log_every`` steps (0: never).
+    Returns ``{"losses": [...], "wall_s": ...}``."""
     import torch
 
     if not questions:
@@ -120,7 +137,9 @@ def warm_start(
         rows = []
         for _ in range(settings.batch_size):
             question = questions[rng.randrange(len(questions))]
-            plan = random_plan(rng, question, num_workers, settings.max_steps)
+            plan = random_plan(
+                rng, question, num_workers, settings.max_steps, settings.later_access
+            )
             rows.append(_example(tokenizer, prompt, question, plan, num_workers))
         width = max(len(ids) for ids, _ in rows)
         input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in rows])
@@ -137,5 +156,12 @@ def warm_start(
         optimizer.step()
         optimizer.zero_grad()
         losses.append(float(loss.detach()))
+        if log_every and (len(losses) % log_every == 0 or len(losses) == settings.steps):
+            elapsed = time.perf_counter() - start
+            print(
+                f"warm start {len(losses)}/{settings.steps}: loss {losses[-1]:.3f} "
+                f"({elapsed:.0f} s)",
+                flush=True,
+            )
     model.train(was_training)
     return {"losses": losses, "wall_s": time.perf_counter() - start}
