@@ -37,21 +37,13 @@ from conductor_gym.bench.leaderboard import (
     validate_submission,
 )
 from conductor_gym.bench.leaderboard_render import format_report, render_board
+from conductor_gym.pool.splits import PAPER_WORKERS
 
 # Every single worker of sim-paper, in the pool's order: the best of them is the bar a
 # trained conductor must clear on this suite.
-SIM_PAPER = (
-    "gemini-2.5-pro",
-    "claude-sonnet-4",
-    "gpt-5",
-    "deepseek-r1-distill-qwen-32b",
-    "gemma-3-27b-it",
-    "qwen3-32b-thinking",
-    "qwen3-32b-direct",
-)
 BASELINES = (
     "random",
-    *(f"single:{i}" for i in range(len(SIM_PAPER))),
+    *(f"single:{i}" for i in range(len(PAPER_WORKERS))),
     "best-single",
     "reflect:2:5",
     "consensus:2:5",
@@ -59,7 +51,7 @@ BASELINES = (
 )
 NAMES = {
     "random": "Random planner",
-    **{f"single:{i}": f"Single worker ({name})" for i, name in enumerate(SIM_PAPER)},
+    **{f"single:{i}": f"Single worker ({name})" for i, name in enumerate(PAPER_WORKERS)},
     "best-single": "Best single worker per domain",
     "reflect:2:5": "Self-reflection x5 (gpt-5)",
     "consensus:2:5": "Consensus of 5 (gpt-5)",
