@@ -141,3 +141,15 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
     assert agent.describe()["chat_prompt"] == ORCHESTRATE_PROMPT.fingerprint
     agent.close()
     env.close()
+
+
+def test_a_warm_start_outside_cpu_orchestrate_is_refused(tmp_path: Path) -> None:
+    require("trl")
+    from conductor_gym.trainers.trl.train import TrainSettings, train
+    from conductor_gym.trainers.trl.warm_start import WarmStart
+
+    from conductor_gym.errors import ConfigurationError
+
+    settings = TrainSettings(recipe="cpu-demo", output_dir=str(tmp_path), warm_start=WarmStart())
+    with pytest.raises(ConfigurationError, match="warm_start"):
+        train(settings)

@@ -157,6 +157,12 @@ class TrainResult:
 
 def _recipe_defaults(settings: TrainSettings) -> TrainSettings:
     """The recipes' set-up where the user kept the generic defaults."""
+    if settings.recipe != "cpu-orchestrate" and settings.warm_start is not None:
+        raise ConfigurationError(
+            f"the format-prior warm start belongs to the cpu-orchestrate recipe, not "
+            f"{settings.recipe!r}",
+            field="warm_start",
+        )
     eval_tasks, eval_repeats = {"cpu-demo": (48, 4), "cpu-orchestrate": (160, 3)}.get(
         settings.recipe, (0, 4)
     )
