@@ -48,6 +48,8 @@ class EvalResult:
     families: list[str] = field(default_factory=list, repr=False)
     questions: list[str] = field(default_factory=list, repr=False)
     plans: list[Plan | None] = field(default_factory=list, repr=False)
+    pools: list[tuple[str, ...]] = field(default_factory=list, repr=False)
+    """Each task's worker names (``Model i`` is ``pools[task][i]``)."""
     per_question: dict[str, float] = field(default_factory=dict)
     """Means over every episode: ``steps`` (valid plans; 0 for an invalid one),
     ``worker_calls``, ``tokens`` (workers' prompt + completion) and ``cost_usd``."""
@@ -204,6 +206,7 @@ def score_plans(
         families=[r.info["domain"] for r in results[::repeats]],
         questions=[r.info["question"] for r in results[::repeats]],
         plans=[r.info["plan"] for r in results[::repeats]],
+        pools=[tuple(r.info["pool"]) for r in results[::repeats]],
         per_question=_per_question(results),
     )
 

@@ -578,9 +578,7 @@ def write_reports(result: TrainResult) -> list[Path]:
     out = Path(result.settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    steps = result.settings.iterations or (
-        result.log_history[-1].get("step", 0) if result.log_history else 0
-    )
+    steps = max((int(entry.get("step", 0)) for entry in result.log_history), default=0)
     evals = [
         (step, float(ev["accuracy"]), f"held-out {name}")
         for step, name, ev in ((0, "before", result.before), (steps, "after", result.after))
@@ -594,7 +592,8 @@ def write_reports(result: TrainResult) -> list[Path]:
     after = result.evaluations.get("after")
     if after is not None:
         rows = list(zip(after.families, after.questions, after.plans, strict=True))
-        names = [spec.name for spec in make_pool(episode_config(result.settings).pool).specs]
+        orders = set(after.pools)  # one order unless the pool shuffles or draws k of n
+        names = list(orders.pop()) if len(orders) == 1 else None
         table = plan_table(plan_statistics(rows), worker_names=names)
         (out / "plans.md").write_text(table + "\n")
         written.append(out / "plans.md")
