@@ -119,4 +119,6 @@ def build_dataset(
         if unique_prompts:
             labels.add(prompt, label)
         rows.append({"prompt": prompt, "label": label})
+    if env is not None:
+        env.close()
     return datasets.Dataset.from_list(rows), labels

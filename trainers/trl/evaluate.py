@@ -240,7 +240,10 @@ def agent_eval(
     conductor = make_agent(agent)
     env = scorer.make_env()
     completions = []
-    for ref in refs:
-        observation, info = scorer.reset(env, ref)
-        completions.append(conductor.act(observation, info))
+    try:
+        for ref in refs:
+            observation, info = scorer.reset(env, ref)
+            completions.append(conductor.act(observation, info))
+    finally:
+        env.close()
     return score_plans(scorer, refs, completions, repeats=repeats, seed=seed, start=start)
