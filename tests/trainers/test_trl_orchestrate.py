@@ -1,9 +1,10 @@
 """The ``cpu-orchestrate`` recipe's code path end to end, on a tiny model in seconds.
 
 ``train()`` runs what the documented command runs: the policy's own chat prompt, the
-format prior's warm start, two GRPO steps on the default env (seven ``sim-paper``
-workers), the held-out evaluation beside every ``single:<id>`` and the saved checkpoint
-with its prompt; :func:`write_reports` then writes the curves and the plan table. The
+plan prior's search on training episodes, the warm start on plans drawn from it, two GRPO
+steps on the default env (seven ``sim-paper`` workers), the held-out evaluation beside
+every ``single:<id>`` and the saved checkpoint with its prompt; :func:`write_reports`
+then writes the curves and the plan table. The
 tiny model (random init) is far too small to learn the plan syntax in a few warm-start
 steps, so its rewards are 0 here; ``test_trl.py`` checks that GRPO moves a policy whose
 samples earn different rewards. What this test pins down is that every piece of the
@@ -29,6 +30,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
         require(module)
     require_smollm2()
     torch.set_num_threads(1)
+    from conductor_gym.trainers.trl.plan_prior import PlanSearch
     from conductor_gym.trainers.trl.train import TrainSettings, train
     from conductor_gym.trainers.trl.warm_start import WarmStart
 
@@ -41,6 +43,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
         eval_tasks=4,
         eval_repeats=2,
         warm_start=WarmStart(steps=6, batch_size=4, learning_rate=3e-3),
+        plan_search=PlanSearch(iterations=2, population=16, tasks_per_plan=4),
         precision="fp32",
         grpo_overrides={"num_generations": 4, "max_completion_length": 24, "disable_tqdm": True},
     )
@@ -57,6 +60,46 @@ def test_the_run_trains_from_its_own_prompt_and_saves_it(run: Any) -> None:
     assert (folder / "model.safetensors").is_file()
     losses = run.warm_start["losses"]
     assert len(losses) == 6 and losses[-1] < losses[0]
+
+
+def test_the_plan_search_ran_on_training_episodes_and_is_recorded(run: Any) -> None:
+    search = run.plan_search
+    assert [h["iteration"] for h in search["history"]] == [1, 2]
+    assert search["settings"]["seed"] == run.settings.seed
+    assert len(search["prior"]["lengths"]) == search["settings"]["max_steps"]
+    from conductor_gym.trainers.trl.train import report
+
+    assert "plan search:" in report(run)
+
+
+def test_micro_batches_accumulate_the_same_warm_start_step() -> None:
+    torch = require("torch")
+    from conductor_gym.trainers.trl.config import ORCHESTRATE_PROMPT
+    from conductor_gym.trainers.trl.plan_prior import PlanPrior
+    from conductor_gym.trainers.trl.policy import load_policy
+    from conductor_gym.trainers.trl.warm_start import WarmStart, warm_start
+
+    questions = ["Compute 3 + 4 * 2.", "What is 17 mod 5?\nA) 1\nB) 2", "Compute 9 - 2."]
+    results = []
+    for micro in (1, 2, 4):
+        model, tokenizer = load_policy("tiny:32x2")
+        settings = WarmStart(steps=2, batch_size=4, micro_batch_size=micro, learning_rate=1e-3)
+        losses = warm_start(
+            model,
+            tokenizer,
+            ORCHESTRATE_PROMPT,
+            questions,
+            PlanPrior.uniform(7),
+            settings,
+            log_every=0,
+        )["losses"]
+        results.append((losses, [p.detach().clone() for p in model.parameters()]))
+    (base_losses, base_weights), *others = results
+    for losses, weights in others:
+        assert losses == pytest.approx(base_losses, rel=1e-5)
+        assert all(
+            torch.allclose(a, b, atol=1e-6) for a, b in zip(weights, base_weights, strict=True)
+        )
 
 
 def test_the_saved_weights_differ_from_the_loaded_ones(run: Any) -> None:
@@ -143,13 +186,16 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
     env.close()
 
 
-def test_a_warm_start_outside_cpu_orchestrate_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["warm_start", "plan_search"])
+def test_orchestrate_stages_outside_cpu_orchestrate_are_refused(tmp_path: Path, name: str) -> None:
     require("trl")
+    from conductor_gym.trainers.trl.plan_prior import PlanSearch
     from conductor_gym.trainers.trl.train import TrainSettings, train
     from conductor_gym.trainers.trl.warm_start import WarmStart
 
     from conductor_gym.errors import ConfigurationError
 
-    settings = TrainSettings(recipe="cpu-demo", output_dir=str(tmp_path), warm_start=WarmStart())
-    with pytest.raises(ConfigurationError, match="warm_start"):
+    stage = {"warm_start": WarmStart(), "plan_search": PlanSearch()}[name]
+    settings = TrainSettings(recipe="cpu-demo", output_dir=str(tmp_path), **{name: stage})
+    with pytest.raises(ConfigurationError, match=name):
         train(settings)

@@ -6,7 +6,9 @@
   (recursive) episodes, environment tokens masked out of the loss;
 * :mod:`.config`: the paper's ``GRPOConfig``, the ``cpu-orchestrate`` recipe (multi-step
   workflows on two CPU cores) and the shorter ``cpu-demo``;
-* :mod:`.warm_start`: the format prior, a supervised warm start on uniformly random plans;
+* :mod:`.plan_prior`: a prior over plan structures and its cross-entropy search on the
+  training episodes' rewards (``cpu-orchestrate``'s exploration stage);
+* :mod:`.warm_start`: a supervised warm start on plans drawn from that prior;
 * :mod:`.precision`: bf16 autocast or float32 for the CPU recipe, chosen by measuring;
 * :mod:`.train`: ``main(argv)`` / ``train(settings)``, the entry point
   (``python -m conductor_gym.trainers.trl.train``);

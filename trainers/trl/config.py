@@ -41,6 +41,7 @@ from typing import Any
 from conductor_gym.core.chat_prompt import ChatPrompt
 from conductor_gym.core.prompts import PromptTemplates
 
+from .plan_prior import PlanSearch
 from .precision import choose_cpu_precision
 from .warm_start import WarmStart
 
@@ -127,6 +128,7 @@ def cpu_demo_config(
     learning_rate: float = 2e-4,
     temperature: float = 0.7,
     max_completion_length: int = 32,
+    micro_batch_size: int | None = None,
     bf16: bool | None = None,
     **overrides: Any,
 ) -> Any:
@@ -140,6 +142,8 @@ def cpu_demo_config(
     must move the policy), sampling temperature 0.7 (at 1.0 SmolLM2-135M almost never
     samples a parseable plan, so a group has no signal), ``max_completion_length`` 48
     (a one-step plan is about 30 tokens; paper: 1024), no gradient checkpointing.
+    ``micro_batch_size`` (default: one group) splits each step's completions into
+    chunks whose gradients are accumulated: the same step in less memory.
 
     ``bf16``: train under bf16 autocast (float32 master weights) or in float32; ``None``
     (default) measures which is faster on this CPU
@@ -149,12 +153,17 @@ def cpu_demo_config(
     if bf16 is None:
         bf16 = overrides.get("use_cpu") is False or choose_cpu_precision().bf16
     batch = num_generations * prompts_per_step
+    micro = micro_batch_size or num_generations
+    if batch % micro:
+        raise ValueError(
+            f"micro_batch_size ({micro}) must divide num_generations x prompts_per_step ({batch})"
+        )
     settings: dict[str, Any] = {
         "output_dir": output_dir,
         "num_generations": num_generations,
         "generation_batch_size": batch,
-        "per_device_train_batch_size": num_generations,
-        "gradient_accumulation_steps": prompts_per_step,
+        "per_device_train_batch_size": micro,
+        "gradient_accumulation_steps": batch // micro,
         "max_steps": max_steps,
         "num_iterations": 1,
         "beta": 0.0,
@@ -242,19 +251,22 @@ and worked examples. It is saved with the checkpoint (``conductor_prompt.json``)
 
 @dataclass(frozen=True)
 class Orchestrate:
-    """The ``cpu-orchestrate`` recipe's settings (``docs/training-cpu.md``): the format
-    prior's warm start, then GRPO (``cpu_demo_config`` with these values) on the default
-    env (all seven ``sim-paper`` workers, fixed order), training on offline tasks
-    ``train_first ..`` and evaluating on tasks ``0 .. eval_tasks - 1`` (the board's
+    """The ``cpu-orchestrate`` recipe's settings (``docs/training-cpu.md``): the plan
+    prior's cross-entropy search on the training episodes (``search``), the warm start on
+    plans drawn from the fitted prior, then GRPO (``cpu_demo_config`` with these values) on
+    the default env (all seven ``sim-paper`` workers, fixed order), training on offline
+    tasks ``train_first ..`` and evaluating on tasks ``0 .. eval_tasks - 1`` (the board's
     ``offline-160`` suite), never trained on."""
 
+    search: PlanSearch = field(default_factory=PlanSearch)
     warm_start: WarmStart = field(default_factory=WarmStart)
-    iterations: int = 40
+    iterations: int = 20
     num_generations: int = 8
     prompts_per_step: int = 2
-    learning_rate: float = 1e-4
-    temperature: float = 0.7
-    max_completion_length: int = 192
+    micro_batch_size: int = 4
+    learning_rate: float = 1e-5
+    temperature: float = 1.0
+    max_completion_length: int = 256
     trainable_layers: int = 4
     train_first: int = 160
     train_tasks: int = 1792

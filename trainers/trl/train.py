@@ -21,8 +21,9 @@ episodes.
 ``cpu-orchestrate`` (:class:`~conductor_gym.trainers.trl.config.Orchestrate`) is the recipe
 that learns multi-step workflows on two CPU cores: the policy is asked with its own short
 chat (:data:`~conductor_gym.trainers.trl.config.ORCHESTRATE_PROMPT`, saved with the
-checkpoint), warm-started on uniformly random plans
-(:mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO on offline tasks
+checkpoint), warm-started on plans drawn from a plan prior fitted to the training
+episodes' rewards by a cross-entropy search (:mod:`~conductor_gym.trainers.trl.plan_prior`,
+:mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO on offline tasks
 160 onwards and evaluated on tasks 0-159 (the board's ``offline-160``) beside every
 ``single:<id>``; it saves the checkpoint, ``results.json``, ``curves.png`` and the plan
 table ``plans.md`` in ``--output-dir``.
@@ -48,6 +49,7 @@ from conductor_gym.pool.base import make_pool
 
 from . import config as recipes
 from .data import build_dataset, make_refs
+from .plan_prior import PlanSearch
 from .precision import choose_cpu_precision
 from .warm_start import WarmStart
 
@@ -80,8 +82,9 @@ class TrainSettings:
     of GRPO optimizer steps (TRL's ``max_steps``); ``eval_tasks`` held-out tasks (from
     ``eval_first``, default the source's last) are evaluated greedily with
     ``eval_repeats`` worker draws each (``None``: the recipe's, 48 x 4 for ``cpu-demo``,
-    160 x 3 for ``cpu-orchestrate``, none for ``paper``); ``warm_start`` (the format
-    prior's settings) and ``train_first`` (the first training task) belong to ``cpu-orchestrate``;
+    160 x 3 for ``cpu-orchestrate``, none for ``paper``); ``warm_start`` (the warm
+    start's settings), ``plan_search`` (the plan prior's search) and ``train_first`` (the first
+    training task) belong to ``cpu-orchestrate``;
     ``baselines`` are agent specs evaluated on the same episodes (``None``: every
     ``single:<id>`` for ``cpu-orchestrate``); ``save_checkpoint`` writes the policy to
     ``<output_dir>/checkpoint``.
@@ -107,6 +110,7 @@ class TrainSettings:
     seed: int = 0
     precision: str = "auto"
     warm_start: WarmStart | None = None
+    plan_search: PlanSearch | None = None
     train_first: int | None = None
     eval_first: int | None = None
     baselines: tuple[str, ...] | None = None
@@ -128,6 +132,7 @@ class TrainResult:
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
     versus_best_single: dict[str, Any] | None = None
     warm_start: dict[str, Any] | None = None
+    plan_search: dict[str, Any] | None = None
     checkpoint: str | None = None
     evaluations: dict[str, Any] = field(default_factory=dict, repr=False)
     trainer: Any = field(default=None, repr=False)
@@ -149,6 +154,7 @@ class TrainResult:
             "baselines": self.baselines,
             "versus_best_single": self.versus_best_single,
             "warm_start": self.warm_start,
+            "plan_search": self.plan_search,
             "checkpoint": self.checkpoint,
             "timings": self.timings,
             "log_history": self.log_history,
@@ -157,12 +163,12 @@ class TrainResult:
 
 def _recipe_defaults(settings: TrainSettings) -> TrainSettings:
     """The recipes' set-up where the user kept the generic defaults."""
-    if settings.recipe != "cpu-orchestrate" and settings.warm_start is not None:
-        raise ConfigurationError(
-            f"the format-prior warm start belongs to the cpu-orchestrate recipe, not "
-            f"{settings.recipe!r}",
-            field="warm_start",
-        )
+    for name in ("warm_start", "plan_search"):
+        if settings.recipe != "cpu-orchestrate" and getattr(settings, name) is not None:
+            raise ConfigurationError(
+                f"{name} belongs to the cpu-orchestrate recipe, not {settings.recipe!r}",
+                field=name,
+            )
     eval_tasks, eval_repeats = {"cpu-demo": (48, 4), "cpu-orchestrate": (160, 3)}.get(
         settings.recipe, (0, 4)
     )
@@ -182,6 +188,9 @@ def _recipe_defaults(settings: TrainSettings) -> TrainSettings:
             eval_first=0 if settings.eval_first is None else settings.eval_first,
             warm_start=dataclasses.replace(
                 settings.warm_start or recipe.warm_start, seed=settings.seed
+            ),
+            plan_search=dataclasses.replace(
+                settings.plan_search or recipe.search, seed=settings.seed
             ),
             trainable_layers=settings.trainable_layers or recipe.trainable_layers,
             threads=settings.threads or 1,
@@ -269,6 +278,7 @@ def grpo_config(settings: TrainSettings, *, bf16: bool | None = None) -> Any:
             "max_steps": recipe.iterations,
             "num_generations": recipe.num_generations,
             "prompts_per_step": recipe.prompts_per_step,
+            "micro_batch_size": recipe.micro_batch_size,
             "learning_rate": recipe.learning_rate,
             "temperature": recipe.temperature,
             "max_completion_length": recipe.max_completion_length,
@@ -330,16 +340,31 @@ def train(settings: TrainSettings) -> TrainResult:
     timings["load_s"] = time.perf_counter() - start
 
     warm: dict[str, Any] | None = None
+    searched: dict[str, Any] | None = None
     if chat_prompt is not None and settings.warm_start is not None and settings.warm_start.steps:
+        from .plan_prior import PlanPrior, search_prior
         from .warm_start import warm_start
 
+        search = settings.plan_search or PlanSearch(iterations=0)
+        search_start = time.perf_counter()
+        prior, history = (
+            search_prior(scorer, make_refs(train_range, seed=settings.seed), search)
+            if search.iterations
+            else (PlanPrior.uniform(scorer.pool.n, search.max_steps), [])
+        )
+        timings["plan_search_s"] = time.perf_counter() - search_start
+        searched = {
+            "settings": dataclasses.asdict(search),
+            "history": history,
+            "prior": prior.to_dict(),
+        }
         warm_settings = settings.warm_start
         warm = warm_start(
             model,
             tokenizer,
             chat_prompt,
             [scorer.tasks[i].question for i in train_range],
-            scorer.pool.n,
+            prior,
             warm_settings,
             bf16=bool(config.bf16),
         )
@@ -396,6 +421,7 @@ def train(settings: TrainSettings) -> TrainResult:
         list(trainer.state.log_history),
         precision=precision,
         warm_start=warm,
+        plan_search=searched,
         trainer=trainer,
     )
     if before is not None:
@@ -475,7 +501,13 @@ def add_arguments(parser: argparse.ArgumentParser, *, env: bool = True) -> None:
     add("--eval-first", type=int, default=None, help="first held-out task (default: the last N)")
     add("--eval-repeats", type=int, default=None, help="worker draws per evaluation plan")
     add("--train-first", type=int, default=None, help="first training task (default 0)")
-    add("--warm-start-steps", type=int, default=None, help="format-prior steps (cpu-orchestrate)")
+    add("--warm-start-steps", type=int, default=None, help="warm-start steps (cpu-orchestrate)")
+    add(
+        "--search-iterations",
+        type=int,
+        default=None,
+        help="plan-prior search rounds (cpu-orchestrate; 0: the uniform prior)",
+    )
     add("--baselines", default=None, help="comma-separated agent specs evaluated alike")
     add("--no-checkpoint", action="store_true", help="do not save the trained policy")
     add("--learning-rate", type=float, default=None)
@@ -514,6 +546,9 @@ def settings_from_args(args: argparse.Namespace, env: EnvConfig | None = None) -
         warm_start=None
         if args.warm_start_steps is None
         else dataclasses.replace(recipes.ORCHESTRATE.warm_start, steps=args.warm_start_steps),
+        plan_search=None
+        if args.search_iterations is None
+        else dataclasses.replace(recipes.ORCHESTRATE.search, iterations=args.search_iterations),
         train_first=args.train_first,
         eval_first=args.eval_first,
         baselines=tuple(b.strip() for b in args.baselines.split(",") if b.strip())
@@ -544,6 +579,13 @@ def report(result: TrainResult) -> str:
         lines.append(
             f"precision {chosen} ({result.precision['source']})"
             + (f": {result.precision['reason']}" if "reason" in result.precision else "")
+        )
+    if result.plan_search is not None and result.plan_search["history"]:
+        search = result.plan_search["settings"]
+        episodes = search["iterations"] * search["population"] * search["tasks_per_plan"]
+        lines.append(
+            f"plan search: {episodes} training episodes, prior's mode "
+            f"{result.plan_search['prior']['mode']} (Model i and role of each step)"
         )
     for name, ev in (("before", result.before), ("after", result.after)):
         if ev is not None:

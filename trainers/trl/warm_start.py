@@ -1,31 +1,14 @@
-"""The format prior: a short supervised warm start that teaches a small policy the plan
-syntax, and nothing about which plan is good.
+"""The warm start: a short supervised stage that teaches a small policy to write the plans
+of a :class:`~conductor_gym.trainers.trl.plan_prior.PlanPrior`.
 
 The paper trains Qwen2.5-7B, which already writes the three Python lists when its prompt
 asks for them. SmolLM2-135M does not: on our conductor chat its greedy plans parse 0 % of
 the time, so GRPO has no signal to start from. Before GRPO, the ``cpu-orchestrate`` recipe
-therefore fine-tunes it for a few steps on **uniformly random plans** (:func:`random_plan`),
-the way a larger model's instruction tuning gives it the format for free:
-
-* length uniform in ``1 .. max_steps``; every worker uniform among the episode's
-  ``Model 0 .. Model n-1``;
-* step 1's subtask is the question, copied verbatim (the env shows later steps only the
-  subtasks and answers of the steps they access, so a plan that copies the question once
-  lets every later step see the problem);
-* every later step's subtask is one of :data:`LATER_SUBTASKS` (solve what is shown, check
-  the answers shown, take the majority answer), uniform; its access is drawn from
-  ``later_access``, by default always ``"all"``. A later step with access ``[]`` sees
-  nothing of the question (only its own fixed subtask), so it can never help; with
-  ``[]`` in the draw, half the multi-step plans carry such a step, their mean reward
-  falls below one-step plans' (0.63 against 0.78 for two steps, on 3,000 training
-  episodes), and GRPO learns "one step" before it can learn which multi-step plan pays
-  (measured: a run with ``[]`` in the draw wrote one-step plans only by step 20).
-
-The draw never looks at the task's answer, the workers' skills or any reward: it is a
-uniform prior over a small vocabulary of plans, good and bad alike (on the held-out
-offline tasks it scores below the best single worker; see ``docs/training-cpu.md``).
-Which workers to ask, how many steps, which roles and which access lists pay off is left
-to GRPO.
+therefore fine-tunes it on plans drawn from a prior over plan structures, for questions of
+the training tasks. With the uniform prior (:meth:`PlanPrior.uniform`) this is a pure
+format prior; the recipe draws from the prior its cross-entropy search fitted to the
+training episodes' rewards (:func:`~conductor_gym.trainers.trl.plan_prior.search_prior`),
+so the policy starts from the structures that paid there.
 
 :func:`warm_start` is the loop: prompt tokens are masked out of the loss (the policy learns
 to write plans, not prompts), AdamW, a constant learning rate, optional bf16 autocast, and
@@ -42,52 +25,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.core.chat_prompt import ChatPrompt
-from conductor_gym.plan import Access, Plan
+from conductor_gym.plan import Plan
 
-__all__ = ["LATER_SUBTASKS", "WarmStart", "random_plan", "warm_start"]
+from .plan_prior import PlanPrior
 
-LATER_SUBTASKS: tuple[str, ...] = (
-    "Solve the problem above and end with the final answer.",
-    "Check the answers above and give the correct one as your final answer.",
-    "Give the answer that most of the answers above agree on.",
-)
-"""The subtasks a later step of a random plan draws from (solve, check, vote)."""
-
-
-def random_plan(
-    rng: random.Random,
-    question: str,
-    num_workers: int,
-    max_steps: int = 3,
-    later_access: Sequence[Access] = ("all",),
-) -> Plan:
-    """A uniformly random plan of the format prior (module docstring)."""
-    steps = rng.randint(1, max_steps)
-    model_ids = tuple(rng.randrange(num_workers) for _ in range(steps))
-    subtasks = (question, *(rng.choice(LATER_SUBTASKS) for _ in range(steps - 1)))
-    access: tuple[Access, ...] = ((), *(rng.choice(later_access) for _ in range(steps - 1)))
-    return Plan(model_ids=model_ids, subtasks=subtasks, access=access)
+__all__ = ["WarmStart", "warm_start"]
 
 
 @dataclass(frozen=True)
 class WarmStart:
-    """Settings of the warm start: ``steps`` optimizer steps of ``batch_size`` random
-    plans each, at ``learning_rate``, plans of at most ``max_steps`` steps whose later
-    steps draw their access from ``later_access``."""
+    """Settings of the warm start: ``steps`` optimizer steps of ``batch_size`` plans
+    drawn from the prior, at ``learning_rate``; each step's gradient is accumulated over
+    chunks of ``micro_batch_size`` examples (the same gradient, in less memory)."""
 
-    steps: int = 64
+    steps: int = 32
     batch_size: int = 8
     learning_rate: float = 1e-4
-    max_steps: int = 3
-    later_access: tuple[Access, ...] = ("all",)
+    micro_batch_size: int = 2
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "max_steps"):
+        for name in ("steps", "batch_size", "micro_batch_size"):
             if getattr(self, name) < (0 if name == "steps" else 1):
                 raise ValueError(f"WarmStart.{name} must be positive, got {getattr(self, name)}")
-        if not self.later_access:
-            raise ValueError("WarmStart.later_access must hold at least one access list")
         if self.learning_rate <= 0:
             raise ValueError(f"WarmStart.learning_rate must be > 0, got {self.learning_rate}")
 
@@ -106,18 +66,35 @@ def _example(
     return prompt_ids + plan_ids, [-100] * len(prompt_ids) + plan_ids
 
 
+def _loss(model: Any, rows: Sequence[tuple[list[int], list[int]]], pad: int, bf16: bool) -> Any:
+    """The mean token loss of ``rows`` (left-padded to one width)."""
+    import torch
+
+    width = max(len(ids) for ids, _ in rows)
+    input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in rows])
+    labels = torch.tensor([[-100] * (width - len(lab)) + lab for _, lab in rows])
+    mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in rows])
+    autocast = (
+        torch.autocast(model.device.type, dtype=torch.bfloat16)
+        if bf16
+        else contextlib.nullcontext()
+    )
+    with autocast:
+        return model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
+
+
 def warm_start(
     model: Any,
     tokenizer: Any,
     prompt: ChatPrompt,
     questions: Sequence[str],
-    num_workers: int,
+    prior: PlanPrior,
     settings: WarmStart,
     *,
     bf16: bool = False,
     log_every: int = 8,
 ) -> dict[str, Any]:
-    """Fine-tune ``model``'s trainable parameters on random plans for ``questions``
+    """Fine-tune ``model``'s trainable parameters on plans drawn from ``prior`` for ``questions``
     (training tasks only), printing the loss every ``log_every`` steps (0: never).
     Returns ``{"losses": [...], "wall_s": ...}``."""
     import torch
@@ -137,25 +114,19 @@ def warm_start(
         rows = []
         for _ in range(settings.batch_size):
             question = questions[rng.randrange(len(questions))]
-            plan = random_plan(
-                rng, question, num_workers, settings.max_steps, settings.later_access
-            )
-            rows.append(_example(tokenizer, prompt, question, plan, num_workers))
-        width = max(len(ids) for ids, _ in rows)
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in rows])
-        labels = torch.tensor([[-100] * (width - len(lab)) + lab for _, lab in rows])
-        mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in rows])
-        autocast = (
-            torch.autocast(model.device.type, dtype=torch.bfloat16)
-            if bf16
-            else contextlib.nullcontext()
-        )
-        with autocast:
-            loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
-        loss.backward()
+            plan = prior.sample(rng, question)
+            rows.append(_example(tokenizer, prompt, question, plan, prior.num_workers))
+        targets = sum(sum(x != -100 for x in labels[1:]) for _, labels in rows)
+        total = 0.0
+        for first in range(0, len(rows), settings.micro_batch_size):
+            chunk = rows[first : first + settings.micro_batch_size]
+            share = sum(sum(x != -100 for x in labels[1:]) for _, labels in chunk) / targets
+            loss = _loss(model, chunk, pad, bf16) * share
+            loss.backward()
+            total += float(loss.detach())
         optimizer.step()
         optimizer.zero_grad()
-        losses.append(float(loss.detach()))
+        losses.append(total)
         if log_every and (len(losses) % log_every == 0 or len(losses) == settings.steps):
             elapsed = time.perf_counter() - start
             print(
