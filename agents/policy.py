@@ -28,7 +28,9 @@ Contract:
   the sample then does not depend on batching or order), else from ``seed`` and the
   agent's request count ``i`` (a fresh agent with the same seed and the same calls
   reproduces its samples); ``seed=None`` draws from torch's global RNG;
-* at most ``max_new_tokens`` (default 1024, the paper's conductor limit) are generated;
+* at most ``max_new_tokens`` are generated: by default the checkpoint's own limit, the
+  ``max_new_tokens`` of its ``generation_config.json`` (our trainers record the completion
+  length they trained with there), else 1024, the paper's conductor limit;
 * :attr:`PolicyConductor.usage`, :attr:`PolicyConductor.completions` and
   ``last_usage`` account tokens per call as the ``llm`` agent does (cost 0.0: a local
   model);
@@ -38,7 +40,9 @@ Contract:
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from conductor_gym.core.chat_prompt import ChatPrompt
@@ -47,9 +51,23 @@ from conductor_gym.workers.base import Completion, WorkerError
 from ._usage import LoggedConductor, Usage, UsageLog, total_usage
 from .base import AgentError, check_batch
 
-__all__ = ["ENGINES", "PolicyConductor"]
+__all__ = ["DEFAULT_MAX_NEW_TOKENS", "ENGINES", "PolicyConductor", "checkpoint_limit"]
 
 ENGINES = ("transformers", "vllm")
+DEFAULT_MAX_NEW_TOKENS = 1024
+"""The paper's conductor completion limit, for a checkpoint that records none."""
+
+
+def checkpoint_limit(path: str) -> int | None:
+    """The ``max_new_tokens`` a checkpoint folder's ``generation_config.json`` sets, if any
+    (a hub id or a folder without one: ``None``)."""
+    config = Path(path) / "generation_config.json"
+    if not config.is_file():
+        return None
+    value = json.loads(config.read_text()).get("max_new_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 _SEED_MASK = (1 << 63) - 1
 
 
@@ -79,7 +97,7 @@ class PolicyConductor(LoggedConductor):
         temperature: float = 0.0,
         top_p: float = 1.0,
         top_k: int = 0,
-        max_new_tokens: int = 1024,
+        max_new_tokens: int | None = None,
         seed: int | None = 0,
         device: str = "auto",
         dtype: str = "auto",
@@ -88,6 +106,8 @@ class PolicyConductor(LoggedConductor):
         **engine_options: Any,
     ) -> None:
         self.name = f"policy:{path}"
+        if max_new_tokens is None:
+            max_new_tokens = checkpoint_limit(path) or DEFAULT_MAX_NEW_TOKENS
         if engine not in ENGINES:
             raise ValueError(f"{self.name}: engine must be one of {list(ENGINES)}, got {engine!r}")
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):

@@ -174,6 +174,9 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
 
     from conductor_gym import ConductorEnv
 
+    limit = run.trainer.args.max_completion_length
+    assert isinstance(make_agent(f"policy:{run.checkpoint}", load=False), PolicyConductor)
+    assert make_agent(f"policy:{run.checkpoint}", load=False).max_new_tokens == limit
     agent = make_agent(f"policy:{run.checkpoint}", max_new_tokens=8, device="cpu")
     assert isinstance(agent, PolicyConductor)
     env = ConductorEnv()

@@ -441,7 +441,9 @@ def train(settings: TrainSettings) -> TrainResult:
             mean, se = paired_difference(baselines[best], after, metric="accuracy")
             result.versus_best_single = {"agent": best, "accuracy_gain": mean, "se": se}
     if settings.save_checkpoint:
-        result.checkpoint = save_checkpoint(trainer, tokenizer, settings, chat_prompt)
+        result.checkpoint = save_checkpoint(
+            trainer, tokenizer, settings, chat_prompt, config.max_completion_length
+        )
     timings["total_s"] = time.perf_counter() - start
     result.timings = timings
     if rollout is not None:
@@ -471,11 +473,20 @@ def _baselines(settings: TrainSettings, n_workers: int) -> tuple[str, ...]:
     return ()
 
 
-def save_checkpoint(trainer: Any, tokenizer: Any, settings: TrainSettings, chat_prompt: Any) -> str:
-    """Save the trained policy to ``<output_dir>/checkpoint`` (weights, tokenizer and the
-    chat prompt it answers, which ``policy:<path>`` reads); returns the folder."""
+def save_checkpoint(
+    trainer: Any,
+    tokenizer: Any,
+    settings: TrainSettings,
+    chat_prompt: Any,
+    max_new_tokens: int | None = None,
+) -> str:
+    """Save the trained policy to ``<output_dir>/checkpoint`` (weights, tokenizer, the chat
+    prompt it answers and, in ``generation_config.json``, the completion limit it was
+    trained with, both of which ``policy:<path>`` reads); returns the folder."""
     folder = Path(settings.output_dir) / "checkpoint"
     folder.mkdir(parents=True, exist_ok=True)
+    if max_new_tokens is not None:
+        trainer.model.generation_config.max_new_tokens = max_new_tokens
     trainer.save_model(str(folder))
     tokenizer.save_pretrained(str(folder))
     if chat_prompt is not None:
