@@ -342,16 +342,13 @@ def train(settings: TrainSettings) -> TrainResult:
     warm: dict[str, Any] | None = None
     searched: dict[str, Any] | None = None
     if chat_prompt is not None and settings.warm_start is not None and settings.warm_start.steps:
-        from .plan_prior import PlanPrior, search_prior
+        from .plan_prior import search_prior
         from .warm_start import warm_start
 
-        search = settings.plan_search or PlanSearch(iterations=0)
+        search = settings.plan_search or recipes.ORCHESTRATE.search
         search_start = time.perf_counter()
-        prior, history = (
-            search_prior(scorer, make_refs(train_range, seed=settings.seed), search)
-            if search.iterations
-            else (PlanPrior.uniform(scorer.pool.n, search.max_steps), [])
-        )
+        # With iterations=0 the search returns the uniform prior and no history.
+        prior, history = search_prior(scorer, make_refs(train_range, seed=settings.seed), search)
         timings["plan_search_s"] = time.perf_counter() - search_start
         searched = {
             "settings": dataclasses.asdict(search),
