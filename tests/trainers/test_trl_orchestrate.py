@@ -202,3 +202,37 @@ def test_orchestrate_stages_outside_cpu_orchestrate_are_refused(tmp_path: Path, 
     settings = TrainSettings(recipe="cpu-demo", output_dir=str(tmp_path), **{name: stage})
     with pytest.raises(ConfigurationError, match=name):
         train(settings)
+
+
+def test_float32_shortens_grpo_unless_the_user_set_its_steps() -> None:
+    require("trl")
+    from conductor_gym.trainers.trl.config import ORCHESTRATE
+    from conductor_gym.trainers.trl.train import (
+        TrainSettings,
+        _recipe_defaults,
+        grpo_config,
+        schedule_for_precision,
+    )
+
+    requested = TrainSettings(recipe="cpu-orchestrate", output_dir="unused")
+    settings = _recipe_defaults(requested)
+    assert schedule_for_precision(settings, requested, bf16=True) == (settings, "full")
+    assert grpo_config(settings, bf16=True).max_steps == ORCHESTRATE.iterations
+
+    short, name = schedule_for_precision(settings, requested, bf16=False)
+    assert name == "float32"
+    assert grpo_config(short, bf16=False).max_steps == ORCHESTRATE.float32_iterations
+    assert ORCHESTRATE.float32_iterations < ORCHESTRATE.iterations
+    assert short.warm_start == settings.warm_start
+
+    given = TrainSettings(recipe="cpu-orchestrate", output_dir="unused", iterations=20)
+    kept, name = schedule_for_precision(_recipe_defaults(given), given, bf16=False)
+    assert name == "given" and grpo_config(kept, bf16=False).max_steps == 20
+
+
+def test_a_run_that_sets_its_steps_keeps_them_in_float32(run: Any) -> None:
+    assert run.precision["bf16"] is False and run.precision["schedule"] == "given"
+    assert run.settings.iterations == 2 and run.warm_start["settings"]["steps"] == 6
+    from conductor_gym.trainers.trl.train import report
+
+    assert "schedule given: 6 warm-start steps, 2 GRPO steps" in report(run)

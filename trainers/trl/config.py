@@ -272,6 +272,11 @@ class Orchestrate:
     train_tasks: int = 1792
     eval_tasks: int = 160
     eval_repeats: int = 3
+    float32_iterations: int = 6
+    """GRPO steps of a run that computes in float32 (a CPU without native bf16, or
+    ``--precision fp32``) when the user left them to the recipe. Float32 runs the warm
+    start about 2x and generation about 1.8x slower than bf16 here, and with 20 steps
+    the run would take well over the hour (``docs/training-cpu.md``)."""
 
 
 ORCHESTRATE = Orchestrate()

@@ -63,6 +63,7 @@ __all__ = [
     "episode_config",
     "main",
     "run_with_config",
+    "schedule_for_precision",
     "train",
 ]
 
@@ -251,6 +252,24 @@ def choose_precision(settings: TrainSettings) -> dict[str, Any]:
     return {**choose_cpu_precision().to_dict(), "source": "measured"}
 
 
+def schedule_for_precision(
+    settings: TrainSettings, requested: TrainSettings, *, bf16: bool
+) -> tuple[TrainSettings, str]:
+    """``cpu-orchestrate``'s schedule for the precision the run computes in, and its name.
+
+    Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
+    ``requested`` (the settings as the user gave them) left unset become
+    :attr:`Orchestrate.float32_iterations` (``"float32"``), so that the run fits the
+    hour where bf16 is emulated; steps the user set are kept (``"given"``)."""
+    if bf16:
+        return settings, "full"
+    if requested.iterations is not None:
+        return settings, "given"
+    return dataclasses.replace(settings, iterations=recipes.ORCHESTRATE.float32_iterations), (
+        "float32"
+    )
+
+
 def grpo_config(settings: TrainSettings, *, bf16: bool | None = None) -> Any:
     """The run's ``GRPOConfig``; ``bf16`` (``None``: the recipe's default) overrides the
     recipe's precision unless ``grpo_overrides`` sets it."""
@@ -292,6 +311,7 @@ def train(settings: TrainSettings) -> TrainResult:
     train; evaluate when asked; save the checkpoint when asked."""
     if settings.recipe not in RECIPES:
         raise ValueError(f"recipe must be one of {RECIPES}, got {settings.recipe!r}")
+    requested = settings
     settings = _recipe_defaults(settings)
     if settings.threads is not None:
         os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads))
@@ -335,6 +355,11 @@ def train(settings: TrainSettings) -> TrainResult:
     precision = choose_precision(settings)
     config = grpo_config(settings, bf16=precision["bf16"])
     precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
+    if orchestrate:
+        settings, precision["schedule"] = schedule_for_precision(
+            settings, requested, bf16=precision["bf16"]
+        )
+        config = grpo_config(settings, bf16=precision["bf16"])
 
     model, tokenizer = load_policy(settings.model)
     timings["load_s"] = time.perf_counter() - start
@@ -588,6 +613,12 @@ def report(result: TrainResult) -> str:
             f"precision {chosen} ({result.precision['source']})"
             + (f": {result.precision['reason']}" if "reason" in result.precision else "")
         )
+        if (schedule := result.precision.get("schedule")) is not None:
+            warm = result.settings.warm_start
+            lines.append(
+                f"schedule {schedule}: {warm.steps if warm else 0} warm-start steps, "
+                f"{result.settings.iterations or recipes.ORCHESTRATE.iterations} GRPO steps"
+            )
     if result.plan_search is not None and result.plan_search["history"]:
         search = result.plan_search["settings"]
         episodes = search["iterations"] * search["population"] * search["tasks_per_plan"]
