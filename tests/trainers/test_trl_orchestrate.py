@@ -236,3 +236,31 @@ def test_a_run_that_sets_its_steps_keeps_them_in_float32(run: Any) -> None:
     from conductor_gym.trainers.trl.train import report
 
     assert "schedule given: 6 warm-start steps, 2 GRPO steps" in report(run)
+
+
+def test_confirm_plays_the_checkpoint_on_fresh_tasks_beside_every_single_worker(
+    run: Any,
+) -> None:
+    from conductor_gym.trainers.trl.confirm import SUITE_SIZE, confirm
+
+    from conductor_gym.tasks import make_task_source
+
+    assert len(make_task_source("offline")) == SUITE_SIZE
+    result = confirm(run.checkpoint, first=SUITE_SIZE, tasks=4, repeats=2, bf16=False)
+    assert result.policy["tasks"] == 4 and result.duplicates >= 0
+    singles = [f"single:{i}" for i in range(7)]
+    assert sorted(result.baselines) == ["best-single", *singles]
+    best = max(singles, key=lambda spec: result.baselines[spec]["accuracy"])
+    assert result.best_single == best
+    gain = result.policy["accuracy"] - result.baselines[best]["accuracy"]
+    assert math.isclose(result.accuracy_gain, gain, abs_tol=1e-12)
+    assert "fresh offline tasks 2000..2003 x 2" in result.summary()
+    json.dumps(result.to_dict(), default=str)
+
+
+@pytest.mark.parametrize(("change", "field"), [({"first": 1999}, "first"), ({"tasks": 0}, "tasks")])
+def test_confirm_refuses_tasks_that_are_not_fresh(change: dict[str, int], field: str) -> None:
+    from conductor_gym.trainers.trl.confirm import confirm
+
+    with pytest.raises(ValueError, match=field):
+        confirm("unused", **change)

@@ -1,0 +1,198 @@
+"""Confirm a trained conductor on fresh offline tasks, beside every single worker.
+
+The ``offline`` suite is the first 2000 tasks of a procedural sequence in which task
+``i`` is the same whatever the sequence's length (:class:`~conductor_gym.tasks.procedural.
+ProceduralTasks`). Tasks from 2000 on are therefore in no training set, no plan search
+and no evaluation that guided a choice of recipe: they are the test a result chosen on
+``offline-160`` has not seen. :func:`confirm` plays a checkpoint's greedy plans on such
+tasks with ``repeats`` worker draws each, plays every ``single:<id>`` and ``best-single``
+on the same episodes, and reports the paired accuracy difference to the best single
+worker, with its standard error over tasks.
+
+Command line (the figures in ``docs/training-cpu.md``)::
+
+    python -m conductor_gym.trainers.trl.confirm runs/orchestrate/checkpoint \\
+        --first 2000 --tasks 800
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from conductor_gym.bridge import Scorer
+from conductor_gym.config import EnvConfig
+from conductor_gym.core.chat_prompt import ChatPrompt
+
+from .config import ORCHESTRATE
+from .data import build_dataset, make_refs
+
+__all__ = ["SUITE_SIZE", "Confirmation", "confirm", "main"]
+
+SUITE_SIZE = 2000
+"""Tasks in the ``offline`` suite; fresh tasks start here."""
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What :func:`confirm` measured.
+
+    Attributes:
+        first, tasks, repeats: The tasks ``first .. first + tasks - 1``, each played with
+            ``repeats`` worker draws.
+        duplicates: Fresh tasks whose question is also a training task's (the recipe's
+            ``train_first .. train_first + train_tasks - 1``).
+        policy: The checkpoint's evaluation (``EvalResult.to_dict``).
+        baselines: Each baseline's evaluation on the same episodes.
+        best_single: The ``single:<id>`` of highest accuracy on these tasks.
+        accuracy_gain, se: The paired accuracy difference, policy minus ``best_single``,
+            and its standard error over tasks.
+        bf16: Whether the plans were generated under bf16 autocast.
+    """
+
+    first: int
+    tasks: int
+    repeats: int
+    duplicates: int
+    policy: dict[str, Any]
+    baselines: dict[str, dict[str, Any]]
+    best_single: str
+    accuracy_gain: float
+    se: float
+    bf16: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few lines for the terminal."""
+        lines = [
+            f"fresh offline tasks {self.first}..{self.first + self.tasks - 1} x {self.repeats} "
+            f"worker draws ({self.duplicates} share a training task's question)",
+            f"policy      accuracy {self.policy['accuracy']:.3f} +- "
+            f"{self.policy['accuracy_se']:.3f}, reward {self.policy['mean_reward']:.3f}, "
+            f"valid {self.policy['valid_rate']:.2f}, steps {self.policy['steps']:.2f}",
+        ]
+        lines += [
+            f"{spec:11s} accuracy {ev['accuracy']:.3f} +- {ev['accuracy_se']:.3f}, "
+            f"reward {ev['mean_reward']:.3f}"
+            for spec, ev in self.baselines.items()
+        ]
+        lines.append(
+            f"accuracy vs the best single worker ({self.best_single}): "
+            f"{self.accuracy_gain:+.3f} +- {self.se:.3f} (paired)"
+        )
+        return "\n".join(lines)
+
+
+def confirm(
+    checkpoint: str,
+    *,
+    first: int = SUITE_SIZE,
+    tasks: int = 800,
+    repeats: int = 3,
+    seed: int = 0,
+    bf16: bool | None = None,
+    max_new_tokens: int | None = None,
+) -> Confirmation:
+    """Evaluate ``checkpoint`` (a ``cpu-orchestrate`` checkpoint folder) on the fresh
+    offline tasks ``first .. first + tasks - 1`` (module docstring).
+
+    ``seed`` is the training run's (the episodes' group seeds are ``seed + 10**6 +
+    position``, as the recipe's held-out evaluation draws them); ``bf16`` ``None``
+    measures it as the recipe does; ``max_new_tokens`` ``None`` is the checkpoint's own
+    completion limit (else 256). Raises ``ValueError`` naming the argument when the
+    tasks are not fresh or the counts are not positive.
+    """
+    from .evaluate import agent_eval, greedy_eval, paired_difference
+    from .policy import load_policy
+    from .precision import choose_cpu_precision
+
+    if first < SUITE_SIZE:
+        raise ValueError(
+            f"first: fresh tasks start at {SUITE_SIZE} (the suite's size), got {first}"
+        )
+    for name, value in (("tasks", tasks), ("repeats", repeats)):
+        if value < 1:
+            raise ValueError(f"{name}: must be >= 1, got {value}")
+    if bf16 is None:
+        bf16 = choose_cpu_precision().bf16
+    env = EnvConfig(tasks="offline", task_options={"size": first + tasks})
+    scorer = Scorer(env, seed=seed)
+    source = scorer.tasks
+    trained = {
+        source[i].question
+        for i in range(ORCHESTRATE.train_first, ORCHESTRATE.train_first + ORCHESTRATE.train_tasks)
+    }
+    fresh = range(first, first + tasks)
+    duplicates = sum(source[i].question in trained for i in fresh)
+
+    refs = make_refs(fresh, seed=seed + 10**6)
+    prompt = ChatPrompt.find(checkpoint)
+    rows, _ = build_dataset(scorer, refs, chat_prompt=prompt, unique_prompts=False)
+    model, tokenizer = load_policy(checkpoint)
+    # the limit the trainer recorded in generation_config.json, as policy:<path> reads it
+    recorded = getattr(model.generation_config, "max_new_tokens", None)
+    limit = max_new_tokens or recorded or ORCHESTRATE.max_completion_length
+    policy = greedy_eval(
+        model,
+        tokenizer,
+        scorer,
+        refs,
+        list(rows["prompt"]),
+        repeats=repeats,
+        max_new_tokens=limit,
+        bf16=bf16,
+    )
+    specs = (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
+    baselines = {spec: agent_eval(scorer, refs, spec, repeats=repeats) for spec in specs}
+    best = max(specs[:-1], key=lambda spec: baselines[spec].accuracy)
+    gain, se = paired_difference(baselines[best], policy, metric="accuracy")
+    return Confirmation(
+        first=first,
+        tasks=tasks,
+        repeats=repeats,
+        duplicates=duplicates,
+        policy=policy.to_dict(),
+        baselines={spec: ev.to_dict() for spec, ev in baselines.items()},
+        best_single=best,
+        accuracy_gain=gain,
+        se=se,
+        bf16=bf16,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m conductor_gym.trainers.trl.confirm",
+        description="a trained conductor on fresh offline tasks, beside every single worker",
+    )
+    parser.add_argument("checkpoint", help="a cpu-orchestrate checkpoint folder")
+    parser.add_argument("--first", type=int, default=SUITE_SIZE, help="first fresh task")
+    parser.add_argument("--tasks", type=int, default=800, help="fresh tasks to play")
+    parser.add_argument("--repeats", type=int, default=3, help="worker draws per task")
+    parser.add_argument("--seed", type=int, default=0, help="the training run's seed")
+    parser.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    parser.add_argument("--out", default=None, help="write the full result as JSON here")
+    args = parser.parse_args(argv)
+    bf16 = None if args.precision == "auto" else args.precision == "bf16"
+    result = confirm(
+        args.checkpoint,
+        first=args.first,
+        tasks=args.tasks,
+        repeats=args.repeats,
+        seed=args.seed,
+        bf16=bf16,
+    )
+    print(result.summary())
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(result.to_dict(), handle, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
