@@ -275,8 +275,8 @@ class Orchestrate:
     float32_iterations: int = 6
     """GRPO steps of a run that computes in float32 (a CPU without native bf16, or
     ``--precision fp32``) when the user left them to the recipe. Float32 runs the warm
-    start about 2x and generation about 1.8x slower than bf16 here, and with 20 steps
-    the run would take well over the hour (``docs/training-cpu.md``)."""
+    start about 2.2x slower than bf16; with 20 steps the run would take about 52 min on
+    our AVX2 stand-in and over an hour on a real AVX2-only CPU (``docs/training-cpu.md``)."""
 
 
 ORCHESTRATE = Orchestrate()
