@@ -228,6 +228,11 @@ def test_float32_shortens_grpo_unless_the_user_set_its_steps() -> None:
     given = TrainSettings(recipe="cpu-orchestrate", output_dir="unused", iterations=20)
     kept, name = schedule_for_precision(_recipe_defaults(given), given, bf16=False)
     assert name == "given" and grpo_config(kept, bf16=False).max_steps == 20
+    overridden = TrainSettings(
+        recipe="cpu-orchestrate", output_dir="unused", grpo_overrides={"max_steps": 3}
+    )
+    kept, name = schedule_for_precision(_recipe_defaults(overridden), overridden, bf16=False)
+    assert name == "given" and grpo_config(kept, bf16=False).max_steps == 3
 
 
 def test_a_run_that_sets_its_steps_keeps_them_in_float32(run: Any) -> None:

@@ -260,10 +260,11 @@ def schedule_for_precision(
     Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
     ``requested`` (the settings as the user gave them) left unset become
     :attr:`Orchestrate.float32_iterations` (``"float32"``), so that the run fits the
-    hour where bf16 is emulated; steps the user set are kept (``"given"``)."""
+    hour where bf16 is emulated; steps the user set (``iterations``, or ``max_steps`` in
+    ``grpo_overrides``) are kept (``"given"``)."""
     if bf16:
         return settings, "full"
-    if requested.iterations is not None:
+    if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
         return settings, "given"
     return dataclasses.replace(settings, iterations=recipes.ORCHESTRATE.float32_iterations), (
         "float32"
@@ -615,9 +616,12 @@ def report(result: TrainResult) -> str:
         )
         if (schedule := result.precision.get("schedule")) is not None:
             warm = result.settings.warm_start
+            steps = result.settings.grpo_overrides.get(
+                "max_steps", result.settings.iterations or recipes.ORCHESTRATE.iterations
+            )
             lines.append(
                 f"schedule {schedule}: {warm.steps if warm else 0} warm-start steps, "
-                f"{result.settings.iterations or recipes.ORCHESTRATE.iterations} GRPO steps"
+                f"{steps} GRPO steps"
             )
     if result.plan_search is not None and result.plan_search["history"]:
         search = result.plan_search["settings"]
