@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,12 +114,17 @@ class PlanPrior:
     def num_workers(self) -> int:
         return int(self.workers.shape[1])
 
+    def _structure(self, choose: Callable[[np.ndarray], int]) -> Structure:
+        """The structure whose length, workers and later roles ``choose`` picks from each
+        factor's probabilities, in that order."""
+        steps = 1 + choose(self.lengths)
+        workers = tuple(choose(self.workers[i]) for i in range(steps))
+        roles = ("attempt", *(_ROLE_NAMES[choose(self.roles[i])] for i in range(steps - 1)))
+        return Structure(workers=workers, roles=roles)
+
     def draw(self, rng: random.Random) -> Structure:
         """One structure, drawn with ``rng`` (the same draws for the same seed)."""
-        steps = 1 + _pick(rng, self.lengths)
-        workers = tuple(_pick(rng, self.workers[i]) for i in range(steps))
-        roles = ("attempt", *(_ROLE_NAMES[_pick(rng, self.roles[i])] for i in range(steps - 1)))
-        return Structure(workers=workers, roles=roles)
+        return self._structure(lambda p: _pick(rng, p))
 
     def sample(self, rng: random.Random, question: str) -> Plan:
         """A plan for ``question`` drawn from the prior."""
@@ -163,10 +168,7 @@ class PlanPrior:
 
     def mode(self) -> Structure:
         """The most likely value of every factor, as one structure."""
-        steps = 1 + int(np.argmax(self.lengths))
-        workers = tuple(int(np.argmax(self.workers[i])) for i in range(steps))
-        roles = ("attempt", *(_ROLE_NAMES[int(np.argmax(self.roles[i]))] for i in range(steps - 1)))
-        return Structure(workers=workers, roles=roles)
+        return self._structure(lambda p: int(np.argmax(p)))
 
     def to_dict(self) -> dict[str, Any]:
         """The probabilities, rounded, for ``results.json``."""
@@ -210,8 +212,9 @@ class PlanSearch:
 
     def __post_init__(self) -> None:
         for name in ("iterations", "population", "tasks_per_plan", "max_steps"):
-            if getattr(self, name) < (0 if name == "iterations" else 1):
-                raise ValueError(f"PlanSearch.{name} must be positive, got {getattr(self, name)}")
+            least = 0 if name == "iterations" else 1
+            if getattr(self, name) < least:
+                raise ValueError(f"PlanSearch.{name} must be >= {least}, got {getattr(self, name)}")
         for name in ("elite", "smoothing"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"PlanSearch.{name} must be in (0, 1], got {getattr(self, name)}")
