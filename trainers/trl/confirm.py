@@ -26,14 +26,15 @@ from typing import Any
 from conductor_gym.bridge import Scorer
 from conductor_gym.config import EnvConfig
 from conductor_gym.core.chat_prompt import ChatPrompt
+from conductor_gym.tasks import make_task_source
 
 from .config import ORCHESTRATE
-from .data import build_dataset, make_refs
+from .data import HELD_OUT_SEED_OFFSET, build_dataset, make_refs
 
 __all__ = ["SUITE_SIZE", "Confirmation", "confirm", "main"]
 
-SUITE_SIZE = 2000
-"""Tasks in the ``offline`` suite; fresh tasks start here."""
+SUITE_SIZE = len(make_task_source("offline"))
+"""Tasks in the ``offline`` suite (2000); fresh tasks start here."""
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,13 @@ def confirm(
     """Evaluate ``checkpoint`` (a ``cpu-orchestrate`` checkpoint folder) on the fresh
     offline tasks ``first .. first + tasks - 1`` (module docstring).
 
-    ``seed`` is the training run's (the episodes' group seeds are ``seed + 10**6 +
-    position``, as the recipe's held-out evaluation draws them); ``bf16`` ``None``
-    measures it as the recipe does; ``max_new_tokens`` ``None`` is the checkpoint's own
-    completion limit (else 256). Raises ``ValueError`` naming the argument when the
+    ``seed`` is the training run's (the episodes' group seeds are ``seed +
+    HELD_OUT_SEED_OFFSET + position``, as the recipe's held-out evaluation draws them);
+    ``bf16`` ``None`` measures it as the recipe does; ``max_new_tokens`` ``None`` is the
+    checkpoint's own completion limit (else 256). Raises ``ValueError`` naming the argument when the
     tasks are not fresh or the counts are not positive.
     """
-    from .evaluate import agent_eval, greedy_eval, paired_difference
+    from .evaluate import agent_eval, greedy_eval, versus_best_single
     from .policy import load_policy
     from .precision import choose_cpu_precision
 
@@ -130,7 +131,7 @@ def confirm(
     fresh = range(first, first + tasks)
     duplicates = sum(source[i].question in trained for i in fresh)
 
-    refs = make_refs(fresh, seed=seed + 10**6)
+    refs = make_refs(fresh, seed=seed + HELD_OUT_SEED_OFFSET)
     prompt = ChatPrompt.find(checkpoint)
     rows, _ = build_dataset(scorer, refs, chat_prompt=prompt, unique_prompts=False)
     model, tokenizer = load_policy(checkpoint)
@@ -149,8 +150,10 @@ def confirm(
     )
     specs = (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
     baselines = {spec: agent_eval(scorer, refs, spec, repeats=repeats) for spec in specs}
-    best = max(specs[:-1], key=lambda spec: baselines[spec].accuracy)
-    gain, se = paired_difference(baselines[best], policy, metric="accuracy")
+    versus = versus_best_single(baselines, policy)
+    if versus is None:  # specs holds a single:<id> for every worker of a non-empty pool
+        raise ValueError("the pool has no worker to compare the policy with")
+    best, gain, se = versus
     return Confirmation(
         first=first,
         tasks=tasks,

@@ -30,9 +30,21 @@ from typing import Any
 from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.core.chat_prompt import ChatPrompt
 
-__all__ = ["Message", "PromptLabels", "build_dataset", "make_refs", "prompt_key", "prompt_text"]
+__all__ = [
+    "HELD_OUT_SEED_OFFSET",
+    "Message",
+    "PromptLabels",
+    "build_dataset",
+    "make_refs",
+    "prompt_key",
+    "prompt_text",
+]
 
 Message = dict[str, str]
+
+HELD_OUT_SEED_OFFSET = 10**6
+"""Held-out episodes' group seeds start at the run's seed plus this, apart from the
+training episodes' (``make_refs(..., seed=seed + HELD_OUT_SEED_OFFSET)``)."""
 
 
 def make_refs(task_indices: Iterable[int], *, seed: int = 0) -> list[EpisodeRef]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "greedy_eval",
     "paired_difference",
     "score_plans",
+    "versus_best_single",
 ]
 
 
@@ -96,6 +97,19 @@ def paired_difference(
     pairs = zip(getattr(after, name), getattr(before, name), strict=True)
     diff = [a - b for a, b in pairs]
     return float(np.mean(diff)), _se(diff)
+
+
+def versus_best_single(
+    baselines: Mapping[str, EvalResult], policy: EvalResult
+) -> tuple[str, float, float] | None:
+    """The ``single:<id>`` of ``baselines`` with the highest accuracy (the first of a tie),
+    and the paired accuracy difference ``policy`` minus it with its standard error;
+    ``None`` when no baseline is a single worker."""
+    singles = [spec for spec in baselines if spec.startswith("single:")]
+    if not singles:
+        return None
+    best = max(singles, key=lambda spec: baselines[spec].accuracy)
+    return (best, *paired_difference(baselines[best], policy, metric="accuracy"))
 
 
 def greedy_completions(

@@ -48,7 +48,7 @@ from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.base import make_pool
 
 from . import config as recipes
-from .data import build_dataset, make_refs
+from .data import HELD_OUT_SEED_OFFSET, build_dataset, make_refs
 from .plan_prior import PlanSearch
 from .precision import choose_cpu_precision
 from .warm_start import WarmStart
@@ -317,7 +317,7 @@ def train(settings: TrainSettings) -> TrainResult:
     if settings.threads is not None:
         os.environ.setdefault("OMP_NUM_THREADS", str(settings.threads))
     grpo_trainer = importlib.import_module("trl").GRPOTrainer
-    from .evaluate import agent_eval, greedy_eval, paired_difference
+    from .evaluate import agent_eval, greedy_eval, paired_difference, versus_best_single
     from .policy import freeze_lower_layers, load_policy, set_cpu_threads
     from .reward import ConductorReward, rollout_reward
     from .rollout import ConductorRollout
@@ -361,6 +361,7 @@ def train(settings: TrainSettings) -> TrainResult:
             settings, requested, bf16=precision["bf16"]
         )
         config = grpo_config(settings, bf16=precision["bf16"])
+        precision["grpo_steps"] = int(config.max_steps)
 
     model, tokenizer = load_policy(settings.model)
     timings["load_s"] = time.perf_counter() - start
@@ -399,7 +400,7 @@ def train(settings: TrainSettings) -> TrainResult:
     before = None
     if eval_range:
         eval_scorer = make_scorer(settings, max_recursions=0) if multi_turn else scorer
-        eval_refs = make_refs(eval_range, seed=settings.seed + 10**6)
+        eval_refs = make_refs(eval_range, seed=settings.seed + HELD_OUT_SEED_OFFSET)
         eval_rows, _ = build_dataset(
             eval_scorer,
             eval_refs,
@@ -458,10 +459,8 @@ def train(settings: TrainSettings) -> TrainResult:
             for spec in _baselines(settings, scorer.pool.n)
         }
         result.baselines = {spec: ev.to_dict() for spec, ev in baselines.items()}
-        singles = [spec for spec in baselines if spec.startswith("single:")]
-        if singles:
-            best = max(singles, key=lambda spec: baselines[spec].accuracy)
-            mean, se = paired_difference(baselines[best], after, metric="accuracy")
+        if (versus := versus_best_single(baselines, after)) is not None:
+            best, mean, se = versus
             result.versus_best_single = {"agent": best, "accuracy_gain": mean, "se": se}
     if settings.save_checkpoint:
         result.checkpoint = save_checkpoint(
@@ -616,12 +615,9 @@ def report(result: TrainResult) -> str:
         )
         if (schedule := result.precision.get("schedule")) is not None:
             warm = result.settings.warm_start
-            steps = result.settings.grpo_overrides.get(
-                "max_steps", result.settings.iterations or recipes.ORCHESTRATE.iterations
-            )
             lines.append(
                 f"schedule {schedule}: {warm.steps if warm else 0} warm-start steps, "
-                f"{steps} GRPO steps"
+                f"{result.precision['grpo_steps']} GRPO steps"
             )
     if result.plan_search is not None and result.plan_search["history"]:
         search = result.plan_search["settings"]
