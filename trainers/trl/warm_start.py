@@ -46,8 +46,9 @@ class WarmStart:
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "micro_batch_size"):
-            if getattr(self, name) < (0 if name == "steps" else 1):
-                raise ValueError(f"WarmStart.{name} must be positive, got {getattr(self, name)}")
+            least = 0 if name == "steps" else 1
+            if getattr(self, name) < least:
+                raise ValueError(f"WarmStart.{name} must be >= {least}, got {getattr(self, name)}")
         if self.learning_rate <= 0:
             raise ValueError(f"WarmStart.learning_rate must be > 0, got {self.learning_rate}")
 
@@ -83,6 +84,11 @@ def _loss(model: Any, rows: Sequence[tuple[list[int], list[int]]], pad: int, bf1
         return model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
 
 
+def _targets(rows: Sequence[tuple[list[int], list[int]]]) -> int:
+    """The tokens of ``rows`` the loss is taken on (labels past the first, not masked)."""
+    return sum(sum(x != -100 for x in labels[1:]) for _, labels in rows)
+
+
 def warm_start(
     model: Any,
     tokenizer: Any,
@@ -116,11 +122,11 @@ def warm_start(
             question = questions[rng.randrange(len(questions))]
             plan = prior.sample(rng, question)
             rows.append(_example(tokenizer, prompt, question, plan, prior.num_workers))
-        targets = sum(sum(x != -100 for x in labels[1:]) for _, labels in rows)
+        targets = _targets(rows)
         total = 0.0
         for first in range(0, len(rows), settings.micro_batch_size):
             chunk = rows[first : first + settings.micro_batch_size]
-            share = sum(sum(x != -100 for x in labels[1:]) for _, labels in chunk) / targets
+            share = _targets(chunk) / targets
             loss = _loss(model, chunk, pad, bf16) * share
             loss.backward()
             total += float(loss.detach())
