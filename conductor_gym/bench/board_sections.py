@@ -127,11 +127,11 @@ class Placement:
 def _worker_records(results: Results) -> list[dict[str, Any]]:
     """Every worker's settings that change answers or prices (``latency_scale`` only
     changes how long a simulated call waits); a ``v1`` file's as it describes them."""
-    from conductor_gym.bench.replay import NotReplayable, replay_specs
+    from conductor_gym.bench.replay import ReplayError, worker_specs
 
     try:
-        specs = replay_specs(results)
-    except NotReplayable:
+        specs = worker_specs(results)
+    except ReplayError:
         workers = results.pool.get("workers")
         return list(workers) if isinstance(workers, list) else []
     return [WorkerRecord.from_spec(spec).model_dump(mode="json") for spec in specs]
@@ -201,11 +201,11 @@ def price_table(results: Results) -> str:
     """What priced the entry's worker costs, e.g. ``"simulator profile prices"`` or
     ``"pool-file prices + LiteLLM price map"`` (``"unknown"`` for a ``v1`` file that
     names no shipped preset)."""
-    from conductor_gym.bench.replay import NotReplayable, replay_specs
+    from conductor_gym.bench.replay import ReplayError, worker_specs
 
     try:
-        workers = [WorkerRecord.from_spec(spec) for spec in replay_specs(results)]
-    except NotReplayable:
+        workers = [WorkerRecord.from_spec(spec) for spec in worker_specs(results)]
+    except ReplayError:
         return "unknown"
     return " + ".join(sorted({_price_source(w) for w in workers}))
 

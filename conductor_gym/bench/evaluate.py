@@ -7,7 +7,7 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
   ``seed=`` :func:`conductor_gym.bench.suites.episode_seed` ``(seed, source, i, r)`` and
   ``options={"task_index": i}``. It is single-turn unless the env arguments enable
   recursion (``max_recursions``): then the agent is asked again on each new observation
-  until the episode ends. Every env shares one :class:`~conductor_gym.pool.base.WorkerPool`;
+  until the episode ends. Every env shares one :class:`~conductor_gym.pool.pool.WorkerPool`;
   a suite with a pool split (``"offline@heldout-workers"``) draws it over ``pool``.
 * **Agents** act only through ``await agent.act_batch(observations, infos)``. Running
   episodes queue their requests; one ``act_batch`` call at a time takes up to
@@ -72,18 +72,27 @@ from conductor_gym.bench.results import (
     json_safe,
     open_journal,
 )
-from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite, hash_seed
-from conductor_gym.config import EnvConfig
+from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite
 from conductor_gym.core.agent import Agent, AgentError, BaseAgent, as_base_agent
 from conductor_gym.core.agent_spec import make_agent
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.episode import critical_path_s
 from conductor_gym.core.info import ResetInfo, StepInfo
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.splits import with_pool_split
-from conductor_gym.workers.simulated import simulator_version
+from conductor_gym.seeding import hash_seed
+from conductor_gym.sim.worker import simulator_version
 
-__all__ = ["aevaluate", "episode_record", "evaluate", "final_response"]
+__all__ = [
+    "Batcher",
+    "aevaluate",
+    "episode_record",
+    "evaluate",
+    "final_response",
+    "recorded_settings",
+    "run_config",
+]
 
 _RESERVED = ("tasks", "task_options")
 
@@ -107,11 +116,13 @@ def _describe_agent(agent: BaseAgent, spec: str, overrides: Mapping[str, Any]) -
     return info
 
 
-def _env_config(
+def run_config(
     agent: BaseAgent, config: EnvConfig | None, settings: Mapping[str, Any]
-) -> tuple[EnvConfig, dict[str, Any], dict[str, Any]]:
+) -> tuple[EnvConfig, dict[str, Any]]:
     """The run's config (``config`` with ``settings`` and the agent's ``env_overrides``
-    applied), the explicit settings as recorded, and the overrides."""
+    applied) and the overrides. Raises :class:`~conductor_gym.errors.ConfigurationError`
+    for a setting the suite gives (``tasks``, ``task_options``) or one that conflicts
+    with the agent's overrides."""
     overrides = agent.env_overrides
     for key in _RESERVED:
         if key in settings or key in overrides:
@@ -123,17 +134,27 @@ def _env_config(
                 field=key,
             )
     explicit = {**settings, **overrides}
-    return (config or EnvConfig()).replace(**explicit), explicit, dict(overrides)
+    return (config or EnvConfig()).replace(**explicit), dict(overrides)
 
 
-def _recorded(config: EnvConfig) -> dict[str, Any] | None:
-    """The config as results record it (the suite gives the tasks); ``None`` when it holds
-    a live object that no record can rebuild (a ready pool, a cache object)."""
-    try:
-        data = config.to_dict()
-    except ConfigurationError:
-        return None
-    return {k: v for k, v in data.items() if k not in _RESERVED}
+_NOT_RECORDED = (*_RESERVED, "pool")
+"""Settings results do not record as settings: the suite gives the tasks; the pool is
+recorded as the results' ``pool`` and ``workers``."""
+
+
+def recorded_settings(config: EnvConfig) -> dict[str, Any]:
+    """The env settings as results record them (``Results.env_kwargs``): the settings of
+    ``config`` that are not :class:`EnvConfig`'s defaults, as :meth:`EnvConfig.to_dict`
+    writes them, less :data:`_NOT_RECORDED`. A cache given as an object (not a file) is
+    not recorded: no record can reopen it."""
+    kept = {name: getattr(config, name) for name in EnvConfig.model_fields}
+    for name in _NOT_RECORDED:
+        del kept[name]
+    if not (kept["cache"] is None or isinstance(kept["cache"], str)):
+        kept["cache"] = None
+    data = EnvConfig(**kept).to_dict()
+    defaults = EnvConfig().to_dict()
+    return {name: data[name] for name in kept if data[name] != defaults[name]}
 
 
 _Usage = tuple[int, int, float]
@@ -220,7 +241,7 @@ class _Request:
     future: asyncio.Future[_Answer]
 
 
-class _Batcher:
+class Batcher:
     """Collects the running episodes' requests into ``act_batch`` calls, one at a time.
 
     An :class:`~conductor_gym.agents.base.AgentError` (the agent's model failed after its
@@ -288,7 +309,7 @@ class _Batcher:
         return [(a, p, c, usd, None) for a, (p, c, usd) in zip(actions, usage, strict=True)]
 
 
-async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: _Batcher) -> EpisodeRecord:
+async def _play(env: ConductorEnv, spec: EpisodeSpec, batcher: Batcher) -> EpisodeRecord:
     observation, info = env.reset(seed=spec.seed, options={"task_index": spec.task_index})
     actions: list[str] = []
     planner_tokens, planner_cost, reward = 0, 0.0, 0.0
@@ -422,14 +443,14 @@ async def aevaluate(
     elif limit is not None:
         suite = suite.with_limit(limit)
     agent, spec = _resolve_agent(agent)
-    run_config, kwargs, overrides = _env_config(agent, config, settings)
+    the_config, overrides = run_config(agent, config, settings)
     if suite.pool_split is not None:  # the suite pairs its tasks with a pool split
-        run_config = run_config.replace(pool=with_pool_split(run_config.pool, suite.pool_split))
+        the_config = the_config.replace(pool=with_pool_split(the_config.pool, suite.pool_split))
     # A cache this run opens from a path is closed at its end, so the file is complete.
-    owns_cache = isinstance(run_config.cache, str | os.PathLike)
-    shared_pool = run_config.build_pool()
+    owns_cache = isinstance(the_config.cache, str | os.PathLike)
+    shared_pool = the_config.build_pool()
     configs = {
-        name: run_config.replace(
+        name: the_config.replace(
             tasks=source, pool=shared_pool, k=None, shuffle_workers=None, cache=None
         )
         for name, source in suite.sources.items()
@@ -446,8 +467,8 @@ async def aevaluate(
         "pool": {**json_safe(shared_pool.describe()), "simulator": simulator_version(shared_pool)},
         "workers": [WorkerRecord.from_spec(s).model_dump(mode="json") for s in shared_pool.specs],
         "agent": _describe_agent(agent, spec, overrides),
-        # the pool is recorded as "pool" and "workers"
-        "env_kwargs": json_safe({k: v for k, v in kwargs.items() if k != "pool"}),
+        # the settings, once (the pool is recorded as "pool" and "workers")
+        "env_kwargs": recorded_settings(the_config),
         "repeats": repeats,
         "seed": seed,
         "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -461,7 +482,7 @@ async def aevaluate(
         journal, loaded, started_at = open_journal(journal_path(out), header, resume)
         done = {r.key: r for r in loaded if r.key in order}
     todo = iter([s for s in plan if s.key not in done])
-    batcher = _Batcher(agent, concurrency)
+    batcher = Batcher(agent, concurrency)
     bar = _Progress(len(plan), list(done.values()), progress)
 
     async def worker(todo: Iterator[EpisodeSpec]) -> None:
@@ -502,7 +523,6 @@ async def aevaluate(
         workers=header["workers"],
         agent=header["agent"],
         env_kwargs=header["env_kwargs"],
-        env_config=_recorded(run_config),
         repeats=repeats,
         seed=seed,
         started_at=started_at,
@@ -533,7 +553,7 @@ def evaluate(
     every task of ``suite`` (a :class:`~conductor_gym.bench.suites.Suite` or a suite name)
     ``repeats`` times and return the :class:`~conductor_gym.bench.results.Results` (module
     docstring). ``limit`` keeps the first ``limit`` tasks of each source. The episodes'
-    settings are ``config`` (an :class:`~conductor_gym.config.EnvConfig`, default: all
+    settings are ``config`` (an :class:`~conductor_gym.core.config.EnvConfig`, default: all
     defaults) with ``settings`` (its fields as keywords: ``pool``, ``k``,
     ``shuffle_workers``, ``max_steps``, ``reward``, ``cache``, ...) and the agent's
     ``env_overrides`` applied; the suite gives the tasks."""

@@ -412,7 +412,7 @@ def _pinned_copy(path: Path, digest: str | None, folder: Path, report: Report) -
 
 
 def _check_pool(results: Results, report: Report) -> None:
-    from conductor_gym.bench.replay import NotReplayable, replay_specs, shipped_presets
+    from conductor_gym.bench.replay import ReplayError, shipped_presets, worker_specs
     from conductor_gym.bench.results import WorkerRecord
 
     if results.workers is not None:
@@ -429,7 +429,7 @@ def _check_pool(results: Results, report: Report) -> None:
     name = results.pool.get("name")
     if results.workers is None or not isinstance(name, str) or name not in shipped_presets():
         return
-    from conductor_gym.pool.base import make_pool
+    from conductor_gym.pool.pool import make_pool
 
     def comparable(records: Iterable[WorkerRecord]) -> list[dict[str, Any]]:
         rows = [r.model_dump(mode="json") for r in records]
@@ -439,8 +439,8 @@ def _check_pool(results: Results, report: Report) -> None:
 
     preset = [WorkerRecord.from_spec(spec) for spec in make_pool(name).specs]
     try:
-        recorded = [WorkerRecord.from_spec(spec) for spec in replay_specs(results)]
-    except NotReplayable as exc:
+        recorded = [WorkerRecord.from_spec(spec) for spec in worker_specs(results)]
+    except ReplayError as exc:
         report.error("pool", str(exc))
         return
     if comparable(recorded) != comparable(preset):
@@ -692,7 +692,7 @@ def _replay(
     report: Report,
 ) -> Verification:
     """Re-play the episodes when possible; a difference is a ``replay`` error."""
-    from conductor_gym.bench.replay import NotReplayable, replay_results
+    from conductor_gym.bench.replay import ReplayError, real_backends, replay_results
 
     if not enabled:
         return Verification(False, "not re-played (validation without replay)")
@@ -702,9 +702,15 @@ def _replay(
             f"suite {results.suite.name!r} cannot be re-played offline (its tasks "
             "need downloads or are a local file)",
         )
+    if cache is None and (real := real_backends(results)):
+        return Verification(
+            False,
+            f"the pool has real workers ({', '.join(real)}) and no response cache was "
+            "given: their answers cannot be re-played offline",
+        )
     try:
         replayed = replay_results(results, sources, cache=cache)
-    except NotReplayable as exc:
+    except ReplayError as exc:
         return Verification(False, str(exc))
     report.replay = replayed
     if replayed.differences:

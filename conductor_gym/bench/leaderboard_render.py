@@ -376,7 +376,7 @@ SUBMITTING_MD = """\
 
 1. Evaluate your agent on a board suite with the suite seed: `conductor-gym evaluate
    --agent SPEC --suite offline-160 --repeats 3 --out results.json` (schema
-   `conductor-gym/results/v2`: every episode, the suite's fingerprint, every worker's
+   `conductor-gym/results/v3`: every episode, the suite's fingerprint, every worker's
    settings). On a real pool add `--env cache=responses.sqlite` so every answer is
    recorded.
 2. Wrap it with metadata: `conductor-gym leaderboard submit results.json --name NAME

@@ -1,40 +1,61 @@
-"""Re-play a results file: run every recorded episode again and compare.
+"""The one replay engine: a stored run's episodes played again through the env, from their
+recorded completions, with no backend called. The leaderboard verifies entries with it,
+``conductor-gym view`` shows each step with it and ``conductor-gym rescore --replay``
+re-scores with it.
 
-Contract. :func:`replay_results` rebuilds the run from what a
-:class:`~conductor_gym.bench.results.Results` file records (the suite's task sources, the
-pool from :attr:`~conductor_gym.bench.results.Results.workers`, the env arguments), then
-for every :class:`~conductor_gym.bench.results.EpisodeRecord` resets an env with the
-episode's seed and task index and steps the recorded actions (``completion``, then each
-of ``followups`` for a multi-turn episode). The episode must end exactly at the last
-recorded action (or still be running after it when the agent failed mid-episode), and
-its replayed record must equal the recorded one in every field the env decides:
-``domain``, ``task_id``, ``outcome``, ``correct``, ``reward``, ``parse_error``, the
-error's ``kind``, ``steps``, ``worker_calls``, ``prompt_tokens``, ``completion_tokens``,
-``cost_usd``, ``latency_s`` and ``final_answer`` (floats within a relative 1e-9). Each
-difference is a :class:`Difference` naming the episode and the field. The planner's own
-tokens and cost are the agent's, not the env's: they are taken as recorded.
+Contract.
 
-Where the answers come from (:attr:`Replay.method`):
+* **What is rebuilt.** :class:`Replayer` rebuilds a run from its
+  :class:`~conductor_gym.bench.results.Results`:
 
-* ``"simulated"``: every worker is simulated, so an episode is a pure function of its
-  seed, its actions and the env arguments; the workers are rebuilt from their records
-  (``latency_scale`` set to 0: waiting changes nothing).
-* ``"response cache"``: some worker is real. Its answers come from the submitted
-  :class:`~conductor_gym.workers.cache.ResponseCache`, opened in ``"replay"`` mode: no
-  backend is reached, and a call the recording never made is an infrastructure failure
-  of the replay (``ReplayMiss``), which then differs from the record. Costs are priced
-  again from the cached tokens wherever the backend prices that way (:func:`reprices`:
-  ``hf`` and ``vllm`` always, ``litellm`` when the pool file sets a price); other costs
-  are as the cache recorded them. A recorded infrastructure failure is compared on its
-  outcome and error kind only (the failed call is, by design, not in the cache).
+  - the task sources of its suite: those the caller checked (the board), else
+    :func:`run_sources` (readable offline here, with the recorded fingerprint);
+  - the env settings: :attr:`Results.env_kwargs` read by
+    :meth:`EnvConfig.from_dict <conductor_gym.core.config.EnvConfig.from_dict>`, the
+    only decoder of recorded settings (:func:`replay_config`); ``k``,
+    ``shuffle_workers`` and ``cache`` are the pool's;
+  - the pool: the workers the results record (:func:`worker_specs`; a ``v1`` file
+    records none: the shipped preset its pool names, or the pool the caller names), with
+    the recorded ``k``, ``shuffle`` and episode budget. Its workers must be the ones
+    the pool description lists. The run's spending budget (``pool.run_budget``) is
+    shared by every episode in completion order and is not rebuilt.
 
-Not re-played: the run's spending budget (``pool.run_budget``) is shared by every
-episode in completion order, so an episode that failed on it is listed in
-:attr:`Replay.skipped` (still an infrastructure failure, never a score), and no other
-episode may fail on it. A run whose env cannot be rebuilt (a ``conductor`` policy that
-writes inner plans, an env argument this module does not know, a real pool without a
-cache, a ``v1`` file whose pool is not a shipped preset) raises :class:`NotReplayable`
-saying why.
+* **No backend is ever called.** Without a response cache, simulated workers answer
+  themselves (an episode is then a pure function of its seed, its actions and the env
+  settings) and a real worker makes the replay impossible. With the run's response cache
+  (:class:`~conductor_gym.workers.cache.ResponseCache`, opened in ``"replay"`` mode,
+  read only) every worker answers from it: a call the recorded run did not make raises
+  :class:`~conductor_gym.workers.cache.ReplayMiss` inside the env, and the episode ends
+  as an infrastructure failure (:attr:`Replayed.miss`). Real workers' cached answers are
+  priced again from their tokens wherever the backend prices that way
+  (:func:`reprices`: ``hf`` and ``vllm`` always, ``litellm`` when the pool file sets a
+  price).
+
+* **One episode.** :meth:`Replayer.replay` (:meth:`Replayer.areplay`, its coroutine)
+  resets an env with the record's seed and task index, steps the recorded actions
+  (``completion``, then each of ``followups``) until the env ends the episode, and
+  returns :class:`Replayed`: the new record (the agent's planner usage is the
+  record's), the last info, the task as graded, the actions played, whether the env
+  ended the episode and whether a call missed the cache. With ``graders`` (by default
+  those that graded a re-scored file, :func:`recorded_graders`) the final answer is then
+  graded by another grader (:func:`regrade`): the workers always see the task as it is.
+
+* **Verification** (:meth:`Replayer.verify`, the leaderboard's): every episode is
+  re-played (concurrently, each coroutine with its own envs) and must end exactly at its
+  last recorded action (or still be running after it when the agent failed mid-episode),
+  and its new record must equal the recorded one in every field the env decides
+  (:data:`COMPARED`; floats within a relative 1e-9; ``error`` by its ``kind``). A
+  recorded infrastructure failure replayed from a cache is compared on outcome and error
+  kind only (the failed call is, by design, not in the cache). An episode that failed on
+  the run's spending budget is listed in :attr:`Replay.skipped` (still an
+  infrastructure failure, never a score). Each difference is a :class:`Difference`.
+
+* **Errors.** A run that cannot be re-played here raises :class:`ReplayError` (a
+  :class:`~conductor_gym.errors.ConfigurationError`, so a ``ValueError``) naming what
+  differs: a changed suite or one that needs downloads, settings
+  :meth:`~conductor_gym.core.config.EnvConfig.from_dict` refuses (a ``conductor`` of
+  an old file, a setting recorded as a type name), other workers than the recorded ones,
+  a real pool without a cache, a cache that cannot be opened.
 """
 
 from __future__ import annotations
@@ -44,41 +65,65 @@ import contextlib
 import dataclasses
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym.bench.evaluate import episode_record
-from conductor_gym.bench.rerun import grader_for, recorded_graders, regrade, reward_scheme
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
-from conductor_gym.bench.suites import EpisodeSpec
-from conductor_gym.core.budget import Budget
+from conductor_gym.bench.suites import EpisodeSpec, LimitedTasks, Suite, get_suite
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
-from conductor_gym.core.execute import RetryPolicy
-from conductor_gym.core.prompts import FewShotExample, PromptTemplates
-from conductor_gym.core.reward import RewardScheme
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
+from conductor_gym.core.info import ResetInfo, StepInfo
+from conductor_gym.core.reward import Outcome, RewardScheme, make_reward_scheme
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.graders import Grade, GraderError, grade
+from conductor_gym.pool.pool import WorkerPool, make_pool
+from conductor_gym.tasks import ProceduralTasks, Task, TaskSource
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
+from conductor_gym.workers.budget import Budget
+from conductor_gym.workers.spec import WorkerSpec
 
 if TYPE_CHECKING:
-    from conductor_gym.tasks import TaskSource
     from conductor_gym.workers.cache import ResponseCache
 
 __all__ = [
     "COMPARED",
+    "RECORDED",
     "Difference",
-    "NotReplayable",
+    "GraderChoice",
     "Replay",
+    "ReplayError",
     "ReplayMethod",
+    "Replayed",
+    "Replayer",
     "compared_fields",
-    "env_arguments",
+    "grader_for",
+    "offline_sources",
+    "real_backends",
+    "recorded_graders",
+    "recorded_task",
+    "regrade",
+    "replay_config",
     "replay_results",
-    "replay_specs",
     "reprices",
+    "reward_scheme",
+    "run_sources",
     "shipped_presets",
+    "worker_specs",
 ]
 
 ReplayMethod = Literal["simulated", "response cache"]
+"""Where a replay's answers come from: the simulated workers, or the run's cache."""
+
+GraderChoice = str | Mapping[str, str] | None
+"""Which grader grades a task: ``None`` its own; a name, every task; a mapping, the
+tasks whose grader is a key (the others keep theirs)."""
+
+RECORDED = "recorded"
+"""For :class:`Replayer`: grade as the run was last graded (:func:`recorded_graders`)."""
 
 COMPARED = (
     "domain",
@@ -96,127 +141,173 @@ COMPARED = (
     "latency_s",
     "final_answer",
 )
-"""The record fields a replay must reproduce (``error``: its ``kind``)."""
+"""The record fields a verified replay must reproduce (``error``: its ``kind``)."""
 
 _AFTER_FAILURE = ("domain", "task_id", "outcome", "correct", "reward", "error")
 """What a cache replay compares for a recorded infrastructure failure."""
 
 RELATIVE_TOLERANCE = 1e-9
-_POOL_ARGUMENTS = ("k", "shuffle_workers", "cache")  # rebuilt from the pool's own record
+_POOL_SETTINGS = ("k", "shuffle_workers", "cache")  # rebuilt from the pool's own record
 
 
-class NotReplayable(ValueError):
-    """The run cannot be re-played here; the message says why."""
+class ReplayError(ConfigurationError):
+    """A stored run cannot be re-played here; the message says what differs."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Difference:
-    """One field of one episode that the replay did not reproduce."""
-
-    key: tuple[str, int, int]
-    field: str
-    recorded: Any
-    replayed: Any
-
-    def __str__(self) -> str:
-        return f"{self.key} {self.field}: recorded {self.recorded!r}, re-played {self.replayed!r}"
+# ------------------------------------------------------------------------------ the run
 
 
-@dataclasses.dataclass
-class Replay:
-    """What :func:`replay_results` found."""
-
-    method: ReplayMethod
-    episodes: int
-    differences: list[Difference] = dataclasses.field(default_factory=list)
-    skipped: list[tuple[tuple[str, int, int], str]] = dataclasses.field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Every re-played episode matched."""
-        return not self.differences
-
-
-# ------------------------------------------------------------------------- env arguments
-
-
-def _fields(value: Any, cls: type, where: str) -> dict[str, Any]:
-    """The fields of a dataclass as :func:`~conductor_gym.bench.results.json_safe` wrote it."""
-    if not isinstance(value, Mapping) or value.get("type") != cls.__name__:
-        raise NotReplayable(f"env_kwargs.{where}: expected a recorded {cls.__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    fields = {k: v for k, v in value.items() if k != "type"}
-    if unknown := sorted(set(fields) - names):
-        raise NotReplayable(f"env_kwargs.{where}: unknown {cls.__name__} fields {unknown}")
-    return fields
-
-
-def _reward(value: Any) -> Any:
-    if isinstance(value, str):
-        return value
-    return RewardScheme(**_fields(value, RewardScheme, "reward"))
-
-
-def _templates(value: Any) -> PromptTemplates:
-    fields = _fields(value, PromptTemplates, "templates")
-    if "examples" in fields:
-        examples = fields["examples"]
-        if not isinstance(examples, list):
-            raise NotReplayable("env_kwargs.templates.examples: expected a list")
-        fields["examples"] = tuple(
-            FewShotExample(**_fields(e, FewShotExample, "templates.examples")) for e in examples
-        )
-    return PromptTemplates(**fields)
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-_DECODERS: dict[str, Callable[[Any], Any]] = {
-    "max_steps": _same,
-    "max_recursions": _same,
-    "force_recursion": _same,
-    "initial_round_weight": _same,
-    "question_to_all_workers": _same,
-    "max_plan_chars": _same,
-    "reward": _reward,
-    "templates": _templates,
-    "retry": lambda v: RetryPolicy(**_fields(v, RetryPolicy, "retry")),
-    "episode_budget": lambda v: Budget(**_fields(v, Budget, "episode_budget")),
-}
-
-
-def env_arguments(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """:class:`~conductor_gym.core.env.ConductorEnv` arguments from the recorded
-    ``env_kwargs`` (pool arguments and ``render_mode`` left out: the pool is rebuilt from
-    its own record). Raises :class:`NotReplayable` naming an argument it cannot rebuild."""
-    arguments: dict[str, Any] = {}
-    for key, value in env_kwargs.items():
-        if key in _POOL_ARGUMENTS or key == "render_mode":
+def offline_sources(suite: Suite) -> dict[str, TaskSource] | None:
+    """The suite's task sources when every one can be read here without a download
+    (procedural sources; others whose ``offline_available()`` says so), else ``None``."""
+    sources = suite.sources  # building a source reads no data
+    for source in sources.values():
+        inner = source.source if isinstance(source, LimitedTasks) else source
+        if isinstance(inner, ProceduralTasks):
             continue
-        if key == "conductor":
-            raise NotReplayable(
-                "env_kwargs.conductor: the conductor's inner plans (self-calls) are written "
-                "by its policy during the run and are not recorded"
-            )
-        decoder = _DECODERS.get(key)
-        if decoder is None:
-            raise NotReplayable(f"env_kwargs.{key}: this argument cannot be rebuilt for a replay")
-        try:
-            arguments[key] = decoder(value)
-        except (TypeError, ValueError) as exc:
-            raise NotReplayable(f"env_kwargs.{key}: {exc}") from None
-    return arguments
+        check = getattr(inner, "offline_available", None)
+        if not (callable(check) and check()):
+            return None
+    return sources
 
 
-# ---------------------------------------------------------------------------------- pool
+def run_sources(results: Results) -> dict[str, TaskSource]:
+    """The task sources of the run's suite, checked: readable offline here, and with
+    the recorded fingerprint (else :class:`ReplayError`)."""
+    try:
+        suite = get_suite(results.suite.name, limit=results.suite.limit)
+    except (KeyError, ValueError) as exc:
+        raise ReplayError(f"suite {results.suite.name!r}: {exc}") from None
+    sources = offline_sources(suite)
+    if sources is None:
+        raise ReplayError(
+            f"suite {results.suite.name!r} reads datasets that are not available "
+            "offline here: download them first (see `conductor-gym tasks list`)"
+        )
+    fingerprint = suite.fingerprint()
+    if fingerprint != results.suite.fingerprint:
+        raise ReplayError(
+            f"suite {results.suite.name!r} now has fingerprint {fingerprint!r}, the run "
+            f"recorded {results.suite.fingerprint!r}: its tasks changed since the run"
+        )
+    return sources
+
+
+def recorded_task(sources: Mapping[str, TaskSource], record: EpisodeRecord) -> Task:
+    """The record's task in ``sources``; :class:`ReplayError` if the task at that index
+    is not the recorded one."""
+    source = sources.get(record.benchmark)
+    if source is None or not 0 <= record.task_index < len(source):
+        raise ReplayError(f"episode {record.key} is outside the suite")
+    task = source[record.task_index]
+    if task.id != record.task_id:
+        raise ReplayError(
+            f"episode {record.key}: the suite's task is {task.id!r}, the record has "
+            f"{record.task_id!r}"
+        )
+    return task
+
+
+def replay_config(results: Results) -> EnvConfig:
+    """The run's env settings (:attr:`Results.env_kwargs`, less the pool's ``k``,
+    ``shuffle_workers`` and ``cache``) read by :meth:`EnvConfig.from_dict`; a setting it
+    refuses raises :class:`ReplayError` naming it."""
+    settings = {k: v for k, v in results.env_kwargs.items() if k not in _POOL_SETTINGS}
+    try:
+        return EnvConfig.from_dict(settings, where="env_kwargs")
+    except (TypeError, ValueError) as exc:  # ConfigurationError among them
+        message = str(exc)
+        where = "" if message.startswith("env_kwargs") else "env_kwargs."
+        raise ReplayError(f"{where}{message}") from None
+
+
+# -------------------------------------------------------------------------------- grading
+
+
+def grader_for(choice: GraderChoice, task_grader: str) -> str:
+    """The grader that grades a task whose own grader is ``task_grader``."""
+    if choice is None:
+        return task_grader
+    if isinstance(choice, str):
+        return choice
+    return choice.get(task_grader, task_grader)
+
+
+def recorded_graders(results: Results) -> dict[str, str] | None:
+    """The graders that graded ``results``: from its latest re-scoring, each task grader
+    replaced by another (``None`` when it was never re-scored or kept every grader)."""
+    if not results.rescored:
+        return None
+    graders = results.rescored[-1].graders
+    return {task: g.name for task, g in graders.items() if g.name != task} or None
+
+
+def reward_scheme(results: Results) -> RewardScheme:
+    """The run's reward scheme (``env_kwargs.reward``, read by
+    :meth:`EnvConfig.from_dict`); ``ValueError`` for a run whose reward blends two rounds
+    (``initial_round_weight > 0``: the initial answer is not stored, so an outcome cannot
+    be re-scored)."""
+    if results.env_kwargs.get("initial_round_weight"):
+        raise ValueError(
+            "env_kwargs.initial_round_weight > 0: the reward blends the initial answer, "
+            "which results do not store; this run cannot be re-scored"
+        )
+    recorded = {"reward": results.env_kwargs.get("reward", "paper")}
+    try:
+        spec = EnvConfig.from_dict(recorded, where="env_kwargs").reward
+    except (TypeError, ValueError) as exc:
+        raise ReplayError(f"env_kwargs.{exc}") from None
+    return make_reward_scheme(spec)
+
+
+def regrade(record: EpisodeRecord, task: Task, grader: str, scheme: RewardScheme) -> EpisodeRecord:
+    """``record`` with its ``final_response`` graded anew by ``grader`` against ``task``:
+    outcome, ``correct``, reward (``scheme``), ``final_answer`` and ``grade_reason``
+    follow the new grade; a grader that fails makes it an infrastructure failure
+    (``error={"kind": "grader", ...}``), as in the env. Records of episodes that were not
+    graded (invalid plans, failures) come back as they are; a graded one without a
+    stored response raises ``ValueError``."""
+    if record.outcome not in ("correct", "wrong"):
+        return record
+    if record.final_response is None:
+        raise ValueError(
+            f"episode {record.key} stores no final answer (the file was written before "
+            "answers were recorded): re-score it with replay instead"
+        )
+    try:
+        verdict = grade(grader, record.final_response, task.reference, **task.metadata)
+    except GraderError as exc:
+        error = {"kind": "grader", "grader": grader, "message": str(exc)}
+        failed = {"outcome": "error", "correct": False, "reward": 0.0, "error": error}
+        return record.model_copy(update={**failed, "final_answer": None, "grade_reason": None})
+    outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
+    update = {
+        "outcome": outcome.value,
+        "correct": verdict.correct,
+        "reward": scheme(outcome),
+        "final_answer": verdict.extracted,
+        "grade_reason": verdict.reason,
+    }
+    return record.model_copy(update=update)
+
+
+# ----------------------------------------------------------------------------------- pool
+
+
+def shipped_presets() -> set[str]:
+    """The pool names a results file may claim as presets: the files shipped in
+    ``conductor_gym/pool/presets/`` and the pools registered in code. (Only these are
+    ever built from a recorded name: a name is never opened as a path.)"""
+    from conductor_gym.pool.config import preset_names
+    from conductor_gym.pool.pool import POOL_PRESETS
+
+    return {*preset_names(), *POOL_PRESETS}
 
 
 def _spec(record: WorkerRecord) -> WorkerSpec:
     options = dict(record.options)
     if record.backend == "simulated":
-        options.pop("latency_scale", None)
+        options.pop("latency_scale", None)  # waiting changes no answer
     try:
         return WorkerSpec(
             name=record.name,
@@ -230,45 +321,53 @@ def _spec(record: WorkerRecord) -> WorkerSpec:
             price_out_per_mtok=record.price_out_per_mtok,
         )
     except ValueError as exc:
-        raise NotReplayable(f"workers: {exc}") from None
+        raise ReplayError(f"workers: {exc}") from None
 
 
-def shipped_presets() -> set[str]:
-    """The pool names a results file may claim as presets: the files shipped in
-    ``conductor_gym/pool/presets/`` and the pools registered in code. (Only these are
-    ever built from a recorded name: a name is never opened as a path.)"""
-    from conductor_gym.pool.base import POOL_PRESETS
-    from conductor_gym.pool.config import preset_names
-
-    return {*preset_names(), *POOL_PRESETS}
-
-
-def _preset_specs(results: Results) -> list[WorkerSpec]:
-    """A ``v1`` file's workers: the shipped preset it names, if its description matches."""
-    name = results.pool.get("name")
-    if not isinstance(name, str) or name not in shipped_presets():
-        raise NotReplayable(
-            f"results schema {results.schema_!r} records no worker settings and pool "
-            f"{name!r} is not a shipped preset: re-run evaluate to record them"
-        )
-    pool = make_pool(name)
-    described = pool.describe()["workers"]
-    if described != results.pool.get("workers"):
-        raise NotReplayable(
-            f"results schema {results.schema_!r} records no worker settings and the workers "
-            f"of preset {name!r} are not the ones the results describe"
+def _named_specs(results: Results, name: str | os.PathLike[str]) -> list[WorkerSpec]:
+    """The workers of the pool ``name`` (a preset or a pool file), which must be the ones
+    the results describe."""
+    try:
+        pool = make_pool(name)
+    except ValueError as exc:
+        raise ReplayError(f"cannot rebuild the run's pool: {exc}") from None
+    have, workers = pool.describe()["workers"], results.pool.get("workers")
+    if have != workers:
+        raise ReplayError(
+            f"pool {os.fspath(name)!r} has workers {have} but the run had {workers}: "
+            "pass the run's own pool"
         )
     return list(pool.specs)
 
 
-def replay_specs(results: Results) -> list[WorkerSpec]:
-    """The worker specs a replay builds: from :attr:`Results.workers`, or for a ``v1``
-    file from the shipped preset its pool names (raises :class:`NotReplayable`)."""
+def worker_specs(results: Results, pool: str | os.PathLike[str] | None = None) -> list[WorkerSpec]:
+    """The workers a replay builds: those of ``pool`` (a preset name or a pool file) when
+    given, else the recorded ones (:attr:`Results.workers`), else, for a ``v1`` file,
+    those of the shipped preset its pool names. The workers must be the ones the results
+    describe (else :class:`ReplayError`)."""
+    if pool is not None:
+        return _named_specs(results, pool)
     if results.workers is None:
-        return _preset_specs(results)
+        name = results.pool.get("name")
+        if not isinstance(name, str) or name not in shipped_presets():
+            raise ReplayError(
+                f"results schema {results.schema_!r} records no worker settings and pool "
+                f"{name!r} is not a shipped preset: re-run evaluate to record them"
+            )
+        return _named_specs(results, name)
     if not results.workers:
-        raise NotReplayable("workers: the results record no worker")
+        raise ReplayError("workers: the results record no worker")
     return [_spec(record) for record in results.workers]
+
+
+def real_backends(results: Results) -> list[str]:
+    """The backends other than ``"simulated"`` of the run's workers, as its worker records
+    and its pool description name them (sorted; empty for an all-simulated pool)."""
+    backends = {w.backend for w in results.workers or ()}
+    described = results.pool.get("workers")
+    if isinstance(described, list):
+        backends |= {str(w.get("backend")) for w in described if isinstance(w, Mapping)}
+    return sorted(backends - {"simulated"})
 
 
 def reprices(spec: WorkerSpec) -> bool:
@@ -324,29 +423,18 @@ class _Repriced:
 
 
 class _ReplayPool(WorkerPool):
-    """The recorded pool with real workers answered only by ``replay_cache``."""
-
-    def __init__(
-        self,
-        specs: Sequence[WorkerSpec],
-        *,
-        k: int,
-        shuffle: bool,
-        episode_budget: Budget,
-        replay_cache: ResponseCache | None,
-    ) -> None:
-        super().__init__(specs, k=k, shuffle=shuffle, episode_budget=episode_budget, name="replay")
-        self.replay_cache = replay_cache
+    """The recorded pool: simulated workers as built (answering from the cache when there
+    is one), real workers answered by the cache only."""
 
     def _build(self, spec: WorkerSpec) -> Worker:
         if spec.backend == "simulated":
             return super()._build(spec)
         from conductor_gym.workers.cache import CachedWorker
 
-        assert self.replay_cache is not None
+        assert self.cache is not None
         # The key's model is the one WorkerPool gives a cached real worker.
         model = f"{spec.backend}/{spec.model_name}"
-        worker: Worker = CachedWorker(_NoBackend(spec.name), self.replay_cache, model)
+        worker: Worker = CachedWorker(_NoBackend(spec.name), self.cache, model)
         return _Repriced(worker, spec) if reprices(spec) else worker
 
 
@@ -354,48 +442,111 @@ def _budget(value: Any, where: str) -> Budget:
     if value is None:
         return Budget()
     if not isinstance(value, Mapping):
-        raise NotReplayable(f"pool.{where}: expected a budget mapping, got {value!r}")
+        raise ReplayError(f"pool.{where}: expected a budget mapping, got {value!r}")
     try:
         return Budget(**value)
     except (TypeError, ValueError) as exc:
-        raise NotReplayable(f"pool.{where}: {exc}") from None
+        raise ReplayError(f"pool.{where}: {exc}") from None
 
 
-def _pool(results: Results, cache: ResponseCache | None) -> tuple[_ReplayPool, ReplayMethod]:
-    specs = replay_specs(results)
-    real = sorted({s.backend for s in specs if s.backend != "simulated"})
-    if real and cache is None:
-        raise NotReplayable(
-            f"the pool has real workers ({', '.join(real)}) and no response cache was "
-            "given: their answers cannot be re-played offline"
-        )
+def _open_cache(cache: str | os.PathLike[str]) -> ResponseCache:
+    from conductor_gym.workers.cache import CacheError, ResponseCache
+
+    try:
+        return ResponseCache(cache, mode="replay")
+    except (OSError, CacheError) as exc:
+        raise ReplayError(f"response cache: {exc}") from None
+
+
+def _replay_pool(
+    results: Results, specs: Sequence[WorkerSpec], cache: ResponseCache | None
+) -> _ReplayPool:
     k, shuffle = results.pool.get("k"), results.pool.get("shuffle", False)
     if not isinstance(k, int) or not isinstance(shuffle, bool):
-        raise NotReplayable(f"pool: k={k!r} and shuffle={shuffle!r} must be an int and a bool")
+        raise ReplayError(f"pool: k={k!r} and shuffle={shuffle!r} must be an int and a bool")
+    name = results.pool.get("name")
     try:
         pool = _ReplayPool(
             specs,
             k=k,
             shuffle=shuffle,
             episode_budget=_budget(results.pool.get("episode_budget"), "episode_budget"),
-            replay_cache=cache if real else None,
+            cache=cache,
+            name=name if isinstance(name, str) else "replay",
         )
     except ValueError as exc:
-        raise NotReplayable(f"pool: {exc}") from None
-    return pool, "response cache" if real else "simulated"
+        raise ReplayError(f"pool: {exc}") from None
+    have, workers = pool.describe()["workers"], results.pool.get("workers")
+    if have != workers:
+        raise ReplayError(
+            f"the worker records {have} are not the workers the pool describes ({workers})"
+        )
+    return pool
 
 
-# -------------------------------------------------------------------------------- replay
+# --------------------------------------------------------------------------------- replay
 
 
-def _actions(record: EpisodeRecord) -> list[str]:
-    if _agent_failed(record) and record.completion == "" and not record.followups:
-        return []  # the agent failed before its first action
-    return [record.completion, *record.followups]
+@dataclass(frozen=True)
+class Replayed:
+    """One re-played episode.
+
+    Attributes:
+        record: The new record (the agent's planner usage is the old record's: the agent
+            is not asked again).
+        info: The env's last step info (or the reset info when nothing was played).
+        task: The task as graded (its ``grader`` the one that graded it).
+        completions: The completions played, in round order.
+        miss: A step's call was not in the response cache (nothing was called instead).
+        ended: The env ended the episode (terminated or truncated) at the last one.
+    """
+
+    record: EpisodeRecord
+    info: dict[str, Any]
+    task: Task
+    completions: tuple[str, ...]
+    miss: bool
+    ended: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """One field of one episode that the replay did not reproduce."""
+
+    key: tuple[str, int, int]
+    field: str
+    recorded: Any
+    replayed: Any
+
+    def __str__(self) -> str:
+        return f"{self.key} {self.field}: recorded {self.recorded!r}, re-played {self.replayed!r}"
+
+
+@dataclasses.dataclass
+class Replay:
+    """What :meth:`Replayer.verify` found."""
+
+    method: ReplayMethod
+    episodes: int
+    differences: list[Difference] = dataclasses.field(default_factory=list)
+    skipped: list[tuple[tuple[str, int, int], str]] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every re-played episode matched."""
+        return not self.differences
 
 
 def _agent_failed(record: EpisodeRecord) -> bool:
     return record.outcome == "error" and (record.error or {}).get("kind") == "agent"
+
+
+def _actions(record: EpisodeRecord) -> list[str]:
+    """What the agent answered, in order. An agent failure before any answer is recorded
+    as ``completion=""`` with an ``"agent"`` error: nothing to play then."""
+    if _agent_failed(record) and not record.completion and not record.followups:
+        return []
+    return [record.completion, *record.followups]
 
 
 def _run_budget_failure(record: EpisodeRecord) -> bool:
@@ -419,98 +570,219 @@ def compared_fields(results: Results) -> tuple[str, ...]:
     return COMPARED
 
 
-async def _replay_one(
-    env: ConductorEnv,
-    record: EpisodeRecord,
-    method: ReplayMethod,
-    compared: tuple[str, ...],
-    results: Results,
-) -> list[Difference]:
-    key = record.key
-    _, info = env.reset(seed=record.seed, options={"task_index": record.task_index})
-    actions = _actions(record)
-    reward, done, taken = 0.0, False, 0
-    for action in actions:
-        if done:
-            break
-        _, reward, terminated, truncated, info = await env.astep(action)
-        done, taken = terminated or truncated, taken + 1
-    differences = []
-    if taken < len(actions):
-        differences.append(Difference(key, "actions taken", len(actions), taken))
-    elif _agent_failed(record) == done:
-        want = "running (the agent failed)" if _agent_failed(record) else "ended"
-        have = "ended" if done else "running after the last recorded action"
-        differences.append(Difference(key, "episode end", want, have))
-    if differences:
-        return differences
-    spec = EpisodeSpec(record.benchmark, record.task_index, record.repeat, record.seed)
-    failure = record.error if _agent_failed(record) else None
-    replayed = episode_record(spec, info, actions, reward, failure)
-    if graders := recorded_graders(results):  # a re-scored file: graded as it was re-scored
-        task = env.tasks[record.task_index]
-        grader = grader_for(graders, task.grader)
-        replayed = regrade(replayed, task, grader, reward_scheme(results))
-    failed = method == "response cache" and record.outcome == "error"
-    fields = _AFTER_FAILURE if failed else compared
-    for field in fields:
-        old: Any = getattr(record, field)
-        new: Any = getattr(replayed, field)
-        if _differs(field, old, new):
-            if field == "error":
-                old, new = (old or {}).get("kind"), (new or {}).get("kind")
-            differences.append(Difference(key, field, old, new))
-    return differences
+class Replayer:
+    """Re-plays the episodes of ``results`` (module docstring); close it when done (or use
+    it as a context manager).
 
+    Args:
+        results: The stored run.
+        sources: The run's task sources, already checked by the caller (suite name ->
+            source); by default :func:`run_sources`.
+        cache: The run's response-cache file, opened in replay mode: every worker then
+            answers from it (needed for any pool that is not all simulated).
+        pool: The pool whose workers to rebuild (a preset name or a pool file) instead
+            of the recorded ones; they must be the ones the results describe.
+        graders: Which graders grade the tasks (:data:`GraderChoice`); by default
+            (:data:`RECORDED`) those that graded the run (:func:`recorded_graders`), so
+            the re-play of a re-scored file reproduces it.
 
-async def _replay_all(
-    results: Results,
-    sources: Mapping[str, TaskSource],
-    pool: WorkerPool,
-    arguments: Mapping[str, Any],
-    method: ReplayMethod,
-    concurrency: int,
-) -> Replay:
-    run_budget = not _budget(results.pool.get("run_budget"), "run_budget").unlimited
-    report = Replay(method, episodes=0)
-    compared = compared_fields(results)
-    todo: list[EpisodeRecord] = []
-    for record in results.episodes:
-        if record.benchmark not in sources:
-            raise NotReplayable(f"episode {record.key}: no source {record.benchmark!r} here")
-        if _run_budget_failure(record) and run_budget:
-            report.skipped.append((record.key, "failed on the run's shared spending budget"))
-        else:
-            todo.append(record)
-    queue = iter(todo)
-    found: list[tuple[tuple[str, int, int], list[Difference]]] = []
+    Raises:
+        ReplayError: The run cannot be re-played here (module docstring).
+    """
 
-    async def worker() -> None:
-        envs: dict[str, ConductorEnv] = {}
+    def __init__(
+        self,
+        results: Results,
+        *,
+        sources: Mapping[str, TaskSource] | None = None,
+        cache: str | os.PathLike[str] | None = None,
+        pool: str | os.PathLike[str] | None = None,
+        graders: GraderChoice | Literal["recorded"] = RECORDED,
+    ) -> None:
+        self.results = results
+        self.sources = dict(sources) if sources is not None else run_sources(results)
+        if not self.sources:
+            raise ReplayError(f"suite {results.suite.name!r} has no task source")
+        config = replay_config(results)
+        self.graders = recorded_graders(results) if graders == RECORDED else graders
         try:
-            for record in queue:
-                env = envs.get(record.benchmark)
-                if env is None:
-                    env = ConductorEnv(tasks=sources[record.benchmark], pool=pool, **arguments)
-                    envs[record.benchmark] = env
-                try:
-                    differences = await _replay_one(env, record, method, compared, results)
-                except Exception as exc:  # untrusted arguments may break an episode anywhere
-                    failure = f"{type(exc).__name__}: {exc}"[:300]
-                    differences = [Difference(record.key, "replay", "an episode", failure)]
-                    env.close()
-                    del envs[record.benchmark]
-                found.append((record.key, differences))
-        finally:
-            for env in envs.values():
-                env.close()
+            self.scheme = reward_scheme(results) if self.graders is not None else None
+        except ValueError as exc:
+            raise ReplayError(str(exc)) from None
+        specs = worker_specs(results, pool)
+        real = real_backends(results)
+        if cache is None and real:
+            raise ReplayError(
+                f"pool {results.pool.get('name')!r} has workers on backends {real}: a replay "
+                "without the run's response cache would call them; pass the cache"
+            )
+        self.method: ReplayMethod = "simulated" if cache is None else "response cache"
+        opened = None if cache is None else _open_cache(cache)
+        try:
+            self.pool: WorkerPool = _replay_pool(results, specs, opened)
+            self.configs = {
+                name: config.replace(tasks=source, pool=self.pool)
+                for name, source in self.sources.items()
+            }
+            self._envs = {name: ConductorEnv(c) for name, c in self.configs.items()}
+        except (TypeError, ValueError) as exc:
+            if opened is not None:
+                opened.close()
+            if isinstance(exc, ReplayError):
+                raise
+            raise ReplayError(f"env_kwargs: {exc}") from None
+        self._runner = LoopRunner()
 
-    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(todo))))))
-    report.episodes = len(todo)
-    order = {record.key: n for n, record in enumerate(results.episodes)}
-    for _, differences in sorted(found, key=lambda item: order[item[0]]):
-        report.differences.extend(differences)
-    return report
+    def __enter__(self) -> Replayer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- one episode ---------------------------------------------------------------
+
+    def replay(self, record: EpisodeRecord) -> Replayed:
+        """Re-play one recorded episode (see :class:`Replayed`)."""
+        env = self._envs.get(record.benchmark)
+        if env is None:
+            raise ReplayError(f"episode {record.key} is outside the suite")
+        return self._runner.run(self.areplay(record, env))
+
+    async def areplay(self, record: EpisodeRecord, env: ConductorEnv) -> Replayed:
+        """:meth:`replay` as a coroutine, on ``env`` (one of :attr:`configs`' envs that no
+        other coroutine steps meanwhile)."""
+        task = recorded_task(self.sources, record)
+        _, last = env.reset(seed=record.seed, options={"task_index": record.task_index})
+        info: ResetInfo | StepInfo = last
+        played: list[str] = []
+        reward, done = 0.0, False
+        for action in _actions(record):
+            played.append(action)
+            _, reward, terminated, truncated, info = await env.astep(action)
+            if terminated or truncated:
+                done = True
+                break
+        failure = None
+        if not done:  # the agent failed before the env ended the episode: keep its error
+            failure = record.error or {"kind": "agent", "message": "no further completion"}
+        spec = EpisodeSpec(record.benchmark, record.task_index, record.repeat, record.seed)
+        new = episode_record(
+            spec,
+            info,
+            played,
+            float(reward),
+            failure,
+            record.planner_tokens,
+            record.planner_cost_usd,
+        )
+        error = cast(StepInfo, info)["error"] if done else None
+        miss = isinstance(error, Mapping) and error.get("error_type") == "ReplayMiss"
+        grader = grader_for(self.graders, task.grader)
+        if grader != task.grader and self.scheme is not None:
+            # Graded after the episode: the workers saw the task as it is (a simulated
+            # worker reads its task); only the verdict on the final answer is another's.
+            new = regrade(new, task, grader, self.scheme)
+            task = dataclasses.replace(task, grader=grader)
+            graded = new.outcome in ("correct", "wrong")
+            verdict = Grade(new.correct, new.final_answer, new.grade_reason or "")
+            view: dict[str, Any] = {
+                **info,
+                "outcome": new.outcome,
+                "grade": verdict if graded else None,
+                "error": new.error if new.outcome == "error" else info.get("error"),
+            }
+            return Replayed(new, view, task, tuple(played), miss, done)
+        return Replayed(new, dict(info), task, tuple(played), miss, done)
+
+    # -- verification --------------------------------------------------------------
+
+    def verify(self, concurrency: int = 16) -> Replay:
+        """Re-play every episode and compare (module docstring), ``concurrency``
+        episodes at a time."""
+        return self._runner.run(self.averify(concurrency))
+
+    def _compare(
+        self, record: EpisodeRecord, replayed: Replayed, compared: tuple[str, ...]
+    ) -> list[Difference]:
+        key, actions = record.key, _actions(record)
+        differences = []
+        if len(replayed.completions) < len(actions):
+            differences.append(
+                Difference(key, "actions taken", len(actions), len(replayed.completions))
+            )
+        elif _agent_failed(record) == replayed.ended:
+            want = "running (the agent failed)" if _agent_failed(record) else "ended"
+            have = "ended" if replayed.ended else "running after the last recorded action"
+            differences.append(Difference(key, "episode end", want, have))
+        if differences:
+            return differences
+        failed = self.method == "response cache" and record.outcome == "error"
+        for field in _AFTER_FAILURE if failed else compared:
+            old: Any = getattr(record, field)
+            new: Any = getattr(replayed.record, field)
+            if _differs(field, old, new):
+                if field == "error":
+                    old, new = (old or {}).get("kind"), (new or {}).get("kind")
+                differences.append(Difference(key, field, old, new))
+        return differences
+
+    async def averify(self, concurrency: int = 16) -> Replay:
+        """:meth:`verify` as a coroutine."""
+        results = self.results
+        run_budget = not _budget(results.pool.get("run_budget"), "run_budget").unlimited
+        report = Replay(self.method, episodes=0)
+        compared = compared_fields(results)
+        todo: list[EpisodeRecord] = []
+        for record in results.episodes:
+            if record.benchmark not in self.sources:
+                raise ReplayError(f"episode {record.key}: no source {record.benchmark!r} here")
+            if _run_budget_failure(record) and run_budget:
+                report.skipped.append((record.key, "failed on the run's shared spending budget"))
+            else:
+                todo.append(record)
+        queue = iter(todo)
+        found: list[tuple[tuple[str, int, int], list[Difference]]] = []
+
+        async def worker() -> None:
+            envs: dict[str, ConductorEnv] = {}
+            try:
+                for record in queue:
+                    env = envs.get(record.benchmark)
+                    if env is None:
+                        env = envs[record.benchmark] = ConductorEnv(self.configs[record.benchmark])
+                    try:
+                        replayed = await self.areplay(record, env)
+                        differences = self._compare(record, replayed, compared)
+                    except Exception as exc:  # untrusted settings may break an episode anywhere
+                        failure = f"{type(exc).__name__}: {exc}"[:300]
+                        differences = [Difference(record.key, "replay", "an episode", failure)]
+                        env.close()
+                        del envs[record.benchmark]
+                    found.append((record.key, differences))
+            finally:
+                for env in envs.values():
+                    env.close()
+
+        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(todo))))))
+        report.episodes = len(todo)
+        order = {record.key: n for n, record in enumerate(results.episodes)}
+        for _, differences in sorted(found, key=lambda item: order[item[0]]):
+            report.differences.extend(differences)
+        return report
+
+    def close(self) -> None:
+        """Close the envs, the event loop and the cache's connection (idempotent)."""
+        for env in self._envs.values():
+            env.close()
+        self._envs = {}
+        self._runner.close()
+        if self.pool.cache is not None:
+            self.pool.cache.close()
 
 
 def replay_results(
@@ -520,30 +792,11 @@ def replay_results(
     cache: str | os.PathLike[str] | None = None,
     concurrency: int = 16,
 ) -> Replay:
-    """Re-play every episode of ``results`` on ``sources`` (suite-source name -> the task
-    source the run used) and compare (module docstring). ``cache``: the run's response
-    cache file, needed when the pool has real workers (opened in replay mode, read only).
-
-    Raises :class:`NotReplayable` when the run cannot be rebuilt here.
-    """
-    arguments = env_arguments(results.env_kwargs)
-    opened: ResponseCache | None = None
-    if cache is not None and any(w.backend != "simulated" for w in replay_specs(results)):
-        from conductor_gym.workers.cache import CacheError, ResponseCache
-
-        try:
-            opened = ResponseCache(cache, mode="replay")
-        except (OSError, CacheError) as exc:
-            raise NotReplayable(f"response cache: {exc}") from None
-    try:
-        pool, method = _pool(results, opened)
-        try:
-            ConductorEnv(tasks=next(iter(sources.values())), pool=pool, **arguments).close()
-        except (TypeError, ValueError) as exc:
-            raise NotReplayable(f"env_kwargs: {exc}") from None
-        runner = LoopRunner()
-        with contextlib.closing(runner):
-            return runner.run(_replay_all(results, sources, pool, arguments, method, concurrency))
-    finally:
-        if opened is not None:
-            opened.close()
+    """Verify ``results`` on ``sources`` (suite-source name -> the task source the run
+    used): :meth:`Replayer.verify` of a :class:`Replayer` built for it, then closed.
+    ``cache`` is read only when the pool has real workers: a simulated pool is re-played
+    by the simulator itself, which no submitted file can forge. Raises
+    :class:`ReplayError` when the run cannot be rebuilt here."""
+    cache = cache if real_backends(results) else None
+    with contextlib.closing(Replayer(results, sources=sources, cache=cache)) as replayer:
+        return replayer.verify(concurrency)

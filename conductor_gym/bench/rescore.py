@@ -6,14 +6,14 @@ writes it):
 * **Mode ``"grade"``** (the default). Each episode's stored final ``answer`` is graded
   again, against its task as the run's suite holds it now (the suite's fingerprint must
   still be the recorded one), by the grader ``graders`` names
-  (:data:`~conductor_gym.bench.rerun.GraderChoice`: its own, one for every task, or a
+  (:data:`~conductor_gym.bench.replay.GraderChoice`: its own, one for every task, or a
   mapping from task grader to grader). The outcome (``correct``/``wrong``) follows the new
   grade, the reward the run's reward scheme (``env_kwargs.reward``); a grader that fails
   makes the episode an infrastructure failure (``error={"kind": "grader", ...}``), as in
   the env. Invalid plans and infrastructure failures were not graded and stay as they are.
   Only the grader runs: no worker, no env.
 * **Mode ``"replay"``** (``replay=True``): every episode is re-run through the env from
-  its recorded completions and seed (:class:`~conductor_gym.bench.rerun.Replayer`), for
+  its recorded completions and seed (:class:`~conductor_gym.bench.replay.Replayer`), for
   changes beyond the grader (a prompt template, the plan parser, the simulator). A pool
   that is not all simulated needs the run's response cache (``cache``), read in replay
   mode: a call it lacks is a **miss**, never a request; the episode then ends as an
@@ -24,7 +24,7 @@ writes it):
   :class:`~conductor_gym.bench.results.RescoreInfo` to ``rescored`` naming the source
   file's SHA-256, the mode, each grader with its version (:func:`grader_version`) and the
   counts. They validate on the leaderboard as a result of their own; a re-play of them
-  grades with the graders they record (:func:`conductor_gym.bench.rerun.recorded_graders`,
+  grades with the graders they record (:func:`conductor_gym.bench.replay.recorded_graders`,
   as the viewer's does). The old file is never touched (:func:`write_rescored` refuses
   to overwrite it, or any existing file unless told to).
 * **Changes** (:class:`Change`): every episode whose outcome, reward or answer differs,
@@ -34,7 +34,7 @@ Refused with ``ValueError``: a run whose reward blends two rounds
 (``initial_round_weight > 0``; the initial answer is not stored), and, in mode
 ``"grade"``, a graded episode without a stored answer (a file written before answers
 were recorded: use mode ``"replay"``). Replay problems raise
-:class:`~conductor_gym.bench.rerun.ReplayError` (a ``ValueError``).
+:class:`~conductor_gym.bench.replay.ReplayError` (a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -48,11 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from conductor_gym.bench.rerun import (
+from conductor_gym.bench.replay import (
     GraderChoice,
     Replayer,
     grader_for,
-    load_results,
     recorded_task,
     regrade,
     reward_scheme,
@@ -65,6 +64,7 @@ from conductor_gym.bench.results import (
     RescoreInfo,
     Results,
     aggregate,
+    load_results,
 )
 from conductor_gym.graders import get_grader
 
@@ -184,7 +184,9 @@ def rescore(
     episodes: list[EpisodeRecord] = []
     changes: list[Change] = []
     misses: list[tuple[str, int, int]] = []
-    replayer = Replayer(results, cache=cache, pool=pool, graders=graders) if replay else None
+    replayer = None
+    if replay:
+        replayer = Replayer(results, sources=sources, cache=cache, pool=pool, graders=graders)
     try:
         for record in results.episodes:
             task = recorded_task(sources, record)

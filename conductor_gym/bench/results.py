@@ -1,16 +1,29 @@
 """The results schema of ``conductor-gym evaluate`` and of leaderboard submissions.
 
 Contract. A results file is one JSON object, :class:`Results` (schema
-``"conductor-gym/results/v2"``), holding what ran (env version, suite with its
-fingerprints, pool, every worker's settings, agent, env arguments, repeats, seed), one
+``"conductor-gym/results/v3"``), holding what ran (env version, suite with its
+fingerprints, pool, every worker's settings, agent, env settings, repeats, seed), one
 :class:`EpisodeRecord` per episode, and :class:`Metrics` per benchmark and ``"overall"``,
 computed by :func:`aggregate`, a pure, deterministic function of the records (a
 leaderboard recomputes the metrics from the episodes and compares, and re-plays the
 episodes, :mod:`conductor_gym.bench.replay`). Every model forbids unknown fields.
 
-Versions. ``v2`` added :attr:`Results.workers` (one :class:`WorkerRecord` per configured
-worker: what a re-play needs to rebuild the pool) and :attr:`EpisodeRecord.final_answer`.
-``v1`` files still load and keep their tag: both fields are then ``None``.
+The env settings are recorded once, in :attr:`Results.env_kwargs`: the settings of the
+run's :class:`~conductor_gym.core.config.EnvConfig` that are not its defaults, as
+:meth:`~conductor_gym.core.config.EnvConfig.to_dict` writes them, less the task source
+(the suite's) and the pool (recorded as :attr:`Results.pool` and
+:attr:`Results.workers`). :meth:`~conductor_gym.core.config.EnvConfig.from_dict` reads
+them back (:mod:`conductor_gym.bench.replay`).
+
+Versions. ``v3`` records the env settings once: ``v2`` had a second copy,
+``env_config``, that nothing read, and wrote a dataclass setting as
+``{"type": "RewardScheme", ...}``. ``v2`` added :attr:`Results.workers` (one
+:class:`WorkerRecord` per configured worker: what a re-play needs to rebuild the pool)
+and :attr:`EpisodeRecord.final_answer`. Older files still load (:meth:`Results.load`,
+:func:`load_results`) and keep their tag: their ``env_config`` is dropped, their
+``env_kwargs`` read as ``v3`` writes them (a ``{"type": name, **fields}`` setting as its
+fields; ``render_mode``, which never changed an episode, left out); a ``v1`` file's
+``workers`` and ``final_answer`` are ``None``.
 
 Metric definitions (:func:`aggregate`), over a set of episodes:
 
@@ -57,12 +70,13 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from conductor_gym.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "OUTCOMES",
@@ -80,15 +94,18 @@ __all__ = [
     "aggregate",
     "journal_path",
     "json_safe",
+    "load_results",
     "open_journal",
     "read_journal",
 ]
 
-SchemaTag = Literal["conductor-gym/results/v1", "conductor-gym/results/v2"]
-SCHEMA: SchemaTag = "conductor-gym/results/v2"
+SchemaTag = Literal[
+    "conductor-gym/results/v1", "conductor-gym/results/v2", "conductor-gym/results/v3"
+]
+SCHEMA: SchemaTag = "conductor-gym/results/v3"
 """The ``schema`` value of every :class:`Results` file this version writes."""
 
-SCHEMAS: tuple[SchemaTag, ...] = ("conductor-gym/results/v1", SCHEMA)
+SCHEMAS: tuple[SchemaTag, ...] = ("conductor-gym/results/v1", "conductor-gym/results/v2", SCHEMA)
 """Every ``schema`` value :meth:`Results.load` reads, oldest first."""
 
 RECORDED_OPTIONS = ("simulated",)
@@ -191,7 +208,7 @@ class Metrics(_Model):
 
 class WorkerRecord(_Model):
     """One configured worker, as a re-play rebuilds it (the
-    :class:`~conductor_gym.pool.base.WorkerSpec` fields that change answers or prices).
+    :class:`~conductor_gym.workers.spec.WorkerSpec` fields that change answers or prices).
 
     ``options`` are the ``backend_options`` for the backends in :data:`RECORDED_OPTIONS`
     and ``{}`` for the others (credentials and endpoints are never recorded).
@@ -277,7 +294,8 @@ class Results(_Model):
 
     ``started_at`` is when the run first started (ISO 8601, UTC); ``wall_time_s`` the
     wall time of the invocation that finished it. ``workers``: every configured worker of
-    the pool, in pool order (``None`` in ``v1`` files). ``rescored`` is ``None`` for a file
+    the pool, in pool order (``None`` in ``v1`` files). ``env_kwargs``: the env settings
+    (module docstring). ``rescored`` is ``None`` for a file
     written by ``evaluate``; a re-scored file lists every re-scoring that led to it,
     oldest first (:class:`RescoreInfo`).
     """
@@ -290,7 +308,6 @@ class Results(_Model):
     workers: list[WorkerRecord] | None = None
     agent: dict[str, Any]
     env_kwargs: dict[str, Any]
-    env_config: dict[str, Any] | None = None
     repeats: int = Field(ge=1)
     seed: int
     started_at: str
@@ -302,6 +319,22 @@ class Results(_Model):
     model_config = ConfigDict(
         extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        if data.get("schema", data.get("schema_")) in _OLDER:
+            data.pop("env_config", None)  # v2's second copy of the settings, never read
+            if isinstance(data.get("env_kwargs"), Mapping):
+                data["env_kwargs"] = {
+                    key: value for key, value in data["env_kwargs"].items() if key != "render_mode"
+                }
+        if isinstance(data.get("env_kwargs"), Mapping):
+            data["env_kwargs"] = {key: _untagged(v) for key, v in data["env_kwargs"].items()}
+        return data
 
     @model_serializer(mode="wrap")
     def _drop_unset_rescored(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -326,6 +359,60 @@ class Results(_Model):
     def load(cls, path: str | os.PathLike[str]) -> Results:
         """Read and validate a results file (``pydantic.ValidationError`` if malformed)."""
         return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+_OLDER = ("conductor-gym/results/v1", "conductor-gym/results/v2")
+
+_TAGGED = ("RewardScheme", "RetryPolicy", "Budget", "PromptTemplates", "FewShotExample")
+"""The dataclass settings older files wrote as ``{"type": name, **fields}``."""
+
+
+def _untagged(value: Any) -> Any:
+    """A setting as :meth:`~conductor_gym.core.config.EnvConfig.to_dict` writes it: the
+    fields of a ``{"type": name, **fields}`` dataclass form (older files), recursively."""
+    if isinstance(value, Mapping):
+        fields = {str(k): _untagged(v) for k, v in value.items()}
+        if fields.get("type") in _TAGGED:
+            del fields["type"]
+        return fields
+    if isinstance(value, list):
+        return [_untagged(v) for v in value]
+    return value
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """The run in ``path``: a results JSON file, or an episodes journal (a JSON Lines
+    file whose first line is ``{"header": ...}``), whose metrics are then computed from
+    its records (``wall_time_s`` is 0: the run may not have finished). Files of every
+    version in :data:`SCHEMAS` read (module docstring). Raises ``ValueError``
+    (pydantic's ``ValidationError`` among them) for a malformed file."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        first = handle.readline()
+    try:
+        line = json.loads(first)
+        is_journal = isinstance(line, dict) and "header" in line
+    except ValueError:
+        is_journal = False  # an indented results file: its first line is "{"
+    if not is_journal:
+        return Results.load(path)
+    header, records = read_journal(path)
+    repeats = int(header.get("repeats", 1))
+    latest = {r.key: r for r in records}  # one record per episode
+    sources = [s.get("name") for s in header.get("suite", {}).get("sources", ())]
+    position = {name: n for n, name in enumerate(sources)}
+    ordered = sorted(  # the order of evaluate's plan: repeat, source, task
+        latest.values(),
+        key=lambda r: (r.repeat, position.get(r.benchmark, len(position)), r.task_index),
+    )
+    return Results.model_validate(
+        {
+            **header,
+            "wall_time_s": 0.0,
+            "metrics": aggregate(ordered, repeats),
+            "episodes": ordered,
+        }
+    )
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -5,7 +5,7 @@ Contract. :func:`build_view` reads an input and returns the page data that
 page (one HTML file: inline CSS and script, nothing loaded from the network). Inputs:
 
 * a **results file** (``conductor-gym evaluate --out``) or an **episodes journal**
-  (``<out>.episodes.jsonl``, read with :func:`conductor_gym.bench.rerun.load_results`);
+  (``<out>.episodes.jsonl``, read with :func:`conductor_gym.bench.results.load_results`);
 * a **trace list**: a JSON array, or JSON Lines, of step infos as
   :func:`conductor_gym.bench.results.json_safe` writes them, each optionally with
   ``completions`` (the agent's texts, in round order), ``reference``, ``grader`` and
@@ -21,7 +21,7 @@ For a run the page has:
   the question, reference and grader from the suite when it is readable offline, and each
   round's completion and plan. Step details (responses, per-step usage, who saw what, the
   grade's reason, the real worker names) come from a **replay** of the recorded
-  completions (:class:`conductor_gym.bench.rerun.Replayer`; no backend is called): by
+  completions (:class:`conductor_gym.bench.replay.Replayer`; no backend is called): by
   default when every worker is simulated, or with the run's response cache. Without one,
   plans are parsed from the completions and shown with ``Model i`` ids only. A replay
   that does not reproduce the stored record says so on the episode (the page still shows
@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from conductor_gym.bench.rerun import Replayer, ReplayError, is_simulated, load_results
-from conductor_gym.bench.results import OVERALL, EpisodeRecord, Results, aggregate
+from conductor_gym.bench.replay import Replayer, ReplayError, real_backends
+from conductor_gym.bench.results import OVERALL, EpisodeRecord, Results, aggregate, load_results
 from conductor_gym.core.render_html import VIEW_SCHEMA, episode_view, render_page, round_view
 from conductor_gym.plan import PlanParseError, parse_plan
 
@@ -146,7 +146,7 @@ def _replayer(results: Results, replay: ReplayChoice, notes: list[str]) -> Repla
         notes.append("not replayed (replay off): plans parsed from the completions")
         return None
     cache = None if replay == "auto" else replay
-    if cache is None and not is_simulated(results):
+    if cache is None and real_backends(results):
         notes.append(
             "not replayed: the pool has real workers; pass the run's response cache to see "
             "each step (nothing is called)"

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the command line imports no pydantic until a command runs
-    from conductor_gym.bench.rerun import GraderChoice
+    from conductor_gym.bench.replay import GraderChoice
 
 __all__ = ["add_rescore_parser", "grader_choice", "run_rescore"]
 
 
 def grader_choice(values: Sequence[str] | None) -> GraderChoice:
-    """``--grader`` values as a :data:`~conductor_gym.bench.rerun.GraderChoice`: none,
+    """``--grader`` values as a :data:`~conductor_gym.bench.replay.GraderChoice`: none,
     one ``NAME`` for every task, or ``OLD=NEW`` pairs (``ValueError`` when mixed)."""
     if not values:
         return None

@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conductor_gym.bench.evaluate import _Batcher, _env_config
+from conductor_gym.bench.evaluate import Batcher, run_config
 from conductor_gym.bench.suites import hash_seed
 from conductor_gym.config import EnvConfig
 from conductor_gym.core.agent import Agent, as_base_agent
@@ -280,12 +280,12 @@ class ConductorModel:
         self.name = name
         self.agent = as_base_agent(make_agent(agent) if isinstance(agent, str) else agent)
         self.spec = agent if isinstance(agent, str) else _agent_label(self.agent, agent)
-        self.config, _, _ = _env_config(self.agent, config, settings)
+        self.config, _ = run_config(self.agent, config, settings)
         self.pool = self.config.build_pool()
         self._episodes = self.config.replace(
             pool=self.pool, k=None, shuffle_workers=None, cache=None
         )
-        self._batcher = _Batcher(self.agent, max_batch)
+        self._batcher = Batcher(self.agent, max_batch)
         self._env(_Question("?")).close()  # fail on bad env arguments now
 
     def describe(self) -> dict[str, Any]:

@@ -22,8 +22,8 @@ from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import Submission, slugify, validate_file, validate_submission
 from conductor_gym.bench.results import Results
 from conductor_gym.cli.main import main
-from conductor_gym.core.budget import Budget
-from conductor_gym.pool.base import WorkerPool, make_pool
+from conductor_gym.pool.pool import WorkerPool, make_pool
+from conductor_gym.workers.budget import Budget
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def reasons(data: Json | Submission) -> tuple[str, ...]:
 def test_a_submission_round_trips_through_its_file(results: Results, tmp_path: Path) -> None:
     path = wrap(results).dump(tmp_path / "entry.json")
     raw = json.loads(path.read_text())
-    assert list(raw) == ["metadata", "results"] and raw["results"]["schema"].endswith("/v2")
+    assert list(raw) == ["metadata", "results"] and raw["results"]["schema"].endswith("/v3")
     assert Submission.load(path) == wrap(results)
     report = validate_file(path)
     assert report.ok and report.warnings == [] and report.placement is not None

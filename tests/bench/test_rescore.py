@@ -27,7 +27,7 @@ from view_support import as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.leaderboard import make_submission, validate_submission
-from conductor_gym.bench.rerun import ReplayError
+from conductor_gym.bench.replay import ReplayError
 from conductor_gym.bench.rescore import (
     default_output,
     grader_version,

@@ -173,7 +173,7 @@ def test_a_v1_file_still_loads_and_keeps_its_tag(tmp_path: Path) -> None:
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(data))
     loaded = Results.load(path)
-    assert loaded.schema_ == "conductor-gym/results/v1" and SCHEMA.endswith("/v2")
+    assert loaded.schema_ == "conductor-gym/results/v1" and SCHEMA.endswith("/v3")
     assert loaded.workers is None and loaded.episodes[0].final_answer is None
     assert json.loads(loaded.to_json())["schema"] == "conductor-gym/results/v1"
     data["schema"] = "conductor-gym/results/v9"

@@ -14,8 +14,8 @@ import pytest
 from view_support import KINDS, ScriptedConductor, as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.rerun import Replayer, ReplayError, load_results
-from conductor_gym.bench.results import Results, journal_path, json_safe
+from conductor_gym.bench.replay import Replayer, ReplayError
+from conductor_gym.bench.results import Results, journal_path, json_safe, load_results
 from conductor_gym.bench.view import build_view, write_view
 from conductor_gym.cli.main import main
 from conductor_gym.core.env import ConductorEnv
