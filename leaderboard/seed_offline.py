@@ -27,16 +27,16 @@ from pathlib import Path
 
 from conductor_gym.agents import make_agent
 
-from conductor_gym.bench.board_sections import MIN_REPEATS, SUITE_SEED
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import (
+from conductor_gym.board.render import format_report, render_board
+from conductor_gym.board.sections import MIN_REPEATS, SUITE_SEED
+from conductor_gym.board.submissions import (
     SUBMISSIONS_DIR,
     load_submissions,
     make_submission,
     slugify,
     validate_submission,
 )
-from conductor_gym.bench.leaderboard_render import format_report, render_board
 from conductor_gym.pool.splits import PAPER_WORKERS
 
 # Every single worker of sim-paper, in the pool's order: the best of them is the bar a

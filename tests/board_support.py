@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import Report, Submission, make_submission
 from conductor_gym.bench.results import EpisodeRecord, Results, aggregate
+from conductor_gym.board.submissions import Report, Submission, make_submission
 
 Json = dict[str, Any]
 

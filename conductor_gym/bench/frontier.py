@@ -14,9 +14,11 @@ Cost per question is what the run spent on workers plus what the agent reports f
 own planning (the results' ``cost_per_sample_usd``); the reward charges only the workers.
 
 :func:`pareto_front` keeps the points no other point beats on both accuracy (higher) and
-cost (lower). :func:`plot_frontier` draws every agent's points (joined in price order when
-its behaviour moves with the price) and the front as a step line, to a PNG (matplotlib,
-the ``leaderboard`` extra, imported only there).
+cost (lower), by :func:`pareto_frontier`, the project's one Pareto rule (ties beat nobody;
+the leaderboard's ★ uses it too). :func:`plot_frontier` draws every agent's points (joined
+in price order when its behaviour moves with the price) and the front as a step line with
+:func:`plot_accuracy_cost`, the project's one accuracy-vs-cost plot (matplotlib, the
+``leaderboard`` extra, imported only there).
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ from conductor_gym.core.reward import COST_UNITS, CostUnit
 
 __all__ = [
     "FrontierPoint",
+    "Series",
     "cost_reward_spec",
     "pareto_front",
+    "pareto_frontier",
+    "plot_accuracy_cost",
     "plot_frontier",
     "points_table",
     "sweep_cost_lambda",
@@ -131,15 +136,132 @@ def sweep_cost_lambda(
     return points
 
 
+def pareto_frontier(points: Sequence[tuple[float | None, float]]) -> list[bool]:
+    """For ``(accuracy, cost)`` points, whether each is on the Pareto frontier: the one rule
+    of the project (the leaderboard's ★ and :func:`pareto_front` both use it).
+
+    A point is beaten by another that is at least as accurate and at most as costly, and
+    strictly one of the two; a point is on the frontier when nothing beats it. **Ties beat
+    nobody**: points equal on both axes are all on the frontier, or all off it. A point
+    with accuracy ``None`` (every episode failed) is never on it and beats nothing."""
+    flags = []
+    for i, (accuracy, cost) in enumerate(points):
+        if accuracy is None:
+            flags.append(False)
+            continue
+        beaten = any(
+            other is not None
+            and other >= accuracy
+            and other_cost <= cost
+            and (other > accuracy or other_cost < cost)
+            for j, (other, other_cost) in enumerate(points)
+            if j != i
+        )
+        flags.append(not beaten)
+    return flags
+
+
 def pareto_front(points: Iterable[FrontierPoint]) -> list[FrontierPoint]:
-    """The points that no other point beats on both accuracy and cost (one beats another
-    when it is at least as accurate and as cheap, and strictly one of them), cheapest
-    first; of points equal on both, the first is kept."""
+    """The front as a curve: the points on the Pareto frontier (:func:`pareto_frontier`
+    over accuracy and cost per question), cheapest first, one per position: of points
+    equal on both axes (all on it, or all off it) the first is kept."""
+    points = list(points)
+    flags = pareto_frontier([(p.accuracy, p.cost_per_question_usd) for p in points])
+    on = [p for p, flag in zip(points, flags, strict=True) if flag]
     front: list[FrontierPoint] = []
-    for point in sorted(points, key=lambda p: (p.cost_per_question_usd, -p.accuracy)):
-        if not front or point.accuracy > front[-1].accuracy:
+    for point in sorted(on, key=lambda p: (p.cost_per_question_usd, -p.accuracy)):
+        position = (point.cost_per_question_usd, point.accuracy)
+        if not front or position != (front[-1].cost_per_question_usd, front[-1].accuracy):
             front.append(point)
     return front
+
+
+@dataclass(frozen=True)
+class Series:
+    """One group of points on an accuracy-vs-cost plot (:func:`plot_accuracy_cost`): one
+    marker and colour, a legend entry ``label``.
+
+    ``costs`` and ``accuracies`` (fractions) are the points; ``errors``: their standard
+    errors (error bars); ``notes``: a text beside each point; ``joined``: a line through
+    the points in their order. ``front``: the group's Pareto front, ``(cost, accuracy)``
+    pairs cheapest first (:func:`pareto_frontier`), drawn in the group's colour as a
+    dashed step line through ringed markers; a series with a front and no points draws the
+    front only.
+    """
+
+    label: str
+    costs: Sequence[float] = ()
+    accuracies: Sequence[float] = ()
+    errors: Sequence[float] | None = None
+    notes: Sequence[str] | None = None
+    joined: bool = False
+    front: Sequence[tuple[float, float]] = ()
+
+
+def plot_accuracy_cost(
+    series: Sequence[Series],
+    path: str | os.PathLike[str],
+    *,
+    title: str,
+    xlabel: str = "cost per question (USD)",
+    empty: str = "nothing to plot",
+) -> Path:
+    """The project's one accuracy-vs-cost plot (the leaderboard's and the cost sweep's):
+    accuracy (%) against cost, each :class:`Series` with its marker, notes and front, to
+    the PNG ``path`` (matplotlib, the ``leaderboard`` extra, imported only here). The
+    cost axis is logarithmic when the costs span more than 20 times, else linear from 0;
+    with no point at all the plot says ``empty``. Returns the path."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise RuntimeError(
+            "plotting needs matplotlib: pip install 'conductor-gym[leaderboard]'"
+        ) from exc
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    ax = fig.add_subplot()
+    markers = "osD^v<>PX*"
+    costs = [c for s in series for c in (*s.costs, *(x for x, _ in s.front))]
+    right = 1.15 * max(costs, default=0.0) or 1.0
+    for i, s in enumerate(series):
+        color = None
+        if s.costs:
+            ys = [100 * a for a in s.accuracies]
+            errors = None if s.errors is None else [100 * e for e in s.errors]
+            bars = ax.errorbar(
+                s.costs, ys, yerr=errors, fmt=markers[i % len(markers)],
+                linestyle="-" if s.joined else "none", capsize=3, label=s.label,
+            )  # fmt: skip
+            color = bars[0].get_color()
+            for text, x, y in zip(s.notes or (), s.costs, ys, strict=False):
+                ax.annotate(text, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=8)
+        if s.front:
+            # The front holds from each of its points until a dearer one does better, and
+            # from the last one on: spending more buys no accuracy beyond it.
+            xs = [x for x, _ in s.front] + [right]
+            ys = [100 * y for _, y in s.front]
+            ax.step(
+                xs, [*ys, ys[-1]], where="post", linestyle="--", linewidth=1, alpha=0.7,
+                color=color or "grey", label=f"{s.label}: Pareto front" if s.costs else s.label,
+            )  # fmt: skip
+            ax.scatter(
+                xs[:-1], ys, s=160, facecolors="none", edgecolors=color or "grey", linewidths=1,
+            )  # fmt: skip
+    if costs and min(costs) > 0 and max(costs) / min(costs) > 20:
+        ax.set_xscale("log")
+    else:
+        ax.set_xlim(left=0, right=right)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if costs:
+        ax.legend(loc="best", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
+    target = Path(path)
+    fig.savefig(target, dpi=120, metadata={"Software": None})
+    return target
 
 
 def plot_frontier(
@@ -149,63 +271,30 @@ def plot_frontier(
     title: str = "accuracy against cost per question",
     note: str | None = None,
 ) -> Path:
-    """Draw ``points`` and their Pareto front to the PNG ``path``; return the path.
+    """Draw ``points`` and their Pareto front (:func:`pareto_front`) to the PNG ``path``
+    with :func:`plot_accuracy_cost`; return the path.
 
-    Each agent (by ``label``) gets one marker; an agent whose points differ across
-    prices is joined in price order and its points annotated with ``λ``. ``note`` is a
-    line of small text under the title (the suite and pool, say).
+    Each agent (by ``label``) is one series; an agent whose points differ across prices is
+    joined in price order and its points annotated with ``λ``, any other is annotated with
+    its label once. ``note`` is a line of small text under the title (the suite and pool,
+    say).
     """
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise RuntimeError(
-            "plotting the frontier needs matplotlib: pip install 'conductor-gym[leaderboard]'"
-        ) from exc
     if not points:
         raise ValueError("points: nothing to plot")
     by_agent: dict[str, list[FrontierPoint]] = {}
     for point in points:
         by_agent.setdefault(point.label, []).append(point)
-    fig = Figure(figsize=(8, 5), layout="constrained")
-    ax = fig.add_subplot()
-    markers = "osD^v<>PX*"
-    for i, (label, group) in enumerate(by_agent.items()):
+    series = []
+    for label, group in by_agent.items():
         group = sorted(group, key=lambda p: p.cost_lambda)
         xs = [p.cost_per_question_usd for p in group]
-        ys = [100 * p.accuracy for p in group]
-        moves = len({(x, y) for x, y in zip(xs, ys, strict=True)}) > 1
-        ax.plot(xs, ys, marker=markers[i % len(markers)], linestyle="-" if moves else "none",
-                label=label)  # fmt: skip
-        if moves:
-            for p, x, y in zip(group, xs, ys, strict=True):
-                ax.annotate(f"λ={p.cost_lambda:g}", (x, y), textcoords="offset points",
-                            xytext=(4, -10), fontsize=7)  # fmt: skip
-        else:
-            ax.annotate(label, (xs[0], ys[0]), textcoords="offset points", xytext=(5, 4),
-                        fontsize=8)  # fmt: skip
-    front = pareto_front(points)
-    right = 1.15 * max(p.cost_per_question_usd for p in points) or 1.0
-    # The front holds from each of its points until a dearer one does better, and from
-    # the last one on: spending more buys no accuracy beyond it.
-    ax.step(
-        [p.cost_per_question_usd for p in front] + [right],
-        [100 * p.accuracy for p in front] + [100 * front[-1].accuracy],
-        where="post", color="grey", linestyle="--", linewidth=1, label="Pareto front",
-    )  # fmt: skip
-    ax.scatter(
-        [p.cost_per_question_usd for p in front], [100 * p.accuracy for p in front],
-        s=160, facecolors="none", edgecolors="grey", linewidths=1,
-    )  # fmt: skip
-    ax.set_xlim(left=0, right=right)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("cost per question (USD)")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title(title if note is None else f"{title}\n{note}", fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    target = Path(path)
-    fig.savefig(target, dpi=120, metadata={"Software": None})
-    return target
+        ys = [p.accuracy for p in group]
+        moves = len(set(zip(xs, ys, strict=True))) > 1
+        notes = [f"λ={p.cost_lambda:g}" for p in group] if moves else [label]
+        series.append(Series(label, xs, ys, notes=notes, joined=moves))
+    front = [(p.cost_per_question_usd, p.accuracy) for p in pareto_front(points)]
+    series.append(Series("Pareto front", front=front))
+    return plot_accuracy_cost(series, path, title=title if note is None else f"{title}\n{note}")
 
 
 def points_table(points: Sequence[FrontierPoint]) -> list[Mapping[str, str]]:

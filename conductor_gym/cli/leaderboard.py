@@ -3,7 +3,7 @@
 Contract.
 
 * ``validate FILE...`` validates each submission
-  (:func:`conductor_gym.bench.leaderboard.validate_file`: every check, then the re-play
+  (:func:`conductor_gym.board.submissions.validate_file`: every check, then the re-play
   of every episode) and prints, per file, ``ok`` or
   ``REJECTED``, where an accepted entry goes (ranked in its section, or listed apart and
   why) and one line per problem. Exit 0 when every file is accepted, else 1.
@@ -32,8 +32,8 @@ __all__ = ["add_parser"]
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.leaderboard import validate_file
-    from conductor_gym.bench.leaderboard_render import format_report
+    from conductor_gym.board.render import format_report
+    from conductor_gym.board.submissions import validate_file
 
     if args.cache is not None and len(args.files) != 1:
         print("conductor-gym leaderboard validate: --cache takes one FILE", file=sys.stderr)
@@ -47,8 +47,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.leaderboard import load_submissions
-    from conductor_gym.bench.leaderboard_render import format_report, render_board
+    from conductor_gym.board.render import format_report, render_board
+    from conductor_gym.board.submissions import load_submissions
 
     loaded = load_submissions(args.dir)
     for path, report in loaded:
@@ -61,9 +61,9 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _submit(args: argparse.Namespace) -> int:
-    from conductor_gym.bench import leaderboard as lb
-    from conductor_gym.bench.leaderboard_render import format_report
     from conductor_gym.bench.results import Results
+    from conductor_gym.board import submissions as lb
+    from conductor_gym.board.render import format_report
 
     folder = Path(args.dir) / lb.SUBMISSIONS_DIR
     slug = lb.slugify(args.name)

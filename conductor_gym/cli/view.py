@@ -1,6 +1,6 @@
 """``conductor-gym view INPUT [--out PAGE.html] [--replay CACHE | --no-replay]``.
 
-Writes one self-contained HTML page (:mod:`conductor_gym.bench.view`) for a results
+Writes one self-contained HTML page (:mod:`conductor_gym.view.page`) for a results
 file, an episodes journal or a trace list, and prints where it went. Steps are re-played
 from the recorded completions when every worker is simulated (or from the run's response
 cache with ``--replay CACHE``); nothing is ever called. Exit status 0, or 2 for an input
@@ -24,7 +24,7 @@ def default_page(source: str) -> Path:
 
 
 def run_view(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.view import write_view
+    from conductor_gym.view.page import write_view
 
     out = Path(args.out) if args.out else default_page(args.input)
     replay = "never" if args.no_replay else (args.replay or "auto")

@@ -26,7 +26,6 @@ import pytest
 from view_support import as_real_pool, scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import make_submission, validate_submission
 from conductor_gym.bench.replay import ReplayError
 from conductor_gym.bench.rescore import (
     default_output,
@@ -35,12 +34,13 @@ from conductor_gym.bench.rescore import (
     write_rescored,
 )
 from conductor_gym.bench.results import EpisodeRecord, Results, aggregate, journal_path
-from conductor_gym.bench.view import build_view
+from conductor_gym.board.submissions import make_submission, validate_submission
 from conductor_gym.cli.main import main
 from conductor_gym.graders import Grade, register_grader
 from conductor_gym.graders.extract import last_boxed
 from conductor_gym.graders.numeric import extract_number, parse_number
 from conductor_gym.tasks import make_task_source
+from conductor_gym.view.page import build_view
 
 
 @register_grader("numeric-within-1")

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from board_support import wrap
 
-from conductor_gym.bench.board_sections import offline_suite
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import validate_submission
 from conductor_gym.bench.replay import replay_results
 from conductor_gym.bench.results import Results
+from conductor_gym.board.sections import offline_suite
+from conductor_gym.board.submissions import validate_submission
 
 
 @pytest.fixture(scope="module")

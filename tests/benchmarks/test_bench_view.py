@@ -26,8 +26,8 @@ from typing import Any
 from chromium_support import Browser, chromium
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.view import write_view
 from conductor_gym.tasks import make_task_source
+from conductor_gym.view.page import write_view
 
 FILTERS = (("outcome", "wrong"), ("family", "countdown"), ("steps", "3"), ("worker", "gpt-5"))
 

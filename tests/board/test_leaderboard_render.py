@@ -13,15 +13,15 @@ from board_support import board_run, wrap
 from chromium_support import dump_dom
 from support import require
 
-from conductor_gym.bench.board_sections import pareto_frontier
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, load_submissions
-from conductor_gym.bench.leaderboard_render import (
+from conductor_gym.bench.frontier import pareto_frontier
+from conductor_gym.board.render import (
     PLOT_NAME,
     entries_from,
     render_html,
     render_markdown,
 )
+from conductor_gym.board.submissions import SUBMISSIONS_DIR, load_submissions
 from conductor_gym.cli.main import main
 
 HOSTILE = "<img src=x onerror=alert(1)> *bold* [x](javascript:alert(1))"

@@ -17,9 +17,9 @@ from chromium_support import Browser, chromium
 from view_support import KINDS, ScriptedConductor, scripted_run
 
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.view import write_view
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.tasks import make_task_source
+from conductor_gym.view.page import write_view
 
 Page = tuple[Path, Results, dict[str, Any]]
 """The page's file, the run it shows and the page's data."""

@@ -16,10 +16,10 @@ from view_support import KINDS, ScriptedConductor, as_real_pool, scripted_run
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.replay import Replayer, ReplayError
 from conductor_gym.bench.results import Results, journal_path, json_safe, load_results
-from conductor_gym.bench.view import build_view, write_view
 from conductor_gym.cli.main import main
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.render_html import offending_span
+from conductor_gym.view.page import build_view, write_view
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ import pytest
 from board_support import Json, board_run, messages, reaggregate, wrap
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import Submission, slugify, validate_file, validate_submission
 from conductor_gym.bench.results import Results
+from conductor_gym.board.submissions import Submission, slugify, validate_file, validate_submission
 from conductor_gym.cli.main import main
 from conductor_gym.pool.pool import WorkerPool, make_pool
 from conductor_gym.workers.budget import Budget
@@ -94,7 +94,7 @@ def test_failures_are_replayed_shown_and_capped(tmp_path: Path) -> None:
 
 
 def test_a_run_that_failed_entirely_has_no_accuracy(tmp_path: Path) -> None:
-    from conductor_gym.bench.leaderboard_render import entries_from, format_report, render_markdown
+    from conductor_gym.board.render import entries_from, format_report, render_markdown
 
     run = board_run("moa", tmp_path / "r.json", episode_budget=Budget(max_calls=3))
     assert run.metrics["overall"].infra_failures == run.metrics["overall"].n == 480
@@ -255,7 +255,7 @@ def test_the_package_and_cli_do_not_import_matplotlib() -> None:
     code = (
         "import sys, conductor_gym, conductor_gym.cli.main\n"
         "lean = [m for m in ('matplotlib',) if m in sys.modules]\n"
-        "import conductor_gym.bench.leaderboard_render\n"
+        "import conductor_gym.board.render\n"
         "print(lean, 'matplotlib' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

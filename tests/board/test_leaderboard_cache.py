@@ -16,12 +16,12 @@ import pytest
 from board_support import messages, wrap
 from support import require_spec
 
-from conductor_gym.bench.board_sections import price_table
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.leaderboard import SUBMISSIONS_DIR, make_submission, validate_file
 from conductor_gym.bench.results import Results, aggregate
+from conductor_gym.board.sections import price_table
+from conductor_gym.board.submissions import SUBMISSIONS_DIR, make_submission, validate_file
 from conductor_gym.cli.main import main
-from conductor_gym.pool.base import WorkerSpec
+from conductor_gym.workers.spec import WorkerSpec
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
 

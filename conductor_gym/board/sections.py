@@ -27,8 +27,9 @@ failures capped     at most :data:`MAX_FAILED_SHARE` of the episodes are infrast
                     failures (never scores; the board shows their share for every entry)
 ==================  =========================================================================
 
-:func:`pareto_frontier` marks, within a section, the entries no other entry beats on both
-accuracy and cost. :func:`price_table` names what priced an entry's costs.
+The board marks, within a section, the entries on the accuracy-vs-cost Pareto frontier
+(:func:`conductor_gym.bench.frontier.pareto_frontier`, the project's one rule: ties beat
+nobody). :func:`price_table` names what priced an entry's costs.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,6 @@ __all__ = [
     "env_setting",
     "failed_share",
     "offline_suite",
-    "pareto_frontier",
     "place",
     "pool_fingerprint",
     "price_table",
@@ -275,24 +274,3 @@ def place(
             f"{100 * MAX_FAILED_SHARE:g} % cap"
         )
     return Placement(section, verification, tuple(reasons))
-
-
-def pareto_frontier(points: Sequence[tuple[float | None, float]]) -> list[bool]:
-    """For ``(accuracy, cost)`` points, whether each is on the frontier: no other point
-    has accuracy at least as high and cost at most as low, one of them strictly. A point
-    with accuracy ``None`` (every episode failed) is never on it."""
-    flags = []
-    for i, (accuracy, cost) in enumerate(points):
-        if accuracy is None:
-            flags.append(False)
-            continue
-        beaten = any(
-            other is not None
-            and other >= accuracy
-            and other_cost <= cost
-            and (other > accuracy or other_cost < cost)
-            for j, (other, other_cost) in enumerate(points)
-            if j != i
-        )
-        flags.append(not beaten)
-    return flags

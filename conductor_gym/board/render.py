@@ -1,10 +1,10 @@
 """Render the leaderboard (``README.md``, a static ``index.html``, a plot) and reports.
 
 :func:`render_board` turns validated submissions (their
-:class:`~conductor_gym.bench.leaderboard.Report` s) into
+:class:`~conductor_gym.board.submissions.Report` s) into
 
 * ``README.md``: the **ranked** entries, one table per section
-  (:class:`~conductor_gym.bench.board_sections.Section`: one suite fingerprint on one
+  (:class:`~conductor_gym.board.sections.Section`: one suite fingerprint on one
   pool), sorted by accuracy (best first), with accuracy ± standard error over repeats,
   mean reward, cost and tokens per sample, steps per plan, the share of failed
   (infrastructure) episodes, whether the entry is on the section's accuracy-vs-cost
@@ -12,14 +12,15 @@
   every entry **listed apart**, with why it is not ranked;
 * ``index.html``: the same tables in one self-contained page (inline CSS, a small inline
   script that sorts a table when a column header is clicked; nothing is loaded from the
-  network, nothing is linked);
+  network, nothing is linked), filled into the package's page template: the files
+  ``assets/board.html``, ``board.css`` and ``board.js`` (:func:`asset`);
 * ``accuracy_vs_cost.png``: accuracy against cost per sample of the ranked entries, one
   marker per entry, each section's Pareto frontier drawn as a dashed line through ringed
   markers (matplotlib, Agg;
   imported only here).
 
 An entry whose every episode failed shows its accuracy as ``n/a``. Every text from a
-submission is escaped (:func:`~conductor_gym.bench.untrusted.markdown_text` in Markdown,
+submission is escaped (:func:`~conductor_gym.board.untrusted.markdown_text` in Markdown,
 HTML escaping in the page); only ``http(s)`` URLs are linked, percent-encoded.
 :func:`format_report` renders a validation report as text for the command line. The
 board depends only on the submissions (no timestamps), so re-rendering an unchanged
@@ -29,25 +30,28 @@ board rewrites identical text files.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import math
 import re
+import string
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
-from conductor_gym.bench.board_sections import (
+from conductor_gym.bench.frontier import pareto_frontier
+from conductor_gym.board.sections import (
     MAX_FAILED_SHARE,
     MIN_REPEATS,
     SUITE_SEED,
     Section,
     failed_share,
-    pareto_frontier,
     price_table,
 )
-from conductor_gym.bench.leaderboard import Report
-from conductor_gym.bench.untrusted import http_url, markdown_text
+from conductor_gym.board.submissions import Report
+from conductor_gym.board.untrusted import http_url, markdown_text
 
 __all__ = [
     "PLOT_NAME",
@@ -390,63 +394,16 @@ SUBMITTING_MD = """\
 
 # ---------------------------------------------------------------------------------- html
 
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 90rem;
-  padding: 0 1rem; color: #1d1d1f; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; margin-top: 2rem; }
-h3 { font-size: 1.05rem; margin-top: 1.5rem; }
-p.note { color: #555; font-size: .9rem; }
-table.board { border-collapse: collapse; width: 100%; font-size: .85rem; }
-table.board th, table.board td { padding: .3rem .45rem; border-bottom: 1px solid #ddd; }
-table.board th { background: #f3f3f5; cursor: pointer; user-select: none;
-  text-align: left; white-space: nowrap; }
-table.board th[data-dir="desc"]::after { content: " \\25BC"; }
-table.board th[data-dir="asc"]::after { content: " \\25B2"; }
-table.board td { white-space: nowrap; }
-table.board td.name, table.board td.why { white-space: normal; min-width: 9rem; }
-div.scroll { overflow-x: auto; }
-table.board td.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.board td code { font-size: .85rem; }
-table.board tbody tr:hover { background: #fafaff; }
-span.url { color: #666; font-size: .8rem; }
-img.plot { max-width: 100%; margin-top: 1.5rem; }
-"""
+ASSETS = ("board.html", "board.css", "board.js")
+"""The page's template, style sheet and script: package data in ``assets/``."""
 
-_JS = """
-(function () {
-  function key(cell) {
-    var v = cell.getAttribute("data-sort");
-    return v === null || v === "" ? cell.textContent.trim().toLowerCase() : parseFloat(v);
-  }
-  function sortBy(table, col, dir) {
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a.cells[col]), y = key(b.cells[col]);
-      var c = x < y ? -1 : x > y ? 1 : 0;
-      return dir === "asc" ? c : -c;
-    });
-    rows.forEach(function (r) { body.appendChild(r); });
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
-      if (i === col) { th.setAttribute("data-dir", dir); } else { th.removeAttribute("data-dir"); }
-    });
-    table.setAttribute("data-sorted-by", String(col));
-  }
-  document.querySelectorAll("table.board").forEach(function (table) {
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
-      th.addEventListener("click", function () {
-        var next = th.getAttribute("data-dir") === "desc" ? "asc" : "desc";
-        if (th.getAttribute("data-dir") === null && th.getAttribute("data-kind") === "text") {
-          next = "asc";
-        }
-        sortBy(table, i, next);
-      });
-    });
-    sortBy(table, parseInt(table.getAttribute("data-default-sort"), 10), "desc");
-  });
-  document.body.setAttribute("data-board-ready", "1");
-})();
-"""
+
+@functools.cache
+def asset(name: str) -> str:
+    """The text of the asset ``name`` (one of :data:`ASSETS`)."""
+    if name not in ASSETS:
+        raise ValueError(f"no board asset {name!r}; the assets: {list(ASSETS)}")
+    return resources.files("conductor_gym.board").joinpath("assets", name).read_text("utf-8")
 
 
 def _e(text: str) -> str:
@@ -492,24 +449,7 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
     """The board as one self-contained HTML page."""
     ranked = [e for e in entries if e.ranked]
     apart = [e for e in entries if not e.ranked]
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>conductor-gym leaderboard</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        "<h1>conductor-gym leaderboard</h1>",
-        '<p class="note">Every ranked entry was re-played episode by episode on validation. '
-        "Accuracy and its standard error over repeats in percent; reward 1 / 0.5 / 0 "
-        "(correct / wrong / unparsable); cost and tokens per sample; Failed: the share of "
-        "infrastructure failures (never scored); ★: on the section's accuracy-vs-cost "
-        "Pareto frontier. Click a column header to sort.</p>",
-        "<h2>Ranked</h2>",
-    ]
+    out: list[str] = []
     if not ranked:
         out.append("<p>No ranked entries yet.</p>")
     for section, group in _groups(ranked):
@@ -529,53 +469,39 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
         out += _html_table(APART_COLUMNS, rows, attrs, name_col=0, agent_col=4, why_col=8)
     if plot and ranked:
         out.append(f'<img class="plot" src="{PLOT_NAME}" alt="accuracy against cost per sample">')
-    out += [f"<script>{_JS}</script>", "</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    page = string.Template(asset("board.html"))
+    return page.substitute(style=asset("board.css"), body="\n".join(out), script=asset("board.js"))
 
 
 # ---------------------------------------------------------------------------------- plot
 
 
 def render_plot(entries: Sequence[Entry], path: Path) -> None:
-    """Accuracy (%) against cost per sample of the ranked entries, one labelled marker per
-    entry; each section's Pareto frontier as a dashed line through ringed markers."""
-    from matplotlib.figure import Figure
+    """Accuracy (%) against cost per sample of the ranked entries, one series per section
+    (error bars: the standard error over repeats; each entry's name beside it), each
+    section's Pareto frontier as a dashed line through ringed markers
+    (:func:`~conductor_gym.bench.frontier.plot_accuracy_cost`)."""
+    from conductor_gym.bench.frontier import Series, plot_accuracy_cost
 
     ranked = [e for e in entries if e.ranked and e.accuracy is not None]
-    fig = Figure(figsize=(8, 5), layout="constrained")
-    ax = fig.add_subplot()
-    markers = "osD^v<>PX*"
-    for i, (section, group) in enumerate(_groups(ranked)):
-        xs = [e.cost for e in group]
-        ys = [100 * (e.accuracy or 0.0) for e in group]
-        errs = [100 * (e.accuracy_se or 0.0) for e in group]
-        label = f"{section.suite}, {section.pool_setting} pool {section.pool}"
-        bars = ax.errorbar(
-            xs, ys, yerr=errs, fmt=markers[i % len(markers)], capsize=3, label=label
-        )  # fmt: skip
-        front = sorted((e.cost, 100 * (e.accuracy or 0.0)) for e in group if e.frontier)
-        ax.plot(
-            [x for x, _ in front], [y for _, y in front], linestyle="--", marker="o",
-            markersize=11, markerfacecolor="none", color=bars[0].get_color(), alpha=0.7,
-            label=f"{label}: Pareto frontier",
-        )  # fmt: skip
-        for entry, x, y in zip(group, xs, ys, strict=True):
-            ax.annotate(entry.name, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=8)
-    costs = [e.cost for e in ranked]
-    if costs and min(costs) > 0 and max(costs) / min(costs) > 20:
-        ax.set_xscale("log")
-    else:
-        ax.set_xlim(left=0, right=1.15 * max(costs, default=0.0) or 1.0)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("cost per sample (USD)")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("conductor-gym leaderboard (ranked entries): accuracy vs cost")
-    ax.grid(True, alpha=0.3)
-    if ranked:
-        ax.legend(loc="best", fontsize=8)
-    else:
-        ax.text(0.5, 0.5, "no ranked entries yet", ha="center", transform=ax.transAxes)
-    fig.savefig(path, dpi=120, metadata={"Software": None})
+    series = [
+        Series(
+            f"{section.suite}, {section.pool_setting} pool {section.pool}",
+            [e.cost for e in group],
+            [e.accuracy or 0.0 for e in group],
+            errors=[e.accuracy_se or 0.0 for e in group],
+            notes=[e.name for e in group],
+            front=sorted((e.cost, e.accuracy or 0.0) for e in group if e.frontier),
+        )
+        for section, group in _groups(ranked)
+    ]
+    plot_accuracy_cost(
+        series,
+        path,
+        title="conductor-gym leaderboard (ranked entries): accuracy vs cost",
+        xlabel="cost per sample (USD)",
+        empty="no ranked entries yet",
+    )
 
 
 def render_board(reports: Sequence[tuple[str, Report]], directory: Path) -> list[Path]:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from board_support import BOARD_REPEATS, Json, board_run, messages, reaggregate, wrap
 
-from conductor_gym.bench.leaderboard import validate_file, validate_submission
 from conductor_gym.bench.results import Results
 from conductor_gym.bench.suites import episode_seed, get_suite
+from conductor_gym.board.submissions import validate_file, validate_submission
 
 Expected = tuple[str, str, str]
 """``("error", check, text)`` (rejected) or ``("apart", "placement", text)`` (accepted,

@@ -17,8 +17,8 @@ name in the same folder, pinned by its SHA-256.
 :func:`validate_submission` checks a submission the way a maintainer would before
 accepting it, and reports every problem with its own message (``check: message``):
 
-* ``file``: at most :data:`~conductor_gym.bench.untrusted.MAX_FILE_BYTES`, UTF-8 JSON
-  nested at most :data:`~conductor_gym.bench.untrusted.MAX_JSON_DEPTH` deep;
+* ``file``: at most :data:`~conductor_gym.board.untrusted.MAX_FILE_BYTES`, UTF-8 JSON
+  nested at most :data:`~conductor_gym.board.untrusted.MAX_JSON_DEPTH` deep;
 * ``schema``: the file parses against :class:`Submission` (no unknown fields anywhere;
   bounded metadata text; ``url`` only ``http(s)``; ``response_cache`` a plain file name);
 * ``metadata``: ``metadata.agent`` is the results' ``agent.spec``; the pool setting agrees
@@ -41,10 +41,10 @@ accepting it, and reports every problem with its own message (``check: message``
 * ``replay``: when every check above passed and the suite reads offline, every episode is
   re-played (:mod:`conductor_gym.bench.replay`) and must match field by field.
 
-An accepted submission then gets its :class:`~conductor_gym.bench.board_sections.Placement`:
+An accepted submission then gets its :class:`~conductor_gym.board.sections.Placement`:
 its section, and ranked there or listed apart with every reason
-(:mod:`conductor_gym.bench.board_sections`). The rendered board (Markdown, HTML, plot) is in
-:mod:`conductor_gym.bench.leaderboard_render`. This module imports pydantic at import time;
+(:mod:`conductor_gym.board.sections`). The rendered board (Markdown, HTML, plot) is in
+:mod:`conductor_gym.board.render`. This module imports pydantic at import time;
 ``import conductor_gym`` does not import it.
 """
 
@@ -64,9 +64,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from conductor_gym.bench.board_sections import Placement, Verification, offline_suite, place
 from conductor_gym.bench.results import Metrics, Results, aggregate
-from conductor_gym.bench.untrusted import (
+from conductor_gym.board.sections import Placement, Verification, offline_suite, place
+from conductor_gym.board.untrusted import (
     MAX_FILE_BYTES,
     UntrustedInputError,
     check_depth,
