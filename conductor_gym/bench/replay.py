@@ -157,16 +157,19 @@ class ReplayError(ConfigurationError):
 # ------------------------------------------------------------------------------ the run
 
 
-def offline_sources(suite: Suite) -> dict[str, TaskSource] | None:
-    """The suite's task sources when every one can be read here without a download
-    (procedural sources; others whose ``offline_available()`` says so), else ``None``."""
+def offline_sources(suite: Suite, *, downloaded: bool = True) -> dict[str, TaskSource] | None:
+    """The suite's task sources when every one can be read here without a download, else
+    ``None``: the project's one "is this suite offline" check. Procedural sources always
+    are; with ``downloaded``, so are the others whose ``offline_available()`` says their
+    data is already here (the viewer and rescore). The leaderboard passes
+    ``downloaded=False``: what it verifies must not depend on the maintainer's downloads."""
     sources = suite.sources  # building a source reads no data
     for source in sources.values():
         inner = source.source if isinstance(source, LimitedTasks) else source
         if isinstance(inner, ProceduralTasks):
             continue
         check = getattr(inner, "offline_available", None)
-        if not (callable(check) and check()):
+        if not (downloaded and callable(check) and check()):
             return None
     return sources
 

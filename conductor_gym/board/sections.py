@@ -216,16 +216,14 @@ def offline_suite(name: str, limit: int | None = None) -> tuple[Suite, dict[str,
     download (procedural sources), else ``None``: hub suites need datasets, and a
     ``jsonl:`` suite names a file on the submitter's machine (never opened here).
     Cached: these sources are deterministic."""
+    from conductor_gym.bench.replay import offline_sources
     from conductor_gym.bench.suites import SUITES, get_suite
-    from conductor_gym.tasks import ProceduralTasks
 
     if name not in SUITES:
         return None
     suite = get_suite(name, limit=limit)
-    for source in suite.sources.values():  # building a source reads no data
-        inner = getattr(source, "source", source)  # a LimitedTasks wraps its source
-        if not isinstance(inner, ProceduralTasks):
-            return None
+    if offline_sources(suite, downloaded=False) is None:
+        return None
     return suite, suite.info()
 
 
