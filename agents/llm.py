@@ -14,7 +14,7 @@ Contract:
   ``True``; keys are read from ``api_key_env`` at each call and never stored); its
   classification of failures by LiteLLM exception class decides what is transient;
 * transient failures (timeouts, refused connections, rate limits, 5xx, an empty answer)
-  are retried under ``retry`` (:class:`conductor_gym.core.execute.RetryPolicy`, jittered
+  are retried under ``retry`` (:class:`conductor_gym.workers.bound.RetryPolicy`, jittered
   exponential backoff); a permanent failure, or a transient one that outlives its
   attempts, raises :class:`~agents.base.AgentError` naming the model and the error. A
   failure is never returned as a completion, so it cannot be scored as a bad plan;
@@ -45,9 +45,9 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conductor_gym.core.execute import RetryPolicy
 from conductor_gym.plan import PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, WorkerError
+from conductor_gym.workers.bound import RetryPolicy
 
 from ._usage import LoggedConductor, Usage, UsageLog, total_usage
 from .base import AgentError, check_batch

@@ -45,7 +45,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conductor_gym.core.chat_prompt import ChatPrompt
+from conductor_gym.seeding import stream_seed
+from conductor_gym.training.chat_prompt import ChatPrompt
 from conductor_gym.workers.base import Completion, WorkerError
 
 from ._usage import LoggedConductor, Usage, UsageLog, total_usage
@@ -66,9 +67,6 @@ def checkpoint_limit(path: str) -> int | None:
         return None
     value = json.loads(config.read_text()).get("max_new_tokens")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-_SEED_MASK = (1 << 63) - 1
 
 
 class PolicyConductor(LoggedConductor):
@@ -229,7 +227,7 @@ class PolicyConductor(LoggedConductor):
         stream = info.get("agent_seed", index)
         if isinstance(stream, bool) or not isinstance(stream, int):
             stream = index
-        return (self.seed * 0x9E3779B97F4A7C15 + (stream + 1) * 0xBF58476D1CE4E5B9) & _SEED_MASK
+        return stream_seed(self.seed, stream)
 
     def describe(self) -> dict[str, Any]:
         """Settings for result files."""

@@ -19,25 +19,20 @@ from importlib.metadata import PackageNotFoundError, version
 
 import gymnasium
 
-from conductor_gym.bridge import EpisodeRef, ScoredCompletion, Scorer, score_completions
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, Round
-from conductor_gym.core.execute import (
-    BoundWorker,
-    ExecutionError,
-    PolicyFailure,
-    RetryPolicy,
-    StepRecord,
-    Trace,
-    run_plan,
-)
+from conductor_gym.core.execute import ExecutionError, PolicyFailure, StepRecord, Trace, run_plan
 from conductor_gym.core.prompts import FewShotExample, PromptTemplates
 from conductor_gym.core.reward import Outcome, RewardScheme
 from conductor_gym.core.vector import ConductorVectorEnv
 from conductor_gym.graders import Grade, GraderError, grade
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
-from conductor_gym.pool.base import PoolDraw, WorkerPool, WorkerSpec, make_pool
+from conductor_gym.pool.pool import PoolDraw, WorkerPool, make_pool
 from conductor_gym.tasks import Task, TaskSource, make_task_source, task_source_names
+from conductor_gym.training.scoring import EpisodeRef, ScoredCompletion, Scorer, score_completions
 from conductor_gym.workers.base import Completion, Worker, WorkerError
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
+from conductor_gym.workers.spec import WorkerSpec
 
 try:
     __version__ = version("conductor-gym")
@@ -52,6 +47,7 @@ __all__ = [
     "Completion",
     "ConductorEnv",
     "ConductorVectorEnv",
+    "EnvConfig",
     "EpisodeRef",
     "ExecutionError",
     "FewShotExample",

@@ -14,7 +14,7 @@ through one of three branches that decide what happens to an episode:
     (:class:`~conductor_gym.workers.base.WorkerError`,
     :class:`~conductor_gym.core.execute.ExecutionError`), the grader
     (:class:`~conductor_gym.graders.GraderError`), a spent budget
-    (:class:`~conductor_gym.core.budget.BudgetExceeded`), the agent's own model
+    (:class:`~conductor_gym.workers.budget.BudgetExceeded`), the agent's own model
     (:class:`~conductor_gym.core.agent.AgentError`). The episode is truncated and never
     scored; ``info["error"]`` (:meth:`InfrastructureError.to_dict`) says what failed.
 ``ConfigurationError``

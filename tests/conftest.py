@@ -12,7 +12,7 @@ from support import CountingWorker, FlakyWorker, require, require_smollm2
 
 from conductor_gym import sandbox
 from conductor_gym.plan import Plan
-from conductor_gym.pool.base import register_backend
+from conductor_gym.workers.spec import register_backend
 
 
 @pytest.fixture(scope="session", autouse=True)

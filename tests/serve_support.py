@@ -97,7 +97,7 @@ def serve_command(args: Sequence[str], env: Mapping[str, str] | None = None) -> 
 def simulated_pool_file(path: Path, *, latency_scale: float, workers: int = 3) -> Path:
     """A pool file of ``workers`` simulated paper workers that sleep for their simulated
     latency times ``latency_scale``."""
-    from conductor_gym.workers.sim_profiles import PAPER_PROFILES
+    from conductor_gym.sim.profiles import PAPER_PROFILES
 
     lines = [
         'name = "sim-latency"',

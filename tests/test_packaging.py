@@ -83,7 +83,7 @@ def test_a_wheel_from_a_clone_without_symlinks_holds_every_module(tmp_path: Path
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
     code = (
-        "import conductor_gym.cli.main as m, conductor_gym.agents, conductor_gym.trainers.prepare\n"
+        "import conductor_gym.cli.main as m, conductor_gym.agents, conductor_gym.training.prepare\n"
         f"print(m.__file__.startswith({str(target)!r}),"
         f" conductor_gym.agents.__file__.startswith({str(target)!r}))\n"
     )

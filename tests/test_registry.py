@@ -11,9 +11,10 @@ from conductor_gym.core.agent_spec import AGENTS
 from conductor_gym.core.reward import REWARD_SCHEMES
 from conductor_gym.errors import ConfigurationError, UnknownNameError
 from conductor_gym.graders.base import GRADERS
-from conductor_gym.pool.base import BACKENDS, POOL_PRESETS
+from conductor_gym.pool.pool import POOL_PRESETS
 from conductor_gym.registry import Registry
 from conductor_gym.tasks import TASK_SOURCES
+from conductor_gym.workers.spec import BACKENDS
 
 
 def test_a_lazy_target_is_imported_on_first_use() -> None:

@@ -54,6 +54,7 @@ from typing import Any
 
 from conductor_gym._validate import is_int
 from conductor_gym.pool.splits import POOL_SPLITS, get_pool_split
+from conductor_gym.seeding import hash_seed
 from conductor_gym.tasks import Task, TaskSource, fingerprint_tasks, make_task_source
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 
@@ -67,7 +68,6 @@ __all__ = [
     "episode_plan",
     "episode_seed",
     "get_suite",
-    "hash_seed",
     "list_suites",
 ]
 
@@ -322,12 +322,6 @@ class EpisodeSpec:
     @property
     def key(self) -> tuple[str, int, int]:
         return (self.benchmark, self.task_index, self.repeat)
-
-
-def hash_seed(*parts: object) -> int:
-    """A 63-bit seed from the SHA-256 of the JSON of ``parts``."""
-    digest = hashlib.sha256(json.dumps(["conductor-gym/evaluate", *parts]).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def episode_seed(seed: int, benchmark: str, task_index: int, repeat: int) -> int:

@@ -8,10 +8,10 @@ returns the exit status: 0 on success, 1 when every episode failed for infrastru
 (an agent or worker that never answered: the distinct causes are printed on stderr), 2
 for a bad argument (unknown suite, agent or pool, a bad ``--env``, an episodes file of
 another run), 130 when interrupted (rerun the same command to resume).
-``--env KEY=VALUE`` sets one :class:`~conductor_gym.config.EnvConfig` setting
+``--env KEY=VALUE`` sets one :class:`~conductor_gym.core.config.EnvConfig` setting
 (``VALUE`` read as JSON when it parses, else as a string), e.g. ``--env max_recursions=1``;
 every setting also has its own flag (``--k 3``, ``--max-steps 3``, ``--pool local-smol``:
-:func:`conductor_gym.config.add_config_arguments`).
+:func:`conductor_gym.core.config.add_config_arguments`).
 
 ``--cost-lambda 0,10,50`` turns the run into a sweep
 (:func:`conductor_gym.bench.frontier.sweep_cost_lambda`): the agent, and each
@@ -32,9 +32,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conductor_gym.config import add_config_arguments, settings_from_arguments
+from conductor_gym.core.config import add_config_arguments, settings_from_arguments
 from conductor_gym.core.reward import COST_UNITS
-from conductor_gym.pool.base import DEFAULT_POOL
+from conductor_gym.pool.pool import DEFAULT_POOL
 
 if TYPE_CHECKING:
     from conductor_gym.bench.frontier import FrontierPoint

@@ -33,7 +33,7 @@ from conductor_gym.cli.serve import add_parser as add_serve_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
-from conductor_gym.pool.base import DEFAULT_POOL
+from conductor_gym.pool.pool import DEFAULT_POOL
 from conductor_gym.tasks import DEFAULT_TASKS
 
 

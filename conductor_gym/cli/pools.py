@@ -5,13 +5,13 @@ Contract.
 
 :func:`list_pools` returns one row per pool preset: the ``*.toml`` files of
 :data:`conductor_gym.pool.config.PRESET_DIR` and the names registered in code
-(:data:`conductor_gym.pool.base.POOL_PRESETS`, which take precedence over a file of the same
-name, as in :func:`~conductor_gym.pool.base.make_pool`). Each row has ``name``, ``workers``
+(:data:`conductor_gym.pool.pool.POOL_PRESETS`, which take precedence over a file of the same
+name, as in :func:`~conductor_gym.pool.pool.make_pool`). Each row has ``name``, ``workers``
 (the number of workers ``n``), ``k`` (workers per episode: the file's ``k``, or ``n``
 when it sets none), ``backends`` (sorted), ``description`` (the full text; the table
 shows its first line, cut to :data:`DESCRIPTION_WIDTH` characters), ``source`` (the
 file, or ``"code"``) and ``error`` (``None``, or the first problem of a preset that does
-not load). Listing reads the files and builds :class:`~conductor_gym.pool.base.WorkerSpec`
+not load). Listing reads the files and builds :class:`~conductor_gym.workers.spec.WorkerSpec`
 objects only: no worker is built and no backend is imported.
 
 :func:`load_specs` resolves ``NAME_OR_PATH`` the way ``make_pool`` does (a code preset,
@@ -66,8 +66,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
     from conductor_gym.workers.base import Worker
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "CHECK_COLUMNS",
@@ -133,8 +133,8 @@ def _error_row(name: str, source: str, error: Exception) -> dict[str, Any]:
 
 def list_pools() -> list[dict[str, Any]]:
     """One row per pool preset, sorted by name (see the module docstring)."""
-    from conductor_gym.pool.base import POOL_PRESETS
     from conductor_gym.pool.config import PRESET_DIR, load_preset, preset_names
+    from conductor_gym.pool.pool import POOL_PRESETS
 
     rows: dict[str, dict[str, Any]] = {}
     for name in preset_names():
@@ -225,13 +225,13 @@ def load_specs(name_or_path: str) -> tuple[str, tuple[WorkerSpec, ...]]:
         PoolConfigError: the file or preset is invalid (one line per problem), a code
             preset raises ``ValueError``, or the name is neither a preset nor a file.
     """
-    from conductor_gym.pool.base import POOL_PRESETS
     from conductor_gym.pool.config import (
         PoolConfigError,
         load_pool_file,
         load_preset,
         preset_names,
     )
+    from conductor_gym.pool.pool import POOL_PRESETS
 
     if name_or_path in POOL_PRESETS:
         try:
@@ -371,7 +371,7 @@ def _prepare_backends(specs: Sequence[WorkerSpec]) -> None:
 
 
 async def _ping_all(specs: Sequence[WorkerSpec], timeout_s: float) -> dict[str, WorkerCheck]:
-    from conductor_gym.pool.base import WorkerPool
+    from conductor_gym.pool.pool import WorkerPool
 
     _prepare_backends(specs)
     results: dict[str, WorkerCheck] = {}

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from conductor_gym.cli.evaluate import _env_pair
-from conductor_gym.pool.base import DEFAULT_POOL
+from conductor_gym.pool.pool import DEFAULT_POOL
 
 __all__ = ["DEFAULT_API_KEY_ENV", "add_parser", "run_serve"]
 

@@ -5,7 +5,7 @@ sub-parsers object, with
 
 * ``train prepare --out PROMPTS.jsonl [--seed S] [--limit N] [--chat-format F]
   [ENV SETTINGS]``: writes one prompt row per task and the train config next to it
-  (:func:`conductor_gym.trainers.prepare.prepare_prompts`), then prints what it wrote and
+  (:func:`conductor_gym.training.prepare.prepare_prompts`), then prints what it wrote and
   the environment variable the trainer needs. Handler: :func:`train_prepare`.
 * ``train agent-path``: prints the OpenRLHF agent file (for ``--train.agent_func_path``).
   Handler: :func:`train_agent_path`.
@@ -17,7 +17,7 @@ sub-parsers object, with
   flags; it submits to the Ray cluster at ``RAY_ADDRESS``; ``--dry-run`` prints the
   trainer's arguments instead of submitting). Handler: :func:`train_run`.
 
-ENV SETTINGS are the flags of every :class:`~conductor_gym.config.EnvConfig` field
+ENV SETTINGS are the flags of every :class:`~conductor_gym.core.config.EnvConfig` field
 (``--tasks``, ``--pool``, ``--k``, ``--max-steps``, ``--reward``, ``--max-recursions``,
 ``--force-recursion``, ``--initial-round-weight``, ...), generated from it.
 
@@ -33,9 +33,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from conductor_gym.config import add_config_arguments, config_from_arguments
+from conductor_gym.core.config import add_config_arguments, config_from_arguments
 from conductor_gym.errors import ConductorGymError
 from conductor_gym.registry import Registry, load_path
+from conductor_gym.training.prepare import CONFIG_ENV, prepare_prompts
 
 __all__ = ["add_train_parser", "train_agent_path", "train_prepare", "train_run"]
 
@@ -91,14 +92,11 @@ of each adapter in ``trainers/``, imported only when that trainer runs."""
 TRAINERS.register("trl", "conductor_gym.trainers.trl.train:run_with_config")
 TRAINERS.register("openrlhf", "conductor_gym.trainers.openrlhf.launch:run_with_config")
 
-_PREPARE = "conductor_gym.trainers.prepare:prepare_prompts"
 _AGENT_FILE = "conductor_gym.trainers.openrlhf:AGENT_FILE"
-_CONFIG_ENV = "conductor_gym.trainers.prepare:CONFIG_ENV"
 
 
 def train_prepare(args: argparse.Namespace) -> int:
     """Handler of ``train prepare``."""
-    prepare_prompts: Any = load_path(_PREPARE)
     try:
         result = prepare_prompts(
             args.out,
@@ -122,7 +120,7 @@ def train_prepare(args: argparse.Namespace) -> int:
         f"shuffle_workers={env.shuffle_workers}, max_recursions={env.max_recursions}"
     )
     print(f"wrote the train config to {result.config_path}")
-    print(f"trainers read it from: {load_path(_CONFIG_ENV)}={result.config_path.resolve()}")
+    print(f"trainers read it from: {CONFIG_ENV}={result.config_path.resolve()}")
     return 0
 
 

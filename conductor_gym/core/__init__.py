@@ -1,7 +1,8 @@
 """The env core: :class:`~conductor_gym.core.env.ConductorEnv` and its vector form, the
-episode state, plan execution, prompts, rewards, budgets, spaces and rendering.
+one configuration (:mod:`.config`, :class:`~conductor_gym.core.config.EnvConfig`), the
+episode state, plan execution, prompts, rewards, spaces and rendering.
 
-Modules here import the parts below them (``plan``, ``workers``, ``pool``, ``tasks``,
-``graders``, ``sandbox``) and never the evaluation harness, the CLI, ``agents`` or
+Modules here import the parts below them (``sim``, ``pool``, ``workers``, ``plan``,
+``tasks``, ``graders``, ``sandbox``) and never the evaluation harness, the CLI, ``agents`` or
 ``trainers``. Import from :mod:`conductor_gym` for the public API.
 """

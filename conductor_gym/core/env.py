@@ -10,8 +10,7 @@ import gymnasium as gym
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import as_seed
-from conductor_gym.config import EnvConfig
-from conductor_gym.core.budget import Ledger
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.episode import (
     ENV_REASONS,
     EpisodeState,
@@ -19,15 +18,8 @@ from conductor_gym.core.episode import (
     bind_task,
     draw_forced,
     option_task_index,
-    rollout_episode_seed,
 )
-from conductor_gym.core.execute import (
-    BoundWorker,
-    RetryPolicy,
-    Trace,
-    run_plan,
-    step_seed,
-)
+from conductor_gym.core.execute import Trace, run_plan
 from conductor_gym.core.info import ErrorInfo, ResetInfo, StepInfo
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
 from conductor_gym.core.render import render_episode
@@ -43,7 +35,10 @@ from conductor_gym.core.spaces import UnicodeText
 from conductor_gym.errors import ConfigurationError, InfrastructureError, PolicyError
 from conductor_gym.graders import Grade, GraderError, grade, grader_blocks
 from conductor_gym.plan import Plan, parse_plan
+from conductor_gym.seeding import rollout_seed, stream_seed
 from conductor_gym.tasks import Task, TaskSource
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
+from conductor_gym.workers.budget import Ledger
 
 if TYPE_CHECKING:
     pass
@@ -54,7 +49,7 @@ MAX_OBSERVATION_CHARS = 1 << 20
 _RESET_OPTIONS = ("task_index", "force_recursion", "rollout_seed")
 
 StepResult = tuple[str, float, bool, bool, StepInfo]
-_ROUND_SEED = 1 << 20  # recursive round r runs with step_seed(episode seed, _ROUND_SEED + r)
+_ROUND_SEED = 1 << 20  # recursive round r runs with stream_seed(episode seed, _ROUND_SEED + r)
 _DEFAULT_CONFIG = EnvConfig()
 
 
@@ -136,7 +131,7 @@ class ConductorEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    Every setting is a field of :class:`~conductor_gym.config.EnvConfig` (its docs give
+    Every setting is a field of :class:`~conductor_gym.core.config.EnvConfig` (its docs give
     each default): pass ``config=EnvConfig(...)``, or the same fields as keywords (what
     ``gym.make("ConductorEnv-v0", k=3)`` does), or both (keywords override the config).
     A bad value raises :class:`~conductor_gym.errors.ConfigurationError` naming the field.
@@ -148,8 +143,8 @@ class ConductorEnv(gym.Env[str, str]):
       :class:`~conductor_gym.tasks.TaskSource`.
     * ``pool``: a pool preset name (``"sim-paper"``, ``"local-smol"``, ...:
       ``conductor-gym pools list``), a pool file (``*.toml``), a list of
-      :class:`~conductor_gym.pool.base.WorkerSpec` or a ready
-      :class:`~conductor_gym.pool.base.WorkerPool`; ``k``, ``shuffle_workers`` and
+      :class:`~conductor_gym.workers.spec.WorkerSpec` or a ready
+      :class:`~conductor_gym.pool.pool.WorkerPool`; ``k``, ``shuffle_workers`` and
       ``cache`` (a response-cache file or :class:`~conductor_gym.workers.cache.ResponseCache`)
       apply to the first three.
     * ``reward``: ``"paper"``, ``"binary"``, a cost-aware preset (``"cost-usd"``,
@@ -174,7 +169,7 @@ class ConductorEnv(gym.Env[str, str]):
     depend on the option. ``options={"force_recursion": bool}`` overrides the draw.
     ``options={"rollout_seed": r}`` keeps the task and the worker draw of the seed but
     gives the workers fresh randomness: the rollouts of one GRPO group share a ``seed``
-    (the group seed) and differ in ``r`` (see :mod:`conductor_gym.bridge`).
+    (the group seed) and differ in ``r`` (see :mod:`conductor_gym.training.scoring`).
 
     ## Info
 
@@ -275,7 +270,7 @@ class ConductorEnv(gym.Env[str, str]):
         task = self.tasks[task_index]
         draw = self.pool.sample(rng)
         episode_seed = int(rng.integers(0, 2**63 - 1))
-        episode_seed = rollout_episode_seed(episode_seed, options.get("rollout_seed"))
+        episode_seed = rollout_seed(episode_seed, options.get("rollout_seed"))
         forced = draw_forced(self.force_recursion, rng, options, self.max_recursions)
 
         budget = RecursionBudget(self.max_recursions)
@@ -411,7 +406,7 @@ class ConductorEnv(gym.Env[str, str]):
             plan,
             episode.workers,
             question=episode.task.question,
-            seed=episode.seed if index == 0 else step_seed(episode.seed, _ROUND_SEED + index),
+            seed=episode.seed if index == 0 else stream_seed(episode.seed, _ROUND_SEED + index),
             templates=self.templates,
             question_to_all_workers=self.question_to_all_workers,
             retry=self.retry,

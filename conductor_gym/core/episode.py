@@ -10,14 +10,15 @@ from typing import Any
 import numpy as np
 
 from conductor_gym._validate import is_int
-from conductor_gym.core.budget import Ledger
-from conductor_gym.core.execute import BoundWorker, StepRecord, Trace
+from conductor_gym.core.execute import StepRecord, Trace
 from conductor_gym.core.info import ParseError, Totals
 from conductor_gym.core.reward import Spend
 from conductor_gym.core.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
 from conductor_gym.plan import Plan
-from conductor_gym.pool.base import PoolDraw
+from conductor_gym.pool.pool import PoolDraw
 from conductor_gym.tasks import Task
+from conductor_gym.workers.bound import BoundWorker
+from conductor_gym.workers.budget import Ledger
 
 __all__ = [
     "ENV_REASONS",
@@ -27,7 +28,6 @@ __all__ = [
     "critical_path_s",
     "draw_forced",
     "option_task_index",
-    "rollout_episode_seed",
 ]
 
 ENV_REASONS: dict[str, str] = {
@@ -160,18 +160,6 @@ def option_task_index(options: dict[str, Any], drawn: int, num_tasks: int) -> in
     if not 0 <= index < num_tasks:
         raise ValueError(f"reset: options['task_index']={index} is outside 0..{num_tasks - 1}")
     return int(index)
-
-
-def rollout_episode_seed(episode_seed: int, rollout_seed: Any) -> int:
-    """The episode seed of rollout ``rollout_seed`` of a reset: same task and worker draw
-    as without it, fresh worker randomness (``reset(options={"rollout_seed": r})``);
-    ``None`` keeps ``episode_seed``."""
-    if rollout_seed is None:
-        return episode_seed
-    if not is_int(rollout_seed) or rollout_seed < 0:
-        raise ValueError("reset: options['rollout_seed'] must be an int >= 0")
-    mixed = np.random.SeedSequence([episode_seed, rollout_seed]).generate_state(2, np.uint64)
-    return int(mixed[0]) & (2**63 - 1)
 
 
 def draw_forced(

@@ -27,7 +27,7 @@ tokens, costs, trace and failure or budget outcome. The rules that make it so:
   step: the very check sequential execution makes before that call. So when a budget runs
   out while two steps are in flight, the earlier step (in step order) is charged and
   completes; the later one is refused, and the run ends with
-  :class:`~conductor_gym.core.budget.BudgetExceeded` at it, as sequential execution
+  :class:`~conductor_gym.workers.budget.BudgetExceeded` at it, as sequential execution
   would. Its call was made, though: it is kept in :attr:`Trace.discarded` and counted in
   each ledger's ``discarded_*`` figures, never in its budget figures (the decisions stay
   those of sequential execution). Steps still running when a run ends are cancelled.
@@ -47,74 +47,26 @@ run with :class:`ExecutionError`, which carries the partial :class:`Trace`.
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from types import MappingProxyType
 from typing import Any
 
-from conductor_gym._validate import require_int
-from conductor_gym.core.budget import BudgetExceeded, Ledger
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES, PromptTemplates
 from conductor_gym.errors import InfrastructureError, PolicyError
 from conductor_gym.plan import Plan
-from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
+from conductor_gym.seeding import stream_seed
+from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
+from conductor_gym.workers.budget import BudgetExceeded, Ledger
 
 __all__ = [
-    "BoundWorker",
     "ExecutionError",
     "PlanCompletion",
     "PolicyFailure",
-    "RetryPolicy",
     "StepRecord",
     "Trace",
     "run_plan",
-    "step_seed",
 ]
-
-_SEED_MASK = (1 << 63) - 1
-
-
-def step_seed(episode_seed: int, step: int) -> int:
-    """The seed passed to step ``step``'s worker (a fixed mix of the two numbers)."""
-    return (episode_seed * 0x9E3779B97F4A7C15 + (step + 1) * 0xBF58476D1CE4E5B9) & _SEED_MASK
-
-
-@dataclass(frozen=True)
-class BoundWorker:
-    """A worker together with the generation settings of its pool entry."""
-
-    worker: Worker
-    max_tokens: int = 4096
-    temperature: float = 0.2
-    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-    @property
-    def name(self) -> str:
-        return self.worker.name
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How transient worker failures are retried.
-
-    Attempt ``a`` (1-based) that fails transiently waits
-    ``uniform(0, min(max_delay_s, base_delay_s * 2 ** (a - 1)))`` seconds ("full jitter")
-    before the next attempt, up to ``max_attempts`` attempts in all.
-    """
-
-    max_attempts: int = 3
-    base_delay_s: float = 0.5
-    max_delay_s: float = 8.0
-
-    def __post_init__(self) -> None:
-        require_int("RetryPolicy.max_attempts", self.max_attempts)
-        if self.base_delay_s < 0 or self.max_delay_s < 0:
-            raise ValueError("RetryPolicy delays must be >= 0")
-
-    def delay(self, attempt: int) -> float:
-        cap = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
-        return random.uniform(0.0, cap) if cap > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -344,8 +296,8 @@ async def run_plan(
         workers: The episode's workers with their generation settings.
         question: The user question (given to the first step, or to all with
             ``question_to_all_workers``).
-        seed: Episode seed; step ``i`` is called with ``step_seed(seed, i)``. ``None``
-            passes no seed.
+        seed: Episode seed; step ``i`` is called with
+            :func:`~conductor_gym.seeding.stream_seed` ``(seed, i)``. ``None`` passes no seed.
         templates: How worker messages are written.
         question_to_all_workers: Prefix every step's subtask with the question
             (off by default, as in the paper: only the first step gets it).
@@ -539,7 +491,7 @@ class _PlanRun:
         return ready
 
     def _seed(self, i: int) -> int | None:
-        return None if self.seed is None else step_seed(self.seed, i)
+        return None if self.seed is None else stream_seed(self.seed, i)
 
     async def _run_in_place(self, i: int, messages: list[Message]) -> None:
         try:

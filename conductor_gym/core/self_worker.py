@@ -19,18 +19,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from conductor_gym.core.budget import Ledger
-from conductor_gym.core.execute import (
-    BoundWorker,
-    PlanCompletion,
-    PolicyFailure,
-    RetryPolicy,
-    Trace,
-    run_plan,
-)
+from conductor_gym.core.execute import PlanCompletion, PolicyFailure, Trace, run_plan
 from conductor_gym.core.prompts import PromptTemplates
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, Message
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
+from conductor_gym.workers.budget import Ledger
 
 __all__ = [
     "SELF_WORKER_NAME",

@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym._validate import as_seed, require_int
-from conductor_gym.config import EnvConfig
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, StepResult
 from conductor_gym.core.self_worker import ConductorPolicy
 
@@ -46,7 +46,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             (Gymnasium's default: reset on the following ``step``, ignoring that action)
             or ``DISABLED`` (reset finished sub-episodes yourself with
             ``reset(options={"reset_mask": mask})``).
-        config: The sub-envs' :class:`~conductor_gym.config.EnvConfig` (default: all
+        config: The sub-envs' :class:`~conductor_gym.core.config.EnvConfig` (default: all
             defaults); ``settings`` (its fields as keywords: ``tasks``, ``pool``, ``k``,
             ``cache``, ...) override it. The task source and the pool are built once and
             shared by every sub-env.

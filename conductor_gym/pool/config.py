@@ -1,6 +1,6 @@
 """Pool files: worker pools as TOML data, validated at load with precise errors.
 
-A pool file describes one :class:`~conductor_gym.pool.base.WorkerPool` and the budgets meant
+A pool file describes one :class:`~conductor_gym.pool.pool.WorkerPool` and the budgets meant
 for it::
 
     name = "my-pool"                  # required, non-empty
@@ -24,7 +24,7 @@ for it::
     params = { reasoning_effort = "minimal" }
     backend_options = { api_key_env = "OPENAI_API_KEY" }
 
-A ``[[workers]]`` table takes exactly the fields of :class:`~conductor_gym.pool.base.WorkerSpec`
+A ``[[workers]]`` table takes exactly the fields of :class:`~conductor_gym.workers.spec.WorkerSpec`
 (``name``, ``backend``, ``model``, ``max_tokens``, ``temperature``, ``params``,
 ``backend_options``, ``price_in_per_mtok``, ``price_out_per_mtok``, ``max_concurrency``,
 ``requests_per_minute``, ``tokens_per_minute``). ``[defaults]`` takes the generation
@@ -51,8 +51,8 @@ Presets are the ``*.toml`` files of :data:`PRESET_DIR` (the package folder
 ``conductor_gym/pool/presets/``); :func:`load_preset` loads one by its stem.
 
 Imports: this module imports pydantic at import time, so it is itself imported lazily
-(``conductor_gym.pool.base`` imports it inside ``make_pool``; ``conductor_gym/__init__`` does
-not import it); ``import conductor_gym`` does not load pydantic. ``conductor_gym.pool.base`` is
+(``conductor_gym.pool.pool`` imports it inside ``make_pool``; ``conductor_gym/__init__`` does
+not import it); ``import conductor_gym`` does not load pydantic. ``conductor_gym.pool.pool`` is
 imported inside the functions that need it.
 """
 
@@ -68,11 +68,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from conductor_gym.core.budget import Budget
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.workers.budget import Budget
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "PRESET_DIR",
@@ -351,7 +351,7 @@ def _credential_options(options: Mapping[str, Any] | None) -> list[str]:
 
 def _defaults_problems(defaults: Mapping[str, Any], label: str) -> list[str]:
     """Check ``[defaults]`` on its own, so a problem there is reported once, not per worker."""
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
     problems = []
     if keys := _credential_options(defaults.get("backend_options")):
@@ -367,7 +367,7 @@ def _build_specs(
     document: _PoolFile, raw: Mapping[str, Any], label: str, problems: list[str]
 ) -> list[WorkerSpec]:
     """The workers' specs, ``[defaults]`` merged in; problems are appended to ``problems``."""
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
     defaults = document.defaults.model_dump(exclude_unset=True) if document.defaults else {}
     defaults_problems = _defaults_problems(defaults, label) if defaults else []

@@ -6,7 +6,7 @@ or an id order it never saw in training. A :class:`PoolSplit` names a distributi
 episode pools over a base pool's workers: which workers may be drawn, which pool sizes
 ``k``, whether every draw must include one of some workers, and whether the ordinal ids
 ``Model 0 .. Model k-1`` are shuffled. :class:`SplitPool` is a
-:class:`~conductor_gym.pool.base.WorkerPool` that draws from a split.
+:class:`~conductor_gym.pool.pool.WorkerPool` that draws from a split.
 
 Use ``pool="<base>@<split>"`` anywhere a pool name is taken (``ConductorEnv``, the vector
 env, ``Scorer``, ``evaluate --pool``), e.g. ``"sim-paper@train"``; a suite named
@@ -50,7 +50,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from conductor_gym.pool.base import DEFAULT_POOL, PoolDraw, WorkerPool, WorkerSpec
+from conductor_gym.pool.pool import DEFAULT_POOL, PoolDraw, WorkerPool
+from conductor_gym.workers.spec import WorkerSpec
 
 if TYPE_CHECKING:
     from conductor_gym.workers.cache import ResponseCache
@@ -160,7 +161,7 @@ class PoolSplit:
     ) -> SplitPool:
         """A :class:`SplitPool` drawing from this split over ``pool``'s workers (a name,
         file, specs or a ready pool, whose specs, budgets and cache are taken)."""
-        from conductor_gym.pool.base import make_pool
+        from conductor_gym.pool.pool import make_pool
 
         base = make_pool(pool, cache=cache)
         return SplitPool(
@@ -174,7 +175,7 @@ class PoolSplit:
 
 
 class SplitPool(WorkerPool):
-    """A :class:`~conductor_gym.pool.base.WorkerPool` whose episodes draw from ``split``.
+    """A :class:`~conductor_gym.pool.pool.WorkerPool` whose episodes draw from ``split``.
 
     Every configured worker is built as in any pool; :meth:`sample` draws the size, the
     workers and their order from the env's RNG, so a seed fixes the draw. ``k`` is the

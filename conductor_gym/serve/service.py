@@ -37,15 +37,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym.bench.evaluate import Batcher, run_config
-from conductor_gym.bench.suites import hash_seed
-from conductor_gym.config import EnvConfig
 from conductor_gym.core.agent import Agent, as_base_agent
 from conductor_gym.core.agent_spec import make_agent
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
 from conductor_gym.graders import Grade, register_grader, registered_graders
-from conductor_gym.pool.base import WorkerPool, WorkerSpec
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.seeding import hash_seed
 from conductor_gym.tasks.base import Task
+from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "SERVED_GRADER",
@@ -249,9 +250,9 @@ class ConductorModel:
     Args:
         name: The model id clients ask for.
         agent: An :class:`~conductor_gym.core.agent.Agent` or a ``make_agent`` spec.
-        pool: A pool preset, file, specs or :class:`~conductor_gym.pool.base.WorkerPool`
+        pool: A pool preset, file, specs or :class:`~conductor_gym.pool.pool.WorkerPool`
             (the ``pool`` setting; default: the config's).
-        config: The episodes' :class:`~conductor_gym.config.EnvConfig`; ``settings`` (its
+        config: The episodes' :class:`~conductor_gym.core.config.EnvConfig`; ``settings`` (its
             fields as keywords: ``k``, ``shuffle_workers``, ``cache``, ``max_steps``,
             ``max_recursions``, ``retry``, ``episode_budget``, ...) override it, and the
             agent's ``env_overrides`` apply. ``tasks`` is the server's to set: each

@@ -2,7 +2,7 @@
 
 An :class:`HFWorker` runs a causal language model from ``transformers`` in this process.
 Concurrent calls (many episodes on one event loop) are grouped by a
-:class:`~conductor_gym.workers._batch.MicroBatcher` and generated as one left-padded
+:class:`~conductor_gym.workers.batch.MicroBatcher` and generated as one left-padded
 batch on the batcher's thread, so the event loop never blocks and the model is never
 used from two threads at once.
 
@@ -68,11 +68,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conductor_gym.workers._batch import BatchedWorker, BatchResult, check_options, is_oom
 from conductor_gym.workers.base import WorkerError
+from conductor_gym.workers.batch import BatchedWorker, BatchResult, check_options, is_oom
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "DEFAULT_THREADS",

@@ -4,7 +4,7 @@
 ``max_concurrency`` calls in flight, at most ``requests_per_minute`` call starts and
 ``tokens_per_minute`` tokens a minute. :class:`LimitedWorker` wraps a backend worker and
 waits for the limits before each call; every episode of every env in the process that
-uses the same :class:`~conductor_gym.pool.base.WorkerPool` shares one ``RateLimits`` per
+uses the same :class:`~conductor_gym.pool.pool.WorkerPool` shares one ``RateLimits`` per
 worker, so the limits hold for the whole run, not per episode.
 
 Rates are token buckets that refill continuously: requests start from a bucket of

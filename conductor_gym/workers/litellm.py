@@ -120,7 +120,7 @@ from conductor_gym._loop import BackgroundLoop
 from conductor_gym.workers.base import Completion, Message, WorkerError
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",

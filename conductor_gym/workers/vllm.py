@@ -6,7 +6,7 @@ Two ways to run a pool on vLLM:
 model="Qwen/Qwen3-32B", backend_options={"tensor_parallel_size": 4})`` builds vLLM's
 offline engine, ``vllm.LLM``, in this process. Needs ``pip install conductor-gym[vllm]``
 and CUDA GPUs. Concurrent calls (many episodes on one event loop) are grouped by a
-:class:`~conductor_gym.workers._batch.MicroBatcher` and sent as one ``LLM.chat`` call
+:class:`~conductor_gym.workers.batch.MicroBatcher` and sent as one ``LLM.chat`` call
 with one ``SamplingParams`` per request, so requests with different ``max_tokens``,
 temperatures, seeds and params share a batch (vLLM schedules them continuously inside
 the call). A call's ``seed`` becomes ``SamplingParams(seed=...)``: vLLM then samples that
@@ -55,10 +55,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conductor_gym.workers._batch import BatchedWorker, BatchResult, check_options, check_window
+from conductor_gym.workers.batch import BatchedWorker, BatchResult, check_options, check_window
 
 if TYPE_CHECKING:
-    from conductor_gym.pool.base import WorkerSpec
+    from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = ["VLLMWorker", "make_vllm_worker", "vllm_engine"]
 

@@ -10,10 +10,11 @@ from conductor_gym.agents import RandomPlanner
 from conductor_gym import ConductorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.suites import get_suite, hash_seed
+from conductor_gym.bench.suites import get_suite
 from conductor_gym.cli.evaluate import format_latency
 from conductor_gym.cli.main import main
 from conductor_gym.core.episode import critical_path_s
+from conductor_gym.seeding import hash_seed
 
 
 def test_each_sample_reports_summed_and_critical_path_latency() -> None:

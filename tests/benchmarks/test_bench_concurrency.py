@@ -35,9 +35,9 @@ from conductor_gym.agents import RandomPlanner
 from conductor_gym import ConductorEnv, ConductorVectorEnv
 from conductor_gym.core import env as env_module
 from conductor_gym.core import execute
-from conductor_gym.pool.base import WorkerPool
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.sim.worker import paper_pool_specs
 from conductor_gym.workers.cache import ResponseCache
-from conductor_gym.workers.simulated import paper_pool_specs
 
 N = 256
 MEAN_CALL_S = 0.05

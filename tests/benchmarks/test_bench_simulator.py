@@ -7,8 +7,8 @@ from __future__ import annotations
 from support import plan_text
 
 from conductor_gym import ConductorEnv
+from conductor_gym.sim.perception import find_problems
 from conductor_gym.tasks import make_task_source
-from conductor_gym.tasks.procedural.problems import find_problems
 
 
 def test_v2_episode_three_steps(benchmark) -> None:  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ import conductor_gym
 from conductor_gym import ConductorEnv
 from conductor_gym.cli import pools
 from conductor_gym.cli.main import build_parser, main
-from conductor_gym.pool.base import WorkerSpec
+from conductor_gym.workers.spec import WorkerSpec
 
 
 def test_version_and_a_plain_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +61,7 @@ class _SlowFirstCall(CountingWorker):
 def test_pools_check_reports_model_loading_apart_from_the_ping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from conductor_gym.pool.base import register_backend
+    from conductor_gym.workers.spec import register_backend
 
     register_backend("test-slow-first", _SlowFirstCall)  # type: ignore[arg-type]
     spec = WorkerSpec(name="local", backend="test-slow-first")

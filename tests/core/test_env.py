@@ -17,9 +17,9 @@ from support import plan_text, solve_plan
 
 import conductor_gym
 from conductor_gym import ConductorEnv, WorkerSpec
-from conductor_gym.core.execute import RetryPolicy
 from conductor_gym.graders import Grade, register_grader
 from conductor_gym.tasks import make_task_source
+from conductor_gym.workers.bound import RetryPolicy
 
 STEP_KEYS = {
     "task_id", "task_index", "domain", "question", "pool", "num_workers", "max_steps",

@@ -5,10 +5,12 @@ import asyncio
 import pytest
 from support import FlakyWorker
 
-from conductor_gym.core.execute import BoundWorker, ExecutionError, RetryPolicy, run_plan, step_seed
+from conductor_gym.core.execute import ExecutionError, run_plan
 from conductor_gym.plan import Plan
-from conductor_gym.pool.base import make_pool
+from conductor_gym.pool.pool import make_pool
+from conductor_gym.seeding import stream_seed
 from conductor_gym.tasks import Task
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
 
 TASK = Task(
     id="t-1",
@@ -56,7 +58,7 @@ def test_same_seed_same_trace_and_seeds_differ_per_step(three_step_plan: Plan) -
     a = asyncio.run(run_plan(three_step_plan, sim_workers(), question=TASK.question, seed=7))
     b = asyncio.run(run_plan(three_step_plan, sim_workers(), question=TASK.question, seed=7))
     assert a == b
-    assert len({step_seed(7, i) for i in range(5)}) == 5
+    assert len({stream_seed(7, i) for i in range(5)}) == 5
 
 
 def test_transient_failures_are_retried() -> None:

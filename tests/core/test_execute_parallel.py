@@ -17,12 +17,13 @@ from support import ScriptedConductor, plan_text
 from conductor_gym import ConductorEnv, ConductorVectorEnv
 from conductor_gym.core import env as env_module
 from conductor_gym.core import execute, self_worker
-from conductor_gym.core.budget import Budget, BudgetExceeded, Ledger
-from conductor_gym.core.execute import BoundWorker, ExecutionError, RetryPolicy, Trace, run_plan
+from conductor_gym.core.execute import ExecutionError, Trace, run_plan
 from conductor_gym.plan import Plan
+from conductor_gym.sim.worker import paper_pool_specs
 from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.bound import BoundWorker, RetryPolicy
+from conductor_gym.workers.budget import Budget, BudgetExceeded, Ledger
 from conductor_gym.workers.cache import CachedWorker, ResponseCache
-from conductor_gym.workers.simulated import paper_pool_specs
 
 
 class TimedWorker:

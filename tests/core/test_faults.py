@@ -13,9 +13,10 @@ import pytest
 from support import FaultyWorker, plan_text
 
 from conductor_gym import ConductorEnv
-from conductor_gym.core.execute import RetryPolicy
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, register_backend
-from conductor_gym.workers.simulated import make_simulated_worker, paper_pool_specs
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.sim.worker import make_simulated_worker, paper_pool_specs
+from conductor_gym.workers.bound import RetryPolicy
+from conductor_gym.workers.spec import WorkerSpec, register_backend
 
 EPISODES = 240
 

@@ -7,7 +7,7 @@ import pytest
 
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES, FewShotExample, PromptTemplates
 from conductor_gym.plan import Plan, parse_plan
-from conductor_gym.workers.simulated import PAPER_PROFILES
+from conductor_gym.sim.profiles import PAPER_PROFILES
 
 QUESTION = "What is 17 * 23? Give the number."
 

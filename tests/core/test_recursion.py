@@ -16,8 +16,8 @@ from support import ScriptedConductor, plan_text, solve_plan
 
 import conductor_gym  # noqa: F401  (registers the env)
 from conductor_gym import ConductorEnv, ConductorVectorEnv, WorkerSpec
-from conductor_gym.core.execute import RetryPolicy
 from conductor_gym.graders import grade
+from conductor_gym.workers.bound import RetryPolicy
 
 STOP = "model_id = []\nsubtasks = []\naccess_list = []"
 

@@ -9,9 +9,6 @@ import pytest
 from support import ScriptedConductor, plan_text, solve_plan, write_tasks
 
 from conductor_gym import ConductorEnv, WorkerSpec
-from conductor_gym.bridge import EpisodeRef, Scorer
-from conductor_gym.core.budget import Budget
-from conductor_gym.core.execute import RetryPolicy
 from conductor_gym.core.reward import (
     REWARD_SCHEMES,
     Outcome,
@@ -20,6 +17,9 @@ from conductor_gym.core.reward import (
     make_reward_scheme,
     reward_scheme_names,
 )
+from conductor_gym.training.scoring import EpisodeRef, Scorer
+from conductor_gym.workers.bound import RetryPolicy
+from conductor_gym.workers.budget import Budget
 
 THREE_STEPS = plan_text(
     [0, 1, 2], ["Solve the task.", "Check the answer above.", "Give the final answer."],

@@ -9,7 +9,7 @@ from support import CountingWorker
 
 import conductor_gym  # noqa: F401  (registers the env)
 from conductor_gym import ConductorEnv, ConductorVectorEnv, WorkerSpec
-from conductor_gym.workers.simulated import paper_pool_specs
+from conductor_gym.sim.worker import paper_pool_specs
 
 
 def random_actions(infos: dict[str, object], n: int, seed: int) -> list[str]:

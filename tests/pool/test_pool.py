@@ -6,8 +6,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, make_pool
-from conductor_gym.workers.simulated import PAPER_PROFILES
+from conductor_gym.pool.pool import WorkerPool, make_pool
+from conductor_gym.sim.profiles import PAPER_PROFILES
+from conductor_gym.workers.spec import WorkerSpec
 
 
 def test_sim_paper_preset_has_the_seven_paper_workers_in_order() -> None:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conductor_gym.core.budget import Budget
-from conductor_gym.pool.base import WorkerPool
 from conductor_gym.pool.config import (
     PRESET_DIR,
     PoolConfigError,
@@ -16,7 +14,10 @@ from conductor_gym.pool.config import (
     load_preset,
     preset_names,
 )
-from conductor_gym.workers.simulated import PAPER_PROFILES, paper_pool_specs
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.sim.profiles import PAPER_PROFILES
+from conductor_gym.sim.worker import paper_pool_specs
+from conductor_gym.workers.budget import Budget
 
 HEADER = 'name = "test-pool"\ndescription = "a pool for tests"\n'
 TWO_WORKERS = '[[workers]]\nname = "a"\n\n[[workers]]\nname = "b"\n'

@@ -14,7 +14,7 @@ from conductor_gym import ConductorEnv, ConductorVectorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.suites import POOL_SPLIT_SUITES, get_suite, list_suites
 from conductor_gym.board.submissions import make_submission, validate_submission
-from conductor_gym.pool.base import make_pool
+from conductor_gym.pool.pool import make_pool
 from conductor_gym.pool.splits import (
     HELD_OUT_WORKERS,
     PAPER_WORKERS,

@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 from conductor_gym.trainers.openrlhf import AGENT_FILE
-from conductor_gym.trainers.prepare import CONFIG_ENV, PrepareResult, prepare_prompts
 from smollm2_support import smollm2_hf_folder
 from support import plan_text, require
 
-from conductor_gym.bridge import EpisodeRef
+from conductor_gym.training.prepare import CONFIG_ENV, PrepareResult, prepare_prompts
+from conductor_gym.training.scoring import EpisodeRef
 
 GROUP = 64
 MAX_LEN = 8192

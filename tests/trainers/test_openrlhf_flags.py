@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 from conductor_gym.trainers.openrlhf import AGENT_FILE, LAUNCH_SCRIPT
-from conductor_gym.trainers.prepare import prepare_prompts
 from support import require
 
 import conductor_gym
+from conductor_gym.training.prepare import prepare_prompts
 
 REPO_TESTS = Path(__file__).resolve().parents[1]
 

@@ -31,13 +31,14 @@ from conductor_gym import EpisodeRef, Scorer, score_completions
 
 verl = require("verl")
 agent_loop = require("conductor_gym.trainers.verl.agent_loop")
-from conductor_gym.trainers.prepare import CONFIG_ENV, prepare_prompts  # noqa: E402
 from conductor_gym.trainers.verl import (  # noqa: E402
     AGENT_LOOP_YAML,
     LAUNCH_SCRIPT,
     REWARD_FILE,
     write_dataset,
 )
+
+from conductor_gym.training.prepare import CONFIG_ENV, prepare_prompts  # noqa: E402
 
 GROUP = 4
 TWO_STEPS = plan_text([0, 1], ["Solve the question.", "Check the answer above."], [[], "all"])

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym.workers._batch import MicroBatcher, check_options, check_window
+from conductor_gym.workers.batch import MicroBatcher, check_options, check_window
 
 
 class Recorder:

@@ -21,10 +21,11 @@ from support import FlakyWorker, plan_text, solve_plan
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym.core.episode import bind_task
-from conductor_gym.core.execute import BoundWorker
-from conductor_gym.pool.base import WorkerPool, WorkerSpec, register_backend
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.sim.worker import make_simulated_worker, paper_pool_specs
 from conductor_gym.tasks import Task
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
+from conductor_gym.workers.bound import BoundWorker
 from conductor_gym.workers.cache import (
     SCHEMA_VERSION,
     CachedWorker,
@@ -33,7 +34,7 @@ from conductor_gym.workers.cache import (
     ResponseCache,
     cache_key,
 )
-from conductor_gym.workers.simulated import make_simulated_worker, paper_pool_specs
+from conductor_gym.workers.spec import WorkerSpec, register_backend
 
 TASK = Task(
     id="t-1",

@@ -8,10 +8,10 @@ import pytest
 from support import CountingWorker, solve_plan
 
 from conductor_gym import ConductorEnv, ConductorVectorEnv, WorkerSpec
-from conductor_gym.pool.base import WorkerPool
+from conductor_gym.pool.pool import WorkerPool
+from conductor_gym.sim.worker import paper_pool_specs
 from conductor_gym.workers.base import Completion
 from conductor_gym.workers.limits import LimitedWorker, RateLimits
-from conductor_gym.workers.simulated import paper_pool_specs
 
 
 class VirtualClock:

@@ -17,8 +17,8 @@ from llama_server import free_port
 from support import plan_text, require_spec
 
 from conductor_gym import ConductorEnv
-from conductor_gym.pool.base import WorkerSpec
 from conductor_gym.workers.cache import ResponseCache
+from conductor_gym.workers.spec import WorkerSpec
 
 SECRET = "sk-test-5d1c0e9a7b-never-store-me"
 SEEDS = range(5)

@@ -13,8 +13,8 @@ import gymnasium as gym
 import pytest
 from support import solve_plan
 
-from conductor_gym.pool.base import WorkerSpec
 from conductor_gym.workers.base import Completion, WorkerError
+from conductor_gym.workers.spec import WorkerSpec
 
 QUESTIONS = (
     "What is 2 + 2?",

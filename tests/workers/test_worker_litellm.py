@@ -21,8 +21,9 @@ from http_support import counting_server, openai_without_key
 from llama_server import free_port
 from support import require_spec, solve_plan
 
-from conductor_gym.pool.base import WorkerPool, WorkerSpec
+from conductor_gym.pool.pool import WorkerPool
 from conductor_gym.workers.base import Completion, WorkerError
+from conductor_gym.workers.spec import WorkerSpec
 
 PRICE_IN, PRICE_OUT = 1.5, 6.0
 QUESTION = [{"role": "user", "content": "What is 2 + 3? Answer with the number."}]
@@ -351,7 +352,7 @@ def test_params_the_worker_sets_itself_are_rejected() -> None:
 def test_import_and_building_workers_do_not_import_litellm() -> None:
     code = (
         "import sys, conductor_gym\n"
-        "from conductor_gym.pool.base import WorkerPool, WorkerSpec\n"
+        "from conductor_gym.pool.pool import WorkerPool, WorkerSpec\n"
         "before = 'litellm' in sys.modules\n"
         "spec = WorkerSpec('w', backend='litellm', model='openai/gpt-5',"
         " backend_options={'api_key_env': 'OPENAI_API_KEY'})\n"
@@ -387,7 +388,7 @@ SEVERAL_ENVS = """
 import json, sys
 import gymnasium as gym
 import conductor_gym
-from conductor_gym.pool import WorkerSpec
+from conductor_gym.workers.spec import WorkerSpec
 
 spec = WorkerSpec(
     "smol", backend="litellm", model="openai/smollm2", max_tokens=8, temperature=0.0,

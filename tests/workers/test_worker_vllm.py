@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conductor_gym.pool.base import WorkerSpec
 from conductor_gym.workers.base import WorkerError
+from conductor_gym.workers.spec import WorkerSpec
 from conductor_gym.workers.vllm import VLLMWorker, make_vllm_worker
 
 VLLM_INSTALLED = importlib.util.find_spec("vllm") is not None
@@ -127,7 +127,7 @@ def test_backend_options_are_checked_before_vllm_is_imported(
 def test_a_rejected_option_never_imports_vllm() -> None:
     code = (
         "import sys\n"
-        "from conductor_gym.pool.base import WorkerSpec\n"
+        "from conductor_gym.pool.pool import WorkerSpec\n"
         "from conductor_gym.workers.vllm import make_vllm_worker\n"
         "spec = WorkerSpec(name='q', backend='vllm', backend_options={'bogus': 1})\n"
         "try:\n    make_vllm_worker(spec)\nexcept ValueError:\n    pass\n"

@@ -5,7 +5,7 @@
 * ``train_conductor.sh``: the paper's recipe (app. A) as OpenRLHF flags, submitted with
   ``ray job submit``; ``README.md``: one node, several nodes, choices made.
 * Prompts and the env config come from ``conductor-gym train prepare``
-  (:mod:`conductor_gym.trainers.prepare`).
+  (:mod:`conductor_gym.training.prepare`).
 
 Importing this package imports nothing beyond the standard library.
 """

@@ -29,9 +29,9 @@ drop one sample: group advantages reshape the rewards to ``(-1, n_samples_per_pr
 What this module adds
 ---------------------
 * :class:`ConductorEpisode` (the instance): ``reset`` parses the label
-  (:func:`conductor_gym.trainers.prepare.parse_label`), checks its task-source
+  (:func:`conductor_gym.training.prepare.parse_label`), checks its task-source
   fingerprint against the env config, resets a fresh env from the process-wide
-  :class:`~conductor_gym.bridge.Scorer` with the label's group seed and a fresh rollout
+  :class:`~conductor_gym.training.scoring.Scorer` with the label's group seed and a fresh rollout
   seed, and checks the env's conductor prompt appears verbatim in OpenRLHF's prompt
   (else the prompts file and the env config disagree: ``ValueError``). ``step`` awaits
   ``env.astep(action)``; while the episode goes on (recursion) the feedback is the
@@ -79,8 +79,7 @@ from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-fo
 
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
-
-from ..prepare import SharedEnv, shared_env
+from conductor_gym.training.prepare import SharedEnv, shared_env
 
 __all__ = [
     "LOG_KEYS",

@@ -2,7 +2,7 @@
 recipe's launch script.
 
 :func:`run_with_config` writes ``OUTPUT_DIR/prompts.jsonl`` and its train config
-(:func:`~conductor_gym.trainers.prepare.prepare_prompts`), then runs
+(:func:`~conductor_gym.training.prepare.prepare_prompts`), then runs
 ``train_conductor.sh`` with ``PROMPTS``, ``OUTPUT`` (and ``MODEL``) set; ``argv`` are
 extra OpenRLHF flags (they come last and win). With ``dry_run`` the script prints the
 trainer's arguments instead of submitting to the Ray cluster (the prompt files are still
@@ -16,9 +16,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from conductor_gym.config import EnvConfig
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.training.prepare import prepare_prompts
 
-from ..prepare import prepare_prompts
 from . import LAUNCH_SCRIPT
 
 __all__ = ["run_with_config"]

@@ -2,12 +2,12 @@
 
 A :class:`ConductorTaskset` yields one :class:`ConductorTask` per task of a conductor-gym
 task source, in source order: its prompt is the env's conductor prompt for
-``EpisodeRef(i, group_seed(seed, i))`` (:mod:`conductor_gym.trainers.prepare`), so
+``EpisodeRef(i, group_seed(seed, i))`` (:func:`conductor_gym.seeding.group_seed`), so
 every rollout of a task (a GRPO group, ``vf-eval -r n``) shares the task and the
 worker-pool draw, while each rollout draws a fresh rollout seed for the workers. The
 task data carries the episode reference and the env settings (:attr:`ConductorData.env`),
 so any process (a vf-eval run, a prime-rl env server) rebuilds the same env from the
-trace alone; one :class:`~conductor_gym.bridge.Scorer` per settings is shared by the
+trace alone; one :class:`~conductor_gym.training.scoring.Scorer` per settings is shared by the
 process (pool clients, rate limits, cache).
 
 The rubric. The episode is played on :class:`~conductor_gym.core.env.ConductorEnv`: by
@@ -38,13 +38,12 @@ from typing import Any
 import verifiers.v1 as vf
 from pydantic import Field
 
-from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
-from conductor_gym.pool.base import DEFAULT_POOL
+from conductor_gym.pool.pool import DEFAULT_POOL
+from conductor_gym.seeding import group_seed
 from conductor_gym.tasks import make_task_source
-
-from ..prepare import group_seed
+from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 __all__ = [
     "STATE_KEY",
@@ -114,7 +113,7 @@ _SCORERS_LOCK = threading.Lock()
 
 
 def shared_scorer(settings: dict[str, Any]) -> Scorer:
-    """This process's :class:`~conductor_gym.bridge.Scorer` for ``settings`` (built
+    """This process's :class:`~conductor_gym.training.scoring.Scorer` for ``settings`` (built
     once, with fresh worker randomness per process)."""
     key = json.dumps(settings, sort_keys=True)
     with _SCORERS_LOCK:

@@ -23,7 +23,7 @@ What this loop does
 Each rollout reads the label in ``extra_info["label"]`` (``conductor-gym train prepare``,
 converted by :func:`conductor_gym.trainers.verl.data.write_dataset`), checks it against
 the env config named by ``$CONDUCTOR_GYM_TRAIN_CONFIG``, and resets a fresh env of the
-process's shared :class:`~conductor_gym.bridge.Scorer` with the label's **group seed**
+process's shared :class:`~conductor_gym.training.scoring.Scorer` with the label's **group seed**
 (the group shares the task and the worker draw) and a fresh rollout seed. It then
 generates the plan, plays it (``env.astep``), and while the episode goes on (recursion)
 appends the env's recursive prompt as a user turn (masked out of the loss) and
@@ -68,7 +68,7 @@ from verl.experimental.agent_loop.agent_loop import (
     register,
 )
 
-from ..prepare import shared_env
+from conductor_gym.training.prepare import shared_env
 
 __all__ = [
     "AGENT_LOOP_NAME",

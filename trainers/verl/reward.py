@@ -22,7 +22,7 @@ from typing import Any
 
 # verl loads this file by path (custom_reward_function.path): an absolute import of the
 # installed package, which mypy (checking the folder as ``trainers.*``) cannot follow.
-from conductor_gym.trainers.prepare import shared_env  # type: ignore[import-not-found]
+from conductor_gym.training.prepare import shared_env
 
 __all__ = ["compute_score"]
 

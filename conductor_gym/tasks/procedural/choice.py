@@ -13,10 +13,10 @@ from typing import ClassVar
 
 from conductor_gym.tasks.procedural.base import TaskFamily, _Item, _require
 from conductor_gym.tasks.procedural.number_theory import (
-    _divisors,
     _factorize,
     _primes_and_hard_composites,
-    _totient,
+    divisors,
+    totient,
 )
 
 __all__ = ["MultipleChoiceConfig", "MultipleChoiceHardConfig"]
@@ -114,7 +114,7 @@ class MultipleChoiceConfig(TaskFamily):
             while math.gcd(x, y) != 1:
                 x, y = rng.sample(range(2, 21), 2)
             a, b = g * x, g * y
-            near = {*_divisors(a), *_divisors(b), 2 * g, g * min(x, y)} - {1}
+            near = {*divisors(a), *divisors(b), 2 * g, g * min(x, y)} - {1}
             wrong = _wrong_options(rng, g, near, wrong_count)
             correct = g
             stem = f"What is the greatest common divisor of {a} and {b}?"
@@ -175,18 +175,18 @@ class MultipleChoiceHardConfig(TaskFamily):
             while len(_factorize(n)) < 2:
                 n = rng.randint(30, self.max_value)
             factors = _factorize(n)
-            divisors = _divisors(n)
+            found = divisors(n)
             if kind == "totient":
-                correct = _totient(n)
+                correct = totient(n)
                 drop = next(iter(factors))
                 near = [n - 1, n // 2, correct * drop // (drop - 1), correct + 2]
                 stem = f"How many integers k with 1 <= k <= {n} are coprime to {n}?"
             elif kind == "sigma":
-                correct = sum(divisors)
+                correct = sum(found)
                 near = [correct - n, correct - 1, correct + n, sum(factors) + 1 + n]
                 stem = f"What is the sum of all positive divisors of {n}?"
             else:
-                correct = len(divisors)
+                correct = len(found)
                 near = [correct - 2, correct - 1, correct + 1, correct + 2, 2 * correct]
                 stem = f"How many positive divisors does {n} have?"
         wrong = _wrong_options(rng, correct, near, self.num_choices - 1)

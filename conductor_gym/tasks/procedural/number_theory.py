@@ -41,12 +41,12 @@ def _factorize(n: int) -> dict[int, int]:
     return factors
 
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return sorted({*small, *(n // d for d in small)})
 
 
-def _totient(n: int) -> int:
+def totient(n: int) -> int:
     result = n
     for p in _factorize(n):
         result -= result // p

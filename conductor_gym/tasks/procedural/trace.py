@@ -16,7 +16,7 @@ from conductor_gym.tasks.procedural.base import (
     _numeric_distractors,
     _require,
 )
-from conductor_gym.tasks.procedural.number_theory import _divisors
+from conductor_gym.tasks.procedural.number_theory import divisors
 
 __all__ = ["ProgramTraceConfig", "ProgramTraceHardConfig"]
 
@@ -262,7 +262,7 @@ class ProgramTraceHardConfig(TaskFamily):
         )
 
         def f(n: int) -> int:
-            return sum(_divisors(n)) - n
+            return sum(divisors(n)) - n
 
         answer = sum(k if f(k) > k else f(k) for k in ks)
         slips = [

@@ -1,0 +1,92 @@
+"""The simulator's versions and the parameters they share: :class:`SimDynamics` (how
+context changes a simulated worker's chance of being right), per-family checkability
+(:data:`CHECK_BONUS`) and each version's defaults (:data:`VERSION_DYNAMICS`). What each
+parameter does, and where its number comes from, is in :mod:`conductor_gym.sim.v1` and
+:mod:`conductor_gym.sim.v2`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["CHECK_BONUS", "DEFAULT_VERSION", "VERSIONS", "VERSION_DYNAMICS", "SimDynamics"]
+
+
+CHECK_BONUS: dict[str, float] = {
+    "countdown": 2.0,
+    "arithmetic": 0.8,
+    "program_trace": 1.3,
+    "program_trace_hard": 1.3,
+    "modular": 1.2,
+    "multiple_choice": 0.4,
+    "multiple_choice_hard": 0.4,
+}
+"""How much easier checking a shown answer is than solving, per family (threshold
+shift, simulator v2): a countdown expression is checked by evaluating it, a traced
+value by re-running the loop, an option only by redoing most of the work."""
+
+VERSIONS = ("v1", "v2")
+"""Simulator versions; ``v2`` (the default) reads its instructions, ``v1`` is the
+structure-only model of earlier results (preset ``sim-paper-v1``)."""
+DEFAULT_VERSION = "v2"
+
+VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
+    "v1": {},
+    "v2": {"call_correlation": 0.97, "relay": 0.98},
+}
+"""Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
+
+
+@dataclass(frozen=True)
+class SimDynamics:
+    """How context changes a simulated worker's chance of being right (module docstring)."""
+
+    refine_gain: float = 0.5
+    mislead: float = 0.3
+    relay: float = 0.95
+    echo_wrong: float = 0.5
+    word_coverage: float = 0.6
+    token_sigma: float = 0.3
+    task_correlation: float = 0.5
+    call_correlation: float = 0.8
+    # Simulator v2 only (see the module docstring's table).
+    structure_share: float = 0.6
+    lineage_share: float = 0.6
+    habit: float = 0.8
+    trust_partial: float = 0.8
+    candidate_free: int = 2
+    candidate_penalty: float = 0.6
+    context_free_responses: int = 4
+    context_penalty: float = 0.2
+    check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
+
+    def __post_init__(self) -> None:
+        for name in (
+            "refine_gain",
+            "mislead",
+            "relay",
+            "echo_wrong",
+            "word_coverage",
+            "task_correlation",
+            "call_correlation",
+            "structure_share",
+            "lineage_share",
+            "habit",
+            "trust_partial",
+        ):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
+        for name in ("token_sigma", "candidate_penalty", "context_penalty"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"SimDynamics.{name} must be >= 0")
+        for name in ("candidate_free", "context_free_responses"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"SimDynamics.{name} must be an int >= 0, got {value!r}")
+        bonus = dict(self.check_bonus)
+        if unknown := sorted(set(bonus) - set(CHECK_BONUS)):
+            raise ValueError(f"SimDynamics.check_bonus: unknown families {unknown}")
+        object.__setattr__(self, "check_bonus", MappingProxyType({**CHECK_BONUS, **bonus}))

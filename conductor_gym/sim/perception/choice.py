@@ -1,0 +1,252 @@
+"""Multiple-choice stems with options, and the same stems without them.
+
+Options are two or more consecutive lines ``A) ...`` (also ``A.``, ``A:``, ``(A)``)
+with letters in order; the stem is the paragraph before them. The stem's kind is read from
+its wording and numbers, and the family's solver computes the value it asks for:
+
+=================  ===========================================  ======================
+kind               recognised by                                family
+=================  ===========================================  ======================
+prime              "prime" (options are integers)               multiple_choice
+remainder          remainder of N divided by D, N mod D         multiple_choice
+gcd                greatest common divisor / gcd / HCF of a, b  multiple_choice
+largest_fraction   largest / greatest / biggest (fractions)     multiple_choice
+lcm                least common multiple / lcm of a, b, c       multiple_choice_hard
+totient            coprime / relatively prime to n, totient     multiple_choice_hard
+sigma              sum of the (positive) divisors of n          multiple_choice_hard
+num_divisors       how many / number of (positive) divisors     multiple_choice_hard
+=================  ===========================================  ======================
+
+With options the answer is the letter whose option equals that value; the key is the
+kind, its numbers and the set of option values, so reordered options are the same
+problem (their letters differ, and the answer is read in the statement at hand). A
+stem of a computing kind without options is a free-value problem (the answer is the
+number): the natural sub-problem of the lettered one, whose stated result picks the
+option (:meth:`ChoiceProblem.reduce`).
+
+Size: log10 of the largest number in the stem or options + a per-kind weight + 0.2
+per option.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from conductor_gym.sim.perception.base import Fact, Problem, log_size, near_misses
+from conductor_gym.tasks.procedural.number_theory import divisors, totient
+
+__all__ = ["ChoiceProblem", "find_choice"]
+
+_OPTION = re.compile(r"^[ \t]*\(?(?P<letter>[A-F])(?:\)|\.|:)[ \t]+(?P<text>\S[^\n]*)$", re.M)
+_FIRST_OPTION = re.compile(r"^[ \t]*\(?A(?:\)|\.|:)[ \t]", re.M)
+_NUMBER = re.compile(r"\d+")
+_FRACTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+# A word each kind's wording needs (a cheap pre-check before its pattern).
+_CUE = {
+    "lcm": ("multiple", "lcm"), "totient": ("prime", "totient"), "sigma": ("divisor",),
+    "num_divisors": ("divisor",), "remainder": ("remainder", "mod"),
+    "gcd": ("common", "gcd"), "prime": ("prime",),
+    "largest_fraction": ("largest", "greatest", "biggest"),
+}  # fmt: skip
+
+_KINDS: tuple[tuple[str, str, re.Pattern[str], float], ...] = (
+    ("lcm", "multiple_choice_hard",
+     re.compile(r"(?:least\s+common\s+multiple|\blcm\b)\D{0,20}(\d+)\D{1,8}(\d+)"
+                r"\D{1,8}(\d+)", re.I), 0.8),
+    ("totient", "multiple_choice_hard",
+     re.compile(r"(?:coprime|relatively\s+prime)\s+(?:to|with)\s+(\d+)"
+                r"|totient\D{0,12}(\d+)", re.I), 1.2),
+    ("sigma", "multiple_choice_hard",
+     re.compile(r"sum\s+of\s+(?:all\s+)?(?:the\s+)?(?:positive\s+)?divisors"
+                r"\s+of\s+(\d+)", re.I), 1.0),
+    ("num_divisors", "multiple_choice_hard",
+     re.compile(r"(?:how\s+many\s+(?:positive\s+)?divisors\s+does\s+(\d+)|"
+                r"number\s+of\s+(?:positive\s+)?divisors\s+of\s+(\d+))", re.I), 0.6),
+    ("remainder", "multiple_choice",
+     re.compile(r"remainder\s+(?:when|of)\s+(\d+)\s+(?:is\s+)?divided\s+by\s+(\d+)|"
+                r"\b(\d+)\s+mod(?:ulo)?\s+(\d+)", re.I), 0.4),
+    ("gcd", "multiple_choice",
+     re.compile(r"(?:greatest\s+common\s+(?:divisor|factor)|\bgcd\b|highest\s+common\s+factor)"
+                r"\D{0,20}(\d+)\D{1,8}(\d+)", re.I), 0.3),
+    ("prime", "multiple_choice", re.compile(r"\bprimes?\b", re.I), 0.5),
+    ("largest_fraction", "multiple_choice",
+     re.compile(r"\b(?:largest|greatest|biggest)\b", re.I), 0.2),
+)  # fmt: skip
+
+
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1))
+
+
+def _compute(kind: str, args: tuple[int, ...]) -> int | None:
+    if kind == "lcm":
+        return math.lcm(*args)
+    if kind == "totient":
+        return totient(args[0]) if args[0] >= 1 else None
+    if kind == "sigma":
+        return sum(divisors(args[0])) if args[0] >= 1 else None
+    if kind == "num_divisors":
+        return len(divisors(args[0])) if args[0] >= 1 else None
+    if kind == "remainder":
+        return args[0] % args[1] if args[1] else None
+    if kind == "gcd":
+        return math.gcd(*args)
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class ChoiceProblem(Problem):
+    """A stem with (or without) lettered options (module docstring)."""
+
+    kind: str = ""
+    args: tuple[int, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+
+    def check(self, answer: str) -> bool:
+        text = answer.strip().strip("().").upper()
+        if self.options:
+            return self.answer is not None and text[:1] == self.answer and len(text) <= 2
+        return self.answer is not None and answer.strip().rstrip(".") == self.answer
+
+    def sub_keys(self) -> frozenset[str]:
+        return frozenset({_value_key(self.kind, self.args)}) if self.options else frozenset()
+
+    def reduce(self, facts: Mapping[str, Fact]) -> tuple[Problem, bool] | None:
+        fact = facts.get(_value_key(self.kind, self.args))
+        if fact is None or not self.options:
+            return None
+        letter = next((k for k, text in self.options if text.strip() == fact.value.strip()), None)
+        if letter is None:
+            return None
+        reduced = ChoiceProblem(
+            family=self.family, key=self.key, answer=letter if fact.correct else None,
+            size=0.2 * len(self.options), start=self.start, end=self.end,
+            _slips=self._slips, kind=self.kind, args=self.args, options=self.options,
+        )  # fmt: skip
+        return reduced, fact.correct
+
+
+def _value_key(kind: str, args: tuple[int, ...]) -> str:
+    return f"choice-value:{kind}:{','.join(map(str, args))}"
+
+
+def _read_stem(stem: str) -> tuple[str, str, tuple[int, ...], float] | None:
+    lowered = stem.lower()
+    for kind, family, pattern, weight in _KINDS:
+        if not any(c in lowered for c in _CUE[kind]):
+            continue
+        match = pattern.search(stem)
+        if match is not None:
+            args = tuple(int(g) for g in match.groups() if g is not None)
+            return kind, family, args, weight
+    return None
+
+
+def _options(text: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
+    """Runs of consecutive option lines: ``(start, end, [(letter, text)])``."""
+    runs: list[tuple[int, int, list[tuple[str, str]]]] = []
+    for match in _OPTION.finditer(text):
+        letter = match.group("letter")
+        if (
+            runs
+            and runs[-1][1] + 1 >= match.start() - 1
+            and ord(letter) == ord(runs[-1][2][-1][0]) + 1
+        ):
+            start, _, items = runs[-1]
+            runs[-1] = (start, match.end(), [*items, (letter, match.group("text").strip())])
+        elif letter == "A":
+            runs.append((match.start(), match.end(), [(letter, match.group("text").strip())]))
+    return [r for r in runs if len(r[2]) >= 2]
+
+
+def _with_options(
+    kind: str, family: str, args: tuple[int, ...], weight: float,
+    options: list[tuple[str, str]], start: int, end: int,
+) -> ChoiceProblem | None:  # fmt: skip
+    texts = [t for _, t in options]
+    correct: str | None = None
+    if kind == "prime":
+        numbers = [int(t) if t.isdigit() else None for t in texts]
+        if None in numbers:
+            return None
+        primes = [
+            letter for (letter, _), n in zip(options, numbers, strict=True) if _is_prime(n or 0)
+        ]
+        correct = primes[0] if len(primes) == 1 else None
+        largest = max(n or 0 for n in numbers)
+    elif kind == "largest_fraction":
+        parsed = [_FRACTION.match(t) for t in texts]
+        if not all(parsed):
+            return None
+        values = [
+            Fraction(int(m.group(1)), int(m.group(2))) for m in parsed if m and int(m.group(2))
+        ]
+        if len(values) != len(texts):
+            return None
+        best = max(values)
+        correct = options[values.index(best)][0] if values.count(best) == 1 else None
+        largest = max(int(m.group(2)) for m in parsed if m)
+    else:
+        wanted = _compute(kind, args)
+        if wanted is None:
+            return None
+        correct = next((k for k, t in options if t == str(wanted)), None)
+        largest = max([*args, *(int(x) for t in texts for x in _NUMBER.findall(t))], default=0)
+    letters = [k for k, _ in options if k != correct]
+    size = log_size(largest) + weight + 0.2 * len(options)
+    return ChoiceProblem(
+        family=family, key=f"choice:{kind}:{','.join(map(str, args))}:{'|'.join(sorted(texts))}",
+        answer=correct, size=size, start=start, end=end, _slips=tuple(letters),
+        kind=kind, args=args, options=tuple(options),
+    )  # fmt: skip
+
+
+def find_choice(text: str) -> list[ChoiceProblem]:
+    """Lettered questions posed in ``text``, then free-value stems outside them."""
+    out: list[ChoiceProblem] = []
+    covered: list[tuple[int, int]] = []
+    previous_end = 0
+    for start, end, options in _options(text) if _FIRST_OPTION.search(text) else ():
+        # The stem is the paragraph before the options (at most 400 characters).
+        paragraph = text.rfind("\n\n", 0, max(start - 1, 0))
+        stem_start = max(previous_end, start - 400, 0 if paragraph < 0 else paragraph + 2)
+        stem = text[stem_start:start]
+        read = _read_stem(stem)
+        previous_end = end
+        if read is None:
+            continue
+        problem = _with_options(*read, options, stem_start, end)
+        if problem is not None:
+            out.append(problem)
+            covered.append((stem_start, end))
+    lowered = text.lower()
+    for kind, family, pattern, weight in _KINDS:
+        if kind in ("prime", "largest_fraction") or not any(c in lowered for c in _CUE[kind]):
+            continue
+        for match in pattern.finditer(text):
+            if any(a <= match.start() < b for a, b in covered):
+                continue
+            args = tuple(int(g) for g in match.groups() if g is not None)
+            wanted = _compute(kind, args)
+            if wanted is None:
+                continue
+            out.append(
+                ChoiceProblem(
+                    family=family,
+                    key=_value_key(kind, args),
+                    answer=str(wanted),
+                    size=log_size(max(args)) + weight - 0.5,
+                    start=match.start(),
+                    end=match.end(),
+                    _slips=near_misses(wanted),
+                    kind=kind,
+                    args=args,
+                )
+            )
+            covered.append((match.start(), match.end()))
+    return out

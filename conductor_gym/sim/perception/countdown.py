@@ -1,0 +1,223 @@
+"""Countdown instances in prose: given numbers, a target; solved by exhaustive search.
+
+An instance is a list of two or more numbers introduced by ``numbers``, ``using``,
+``from`` or ``with`` (``3, 5, 7 and 25``) together with a target introduced by a
+target phrase (``equals``, ``equal to``, ``make``, ``reach``, ``target``, ``get``,
+``obtain``, ``total``, ``result in``) within 400 characters, the nearest one after
+the list preferred. The key is the sorted numbers and the target, so restatements (reordered
+numbers, another wording) are one instance; an instance over a subset of the numbers
+and another target is a partial target (a sub-problem).
+
+The solver searches every expression over sub-multisets of the numbers (``+ - * /``,
+each number at most once, intermediate values positive integers) and keeps a shortest
+one. Size: numbers a shortest solution needs + 0.6 * log10(target) + 0.1 * numbers
+given - 0.3 * ln(1 + subsets that reach the target).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from conductor_gym.sim.perception.arithmetic import parse_expression, value
+from conductor_gym.sim.perception.base import Fact, Problem
+
+__all__ = ["CountdownProblem", "find_countdown", "solve_countdown"]
+
+_LIST = re.compile(
+    r"\b(?:numbers?|using|from|with)\b[:\s]*(?:the\s+)?(?:numbers?\s*)?"
+    r"(?P<list>\d+(?:\s*(?:,|\band\b|&)\s*\d+)+)",
+    re.IGNORECASE,
+)
+_TARGET = re.compile(
+    r"\b(?:equals?|equal\s+to|makes?|reach(?:es)?|target(?:\s+(?:number|value))?"
+    r"(?:\s+(?:is|of))?|get|obtain|totals?|results?\s+in)\b\s*[:=]?\s*(?P<target>\d+)",
+    re.IGNORECASE,
+)
+_ANY_LIST = re.compile(r"\d\s*(?:,|\band\b|&)\s*\d")  # where a number list may be
+_MAX_VALUES = 4000  # per subset: bounds the search for six numbers
+
+
+@lru_cache(maxsize=1 << 12)
+def _values(numbers: tuple[int, ...]) -> list[dict[int, str]]:
+    """For each bitmask over ``numbers``: reachable value -> one expression."""
+    n = len(numbers)
+    table: list[dict[int, str]] = [{} for _ in range(1 << n)]
+    for i, x in enumerate(numbers):
+        table[1 << i][x] = str(x)
+    for mask in range(1, 1 << n):
+        if mask & (mask - 1) == 0:
+            continue
+        out = table[mask]
+        sub = (mask - 1) & mask
+        while sub:
+            other = mask ^ sub
+            if sub < other:  # each split once; both operand orders are tried below
+                for a, ea in table[sub].items():
+                    for b, eb in table[other].items():
+                        for v, text in _combine(a, ea, b, eb):
+                            if v not in out and len(out) < _MAX_VALUES:
+                                out[v] = text
+            sub = (sub - 1) & mask
+    return table
+
+
+def _combine(a: int, ea: str, b: int, eb: str) -> list[tuple[int, str]]:
+    out = [(a + b, f"{ea} + {eb}"), (a * b, f"({ea}) * ({eb})")]
+    if a > b:
+        out.append((a - b, f"{ea} - ({eb})"))
+    elif b > a:
+        out.append((b - a, f"{eb} - ({ea})"))
+    if b > 1 and a % b == 0:
+        out.append((a // b, f"({ea}) / ({eb})"))
+    if a > 1 and b % a == 0:
+        out.append((b // a, f"({eb}) / ({ea})"))
+    return out
+
+
+@lru_cache(maxsize=1 << 12)
+def solve_countdown(numbers: tuple[int, ...], target: int) -> tuple[str | None, int, int]:
+    """``(a shortest expression or None, numbers it uses, subsets reaching target)``."""
+    table = _values(tuple(sorted(numbers)))
+    best: tuple[int, str] | None = None
+    hits = 0
+    for mask, found in enumerate(table):
+        if target in found:
+            hits += 1
+            used = bin(mask).count("1")
+            if best is None or used < best[0]:
+                best = (used, found[target])
+    if best is None:
+        return None, len(numbers), 0
+    return _tidy(best[1]), best[0], hits
+
+
+def _tidy(expression: str) -> str:
+    node = parse_expression(expression)
+    return expression if node is None else re.sub(r"\s+", " ", expression)
+
+
+@dataclass(frozen=True, eq=False)
+class CountdownProblem(Problem):
+    """Reach ``target`` from ``numbers`` (module docstring)."""
+
+    numbers: tuple[int, ...] = ()
+    target: int = 0
+
+    def check(self, answer: str) -> bool:
+        node = parse_expression(answer.split("=")[0])
+        if node is None:
+            return False
+        used = Counter(int(t) for t in re.findall(r"\d+", answer.split("=")[0]))
+        if used - Counter(self.numbers):
+            return False
+        try:
+            return value(node) == self.target
+        except ZeroDivisionError:
+            return False
+
+    def sub_keys(self) -> frozenset[str]:
+        return frozenset({"countdown-part"})
+
+    def reduce(self, facts: Mapping[str, Fact]) -> tuple[Problem, bool] | None:
+        # A stated expression over some of the numbers: the rest of the search starts
+        # from its value (a partial target).
+        for fact in facts.values():
+            if not fact.key.startswith("countdown:"):
+                continue
+            part_numbers, part_target = _parse_key(fact.key)
+            if not part_numbers or Counter(part_numbers) - Counter(self.numbers):
+                continue
+            if part_target == self.target:
+                continue
+            rest = list((Counter(self.numbers) - Counter(part_numbers)).elements())
+            reduced = make_countdown((*rest, part_target), self.target, self.start, self.end)
+            if reduced.answer is None:
+                continue
+            answer = re.sub(rf"\b{part_target}\b", f"({fact.value})", reduced.answer, count=1)
+            problem = CountdownProblem(
+                family="countdown",
+                key=self.key,
+                answer=answer if fact.correct else None,
+                size=reduced.size,
+                start=self.start,
+                end=self.end,
+                _slips=self._slips,
+                numbers=self.numbers,
+                target=self.target,
+            )
+            return problem, fact.correct
+        return None
+
+
+def _parse_key(key: str) -> tuple[tuple[int, ...], int]:
+    _, numbers, target = key.split(":")
+    return tuple(int(x) for x in numbers.split(",") if x), int(target)
+
+
+def make_countdown(
+    numbers: tuple[int, ...], target: int, start: int = 0, end: int = 0
+) -> CountdownProblem:
+    """The instance ``numbers -> target``, solved."""
+    ordered = tuple(sorted(numbers))
+    expression, size, slips = _solved(ordered, target)
+    return CountdownProblem(
+        family="countdown",
+        key=f"countdown:{','.join(map(str, ordered))}:{target}",
+        answer=expression,
+        size=size,
+        start=start,
+        end=end,
+        _slips=slips,
+        numbers=ordered,
+        target=target,
+    )
+
+
+@lru_cache(maxsize=1 << 12)
+def _solved(ordered: tuple[int, ...], target: int) -> tuple[str | None, float, tuple[str, ...]]:
+    """``(answer, size, slips)``: the slips are expressions over all the numbers whose
+    values come nearest the target."""
+    expression, used, hits = solve_countdown(ordered, target)
+    size = used + 0.6 * math.log10(1 + target) + 0.1 * len(ordered) - 0.3 * math.log(1 + hits)
+    full = _values(ordered)[-1]
+    near = sorted((v for v in full if v != target), key=lambda v: (abs(v - target), v))[:4]
+    return expression, size, tuple(_tidy(full[v]) for v in near)
+
+
+def find_countdown(text: str) -> list[CountdownProblem]:
+    """Countdown instances posed in ``text`` (module docstring)."""
+    out: list[CountdownProblem] = []
+    seen: list[tuple[int, int]] = []
+    for run in _ANY_LIST.finditer(text):
+        if any(a <= run.start() < b for a, b in seen):
+            continue
+        listed = _LIST.search(text, max(0, run.start() - 40), run.end() + 200)
+        if listed is None:
+            continue
+        seen.append((listed.start(), listed.end()))
+        numbers = tuple(int(x) for x in re.findall(r"\d+", listed.group("list")))
+        if not 2 <= len(numbers) <= 6:
+            continue
+        window_start = max(0, listed.start() - 400)
+        # The nearest target phrase after the list, else the nearest before it.
+        best = None
+        for phrase in _TARGET.finditer(text, window_start, listed.end() + 400):
+            if listed.start() <= phrase.start() < listed.end():
+                continue
+            after = phrase.start() >= listed.end()
+            distance = abs(phrase.start() - listed.start()) - (10_000 if after else 0)
+            if best is None or distance < best[0]:
+                best = (distance, phrase)
+        if best is None:
+            continue
+        target_match = best[1]
+        target = int(target_match.group("target"))
+        start = min(listed.start(), target_match.start())
+        end = max(listed.end(), target_match.end())
+        out.append(make_countdown(numbers, target, start, end))
+    return out

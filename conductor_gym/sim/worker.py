@@ -1,0 +1,359 @@
+r"""Simulated workers: a fast, seeded stand-in for a pool of LLMs (research and tests).
+
+A simulated worker does not generate language; it decides, from what it was shown,
+whether its answer is right, and writes a short real text ending in
+``Final answer: \boxed{...}`` that the task's real grader then scores. It is
+calibrated so that a one-step plan that gives a worker
+the question reproduces the single-model accuracy the Conductor paper reports for that
+model and benchmark in its constrained setting (arXiv 2512.04388, Table 7 for MATH500,
+MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbers in
+:data:`PAPER_ACCURACY`). Offline procedural tasks name the benchmark whose profile they
+borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
+
+Versions side by side (:data:`~conductor_gym.sim.params.VERSIONS`; the backend option
+``version``; results record it through :func:`simulator_version`): :mod:`.v2` (the
+default, pool ``sim-paper``) reads its messages; :mod:`.v1` (pool ``sim-paper-v1``) is the
+structure-only model of earlier results, and the model v2 keeps for hub benchmarks. Each
+version's module says what in a plan changes the outcome, with every parameter
+(:class:`~conductor_gym.sim.params.SimDynamics`) and its source. This module holds what
+they share: the worker, its reply text, tokens, cost and latency, and the backend factory.
+
+* **Code tasks** (grader ``code``): a correct worker writes the task's
+  ``metadata["solution"]`` as a fenced Python block, which the real code grader runs in
+  the sandbox. A task without a runnable solution (LiveCodeBench has none) cannot be
+  answered correctly by the simulator: its simulated accuracy there is 0, not the paper's.
+* **Tokens, cost, latency.** Completion tokens are log-normal around the model's mean
+  for the profile (:data:`PROFILE_TOKEN_FACTOR` scales a per-model mean; the paper
+  gives no per-model token counts, so these are our estimates). A draw above the call's
+  ``max_tokens`` is cut there and loses its final answer, so budgets matter. Prompt
+  tokens are estimated as characters / 4. Cost uses the per-million-token prices
+  below (approximate public list prices, late 2025, for illustration; the open-weight
+  models are priced as typical hosted endpoints). Latency is ``base + tokens /
+  tokens_per_s``; it is reported, and only waited for (``asyncio.sleep``) when the
+  backend option ``latency_scale`` is above 0 (default 0: no waiting).
+* **Randomness.** Every call draws from ``Random(f"{seed}:{worker name}")`` and the
+  latent ``s`` from string seeds of the task, so the same seed, worker and context give
+  the same answer in any process; temperature is ignored.
+
+The simulator needs the task's ground truth, which a real worker never gets: the env
+binds it with :meth:`SimulatedWorker.for_task` for each episode. An unbound simulated
+worker refuses to answer (a permanent :class:`WorkerError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from conductor_gym.sim import v1, v2
+from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
+from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
+from conductor_gym.tasks.base import Task
+from conductor_gym.workers.base import Completion, Message, WorkerError
+
+if TYPE_CHECKING:
+    from conductor_gym.workers.spec import WorkerSpec
+
+__all__ = [
+    "DECIDE",
+    "SimulatedWorker",
+    "TaskBoundSimulatedWorker",
+    "make_simulated_worker",
+    "paper_pool_specs",
+    "simulator_version",
+    "spec_version",
+]
+
+
+_NO_QUESTION = (
+    "I cannot answer this: the problem itself is not in my instructions or in the "
+    "earlier messages, so I do not know what to solve."
+)
+_LEADS = {
+    "solve": "I worked through the problem step by step and checked the result.",
+    "refine": "I compared the earlier answer with my own work on the problem.",
+    "relay": "Going by the earlier answer shown above.",
+    "check": "I checked the answers shown above against the problem.",
+    "vote": "I compared the answers shown above and took the one most of them give.",
+}
+_UNRELATED = (
+    "Here is what you asked for instead; it does not address the problem, so it has "
+    "no final answer."
+)
+# Replies that restate rather than work: their share of a full reply's tokens.
+_SHORT_MODES = {"relay": 0.25, "vote": 0.35}
+
+
+def _reply(mode: str, answer: str | None, grader: str) -> str:
+    """A worked reply in ``mode`` ending in ``answer`` (or saying it found none)."""
+    if answer is None:
+        return _LEADS[mode] + " I could not reach a confident final answer."
+    if grader == "code":
+        fenced = answer if answer.lstrip().startswith("```") else f"```python\n{answer}\n```"
+        return f"{_LEADS[mode]}\n\n{fenced}"
+    return f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
+
+
+Decide = Callable[
+    ["TaskBoundSimulatedWorker", Sequence[Message], random.Random], tuple[str, str | None]
+]
+
+DECIDE: Mapping[str, Decide] = MappingProxyType({"v1": v1.decide, "v2": v2.decide})
+"""Each version's decision for a call: ``(mode, final answer or None)`` from the bound
+worker, its messages and the call's random stream (one entry per :data:`VERSIONS`)."""
+
+
+class SimulatedWorker:
+    """A simulated model with a :class:`SimProfile`; bind a task with :meth:`for_task`."""
+
+    def __init__(
+        self,
+        name: str,
+        profile: SimProfile,
+        *,
+        dynamics: SimDynamics | None = None,
+        latency_scale: float = 0.0,
+        version: str = DEFAULT_VERSION,
+    ) -> None:
+        if latency_scale < 0:
+            raise ValueError(f"simulated worker {name!r}: latency_scale must be >= 0")
+        if version not in VERSIONS:
+            raise ValueError(
+                f"simulated worker {name!r}: unknown version {version!r}; valid: {list(VERSIONS)}"
+            )
+        self.name = name
+        self.profile = profile
+        self.dynamics = dynamics or SimDynamics(**VERSION_DYNAMICS[version])
+        self.latency_scale = latency_scale
+        self.version = version
+
+    def for_task(self, task: Task) -> TaskBoundSimulatedWorker:
+        """This worker, able to answer ``task`` (the env calls this once per episode)."""
+        return TaskBoundSimulatedWorker(self, task)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        raise WorkerError(
+            f"simulated worker {self.name!r} has no task bound: call for_task(task) first",
+            transient=False,
+            worker=self.name,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"SimulatedWorker({self.name!r}, profile={self.profile.key!r}, "
+            f"version={self.version!r})"
+        )
+
+
+class TaskBoundSimulatedWorker:
+    """A :class:`SimulatedWorker` that knows the ground truth of one task."""
+
+    def __init__(self, parent: SimulatedWorker, task: Task) -> None:
+        # Kept cheap: the env binds every worker of the pool at each reset, and most are
+        # never called; what a call needs is derived on first use.
+        self.name = parent.name
+        self.worker = parent
+        self.task = task
+
+    def sees_question(self, text: str) -> bool:
+        """Whether ``text`` carries the task's question (verbatim or a faithful paraphrase)."""
+        return v1.sees_question(self.task.question, text, self.worker.dynamics.word_coverage)
+
+    def wrong_answer(self, rng: random.Random) -> str | None:
+        """A plausible wrong final answer: a distractor, a near number or another letter."""
+        distractors = self.task.metadata.get("distractors")
+        if distractors:
+            return str(rng.choice(list(distractors)))
+        reference = self.task.reference.strip()
+        if re.fullmatch(r"-?\d+", reference):
+            return str(int(reference) + rng.choice((-2, -1, 1, 2, 10)))
+        if re.fullmatch(r"[A-Z]", reference):
+            n = int(self.task.metadata.get("num_choices", 4))
+            others = [chr(65 + i) for i in range(n) if chr(65 + i) != reference]
+            return rng.choice(others) if others else None
+        return None
+
+    def correct_answer(self) -> str | None:
+        """The final answer a correct worker writes (``None``: it has none to write)."""
+        solution = self.task.metadata.get("solution")
+        if solution is not None:
+            return str(solution)
+        # A code task's reference is a hash of its tests, not a program: without a
+        # runnable solution the simulator has nothing correct to write.
+        return None if self.task.grader == "code" else self.task.reference
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None = None,
+        **params: Any,
+    ) -> Completion:
+        dyn = self.worker.dynamics
+        rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
+        mode, answer = DECIDE[self.worker.version](self, messages, rng)
+        profile = self.worker.profile
+        mean = profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
+        sigma = dyn.token_sigma
+        tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
+        if mode in ("none", "refuse"):
+            text = _NO_QUESTION
+            tokens = min(tokens, 60)
+        elif mode == "literal":
+            text = answer or ""
+            tokens = min(tokens, 8)
+        elif mode == "unrelated":
+            text = _UNRELATED
+            tokens = min(tokens, 120)
+        elif mode in _SHORT_MODES and tokens * _SHORT_MODES[mode] <= max_tokens:
+            tokens = max(1, round(tokens * _SHORT_MODES[mode]))
+            text = _reply(mode, answer, self.task.grader)
+        elif tokens > max_tokens:
+            # Ran out of budget before writing the final answer.
+            text = _LEADS[mode] + " ..."
+            tokens = max_tokens
+        else:
+            text = _reply(mode, answer, self.task.grader)
+
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
+        cost = (
+            prompt_tokens * profile.price_in_per_mtok + tokens * profile.price_out_per_mtok
+        ) / 1e6
+        latency = profile.latency_base_s + tokens / profile.tokens_per_s
+        if self.worker.latency_scale > 0:
+            await asyncio.sleep(latency * self.worker.latency_scale)
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=tokens,
+            cost_usd=cost,
+            latency_s=latency,
+            model=f"simulated/{profile.key}",
+        )
+
+    def __repr__(self) -> str:
+        return f"SimulatedWorker({self.name!r}, task={self.task.id!r})"
+
+
+_OPTIONS = ("latency_scale", "accuracy", "dynamics", "version")
+
+
+def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
+    """Backend factory for ``backend="simulated"``.
+
+    ``spec.model`` names a profile in :data:`PAPER_PROFILES`. ``backend_options`` may
+    set ``latency_scale`` (float), ``accuracy`` (profile -> probability, overriding
+    the table), ``dynamics`` (a mapping of :class:`SimDynamics` fields) and
+    ``version`` (one of :data:`VERSIONS`, default :data:`DEFAULT_VERSION`). Prices in
+    the spec override the profile's.
+    """
+    where = f"WorkerSpec(name={spec.name!r})"
+    key = spec.model_name
+    if key not in PAPER_PROFILES:
+        raise ValueError(
+            f"{where}.model: unknown simulated profile {key!r}; choose one of "
+            f"{sorted(PAPER_PROFILES)}"
+        )
+    options = dict(spec.backend_options)
+    if unknown := sorted(set(options) - set(_OPTIONS)):
+        raise ValueError(
+            f"{where}.backend_options: unknown option(s) {unknown} for the simulated "
+            f"backend; valid: {list(_OPTIONS)}"
+        )
+    profile = PAPER_PROFILES[key]
+    accuracy = dict(profile.accuracy)
+    for name, value in dict(options.get("accuracy", {})).items():
+        if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"{where}.backend_options.accuracy[{name!r}] must be in [0, 1]")
+        accuracy[name] = float(value)
+    profile = SimProfile(
+        key=profile.key,
+        accuracy=accuracy,
+        tokens_mean=profile.tokens_mean,
+        price_in_per_mtok=(
+            profile.price_in_per_mtok if spec.price_in_per_mtok is None else spec.price_in_per_mtok
+        ),
+        price_out_per_mtok=(
+            profile.price_out_per_mtok
+            if spec.price_out_per_mtok is None
+            else spec.price_out_per_mtok
+        ),
+        latency_base_s=profile.latency_base_s,
+        tokens_per_s=profile.tokens_per_s,
+        lineage=profile.lineage,
+    )
+    version = options.get("version", DEFAULT_VERSION)
+    if version not in VERSIONS:
+        raise ValueError(
+            f"{where}.backend_options.version: unknown simulator version {version!r}; "
+            f"valid: {list(VERSIONS)}"
+        )
+    try:
+        dynamics = SimDynamics(**{**VERSION_DYNAMICS[version], **dict(options.get("dynamics", {}))})
+    except TypeError as exc:
+        raise ValueError(f"{where}.backend_options.dynamics: {exc}") from None
+    return SimulatedWorker(
+        spec.name,
+        profile,
+        dynamics=dynamics,
+        latency_scale=float(options.get("latency_scale", 0.0)),
+        version=version,
+    )
+
+
+def spec_version(spec: WorkerSpec) -> str | None:
+    """The simulator version a spec selects (``None`` for a non-simulated worker)."""
+    if spec.backend != "simulated":
+        return None
+    return str(spec.backend_options.get("version", DEFAULT_VERSION))
+
+
+@runtime_checkable
+class _HasSpecs(Protocol):
+    """A pool, as far as :func:`simulator_version` reads one (the simulator sits below
+    :mod:`conductor_gym.pool` and does not import it)."""
+
+    @property
+    def specs(self) -> Sequence[WorkerSpec]: ...
+
+
+def simulator_version(pool: _HasSpecs | Sequence[WorkerSpec]) -> str | None:
+    """The simulator version of a pool's (a :class:`~conductor_gym.pool.pool.WorkerPool`'s)
+    or a list of specs' simulated workers, for results to record: ``"v1"``, ``"v2"``,
+    ``None`` when no worker is simulated, or the versions joined by ``"+"`` when a pool
+    mixes them."""
+    specs = pool.specs if isinstance(pool, _HasSpecs) else pool
+    versions = sorted({v for spec in specs if (v := spec_version(spec)) is not None})
+    return "+".join(versions) if versions else None
+
+
+def paper_pool_specs(
+    latency_scale: float = 0.0, version: str = DEFAULT_VERSION
+) -> list[WorkerSpec]:
+    """The ``sim-paper`` pool (``sim-paper-v1`` with ``version="v1"``): the paper's seven
+    workers, simulated, at 4096 max tokens and temperature 0.2 (the constrained
+    setting, app. A)."""
+    from conductor_gym.workers.spec import WorkerSpec
+
+    options: dict[str, Any] = {"latency_scale": latency_scale} if latency_scale else {}
+    if version != DEFAULT_VERSION:
+        options["version"] = version
+    return [
+        WorkerSpec(name=key, backend="simulated", model=key, backend_options=options)
+        for key in PAPER_PROFILES
+    ]

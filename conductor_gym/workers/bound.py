@@ -1,0 +1,52 @@
+"""A worker as a plan step calls it: :class:`BoundWorker` (the worker with its pool
+entry's generation settings) and :class:`RetryPolicy` (how transient failures are retried)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from conductor_gym._validate import require_int
+from conductor_gym.workers.base import Worker
+
+__all__ = ["BoundWorker", "RetryPolicy"]
+
+
+@dataclass(frozen=True)
+class BoundWorker:
+    """A worker together with the generation settings of its pool entry."""
+
+    worker: Worker
+    max_tokens: int = 4096
+    temperature: float = 0.2
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def name(self) -> str:
+        return self.worker.name
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient worker failures are retried.
+
+    Attempt ``a`` (1-based) that fails transiently waits
+    ``uniform(0, min(max_delay_s, base_delay_s * 2 ** (a - 1)))`` seconds ("full jitter")
+    before the next attempt, up to ``max_attempts`` attempts in all.
+    """
+
+    max_attempts: int = 3
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+
+    def __post_init__(self) -> None:
+        require_int("RetryPolicy.max_attempts", self.max_attempts)
+        if self.base_delay_s < 0 or self.max_delay_s < 0:
+            raise ValueError("RetryPolicy delays must be >= 0")
+
+    def delay(self, attempt: int) -> float:
+        cap = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        return random.uniform(0.0, cap) if cap > 0 else 0.0
