@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from support import require, require_smollm2
 
-from conductor_gym.bridge import Scorer
+from conductor_gym.training.scoring import Scorer
 
 PLAN = 'model_id = [{m}]\nsubtasks = ["Answer the question."]\naccess_list = [[]]'
 
@@ -34,12 +34,13 @@ def stack() -> SimpleNamespace:
     for module in ("transformers", "trl", "datasets", "gguf"):
         require(module)
     require_smollm2()
-    from conductor_gym.trainers.trl import config, data, policy, reward, rollout, train
+    from conductor_gym.trainers.trl import data, policy, reward, rollout, train
+    from conductor_gym.trainers.trl.recipes import cpu_demo
 
     torch.set_num_threads(1)
     return SimpleNamespace(
         torch=torch,
-        config=config,
+        cpu_demo=cpu_demo,
         data=data,
         policy=policy,
         reward=reward,
@@ -51,9 +52,9 @@ def stack() -> SimpleNamespace:
 def _scorer(stack: SimpleNamespace, **kwargs: Any) -> Scorer:
     """The demo's episodes (three fixed workers, short prompt) with a short recursive
     prompt too."""
-    settings = stack.train.TrainSettings(workers=stack.config.DEMO_WORKERS)
+    settings = stack.train.make_args(workers=stack.cpu_demo.DEMO_WORKERS)
     templates = dataclasses.replace(
-        stack.config.DEMO_TEMPLATES,
+        stack.cpu_demo.DEMO_TEMPLATES,
         recursive="Question: {question}\n\nCurrent answer: {answer}\n\n{continuation}",
         recursive_may_stop="Plan again, or reply with three empty lists to keep it.",
     )
@@ -117,7 +118,7 @@ def _changed(model: Any, before: dict[str, Any]) -> bool:
 
 
 def _config(stack: SimpleNamespace, tmp_path: Any) -> Any:
-    return stack.config.cpu_demo_config(
+    return stack.cpu_demo.cpu_demo_config(
         str(tmp_path),
         max_steps=2,
         num_generations=4,
@@ -292,23 +293,23 @@ def test_cpu_recipe_precision_is_measured_not_hard_coded(
 ) -> None:
     import inspect
 
-    assert inspect.signature(stack.config.cpu_demo_config).parameters["bf16"].default is None
+    assert inspect.signature(stack.cpu_demo.cpu_demo_config).parameters["bf16"].default is None
     precision = importlib.import_module("conductor_gym.trainers.trl.precision")
     for times, expected in (({False: 4.1, True: 30.8}, False), ({False: 6.0, True: 2.0}, True)):
         # Fault injection: the probe's measurement is replaced by fixed timings.
         monkeypatch.setattr(precision, "measure_probe", times.__getitem__)
-        assert stack.config.cpu_demo_config(str(tmp_path)).bf16 is expected
-        settings = stack.train.TrainSettings()
+        assert stack.cpu_demo.cpu_demo_config(str(tmp_path)).bf16 is expected
+        settings = stack.train.make_args()
         chosen = stack.train.choose_precision(settings)
         assert chosen["bf16"] is expected and chosen["source"] == "measured"
         assert (chosen["fp32_s"], chosen["bf16_s"]) == (times[False], times[True])
         assert stack.train.grpo_config(settings, bf16=chosen["bf16"]).bf16 is expected
     for given, expected in (("fp32", False), ("bf16", True)):
-        settings = stack.train.TrainSettings(precision=given)
+        settings = stack.train.make_args(precision=given)
         assert stack.train.choose_precision(settings) == {"bf16": expected, "source": "--precision"}
-    assert stack.train.choose_precision(stack.train.TrainSettings(recipe="paper"))["bf16"]
+    assert stack.train.choose_precision(stack.train.make_args(recipe="paper"))["bf16"]
     with pytest.raises(ValueError, match="precision must be one of"):
-        stack.train.choose_precision(stack.train.TrainSettings(precision="fp16"))
+        stack.train.choose_precision(stack.train.make_args(precision="fp16"))
 
 
 def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> None:
@@ -326,7 +327,7 @@ def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> 
     assert code == 0
     result = json.loads((tmp_path / "results.json").read_text())
     assert result["before"]["tasks"] == 4 and result["after"]["tasks"] == 4
-    assert result["settings"]["workers"] == list(stack.config.DEMO_WORKERS)
+    assert result["settings"]["workers"] == list(stack.cpu_demo.DEMO_WORKERS)
     assert len([h for h in result["log_history"] if "reward" in h]) == 1
     precision = result["precision"]
     assert precision["source"] == "measured" and precision["fp32_s"] > 0

@@ -31,10 +31,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     require_smollm2()
     torch.set_num_threads(1)
     from conductor_gym.trainers.trl.plan_prior import PlanSearch
-    from conductor_gym.trainers.trl.train import TrainSettings, train
+    from conductor_gym.trainers.trl.train import make_args, train
     from conductor_gym.trainers.trl.warm_start import WarmStart
 
-    settings = TrainSettings(
+    settings = make_args(
         recipe="cpu-orchestrate",
         model="tiny:32x2",
         output_dir=str(tmp_path_factory.mktemp("orchestrate")),
@@ -51,12 +51,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_the_run_trains_from_its_own_prompt_and_saves_it(run: Any) -> None:
-    from conductor_gym.trainers.trl.config import ORCHESTRATE_PROMPT
+    from conductor_gym.trainers.trl.recipes.cpu_orchestrate import CHAT_PROMPT
 
-    from conductor_gym.core.chat_prompt import ChatPrompt
+    from conductor_gym.training.chat_prompt import ChatPrompt
 
     folder = Path(run.checkpoint)
-    assert ChatPrompt.find(folder) == ORCHESTRATE_PROMPT
+    assert ChatPrompt.find(folder) == CHAT_PROMPT
     assert (folder / "model.safetensors").is_file()
     losses = run.warm_start["losses"]
     assert len(losses) == 6 and losses[-1] < losses[0]
@@ -67,16 +67,16 @@ def test_the_plan_search_ran_on_training_episodes_and_is_recorded(run: Any) -> N
     assert [h["iteration"] for h in search["history"]] == [1, 2]
     assert search["settings"]["seed"] == run.settings.seed
     assert len(search["prior"]["lengths"]) == search["settings"]["max_steps"]
-    from conductor_gym.trainers.trl.train import report
+    from conductor_gym.trainers.trl.report import summary
 
-    assert "plan search:" in report(run)
+    assert "plan search:" in summary(run)
 
 
 def test_micro_batches_accumulate_the_same_warm_start_step() -> None:
     torch = require("torch")
-    from conductor_gym.trainers.trl.config import ORCHESTRATE_PROMPT
     from conductor_gym.trainers.trl.plan_prior import PlanPrior
     from conductor_gym.trainers.trl.policy import load_policy
+    from conductor_gym.trainers.trl.recipes.cpu_orchestrate import CHAT_PROMPT
     from conductor_gym.trainers.trl.warm_start import WarmStart, warm_start
 
     questions = ["Compute 3 + 4 * 2.", "What is 17 mod 5?\nA) 1\nB) 2", "Compute 9 - 2."]
@@ -87,7 +87,7 @@ def test_micro_batches_accumulate_the_same_warm_start_step() -> None:
         losses = warm_start(
             model,
             tokenizer,
-            ORCHESTRATE_PROMPT,
+            CHAT_PROMPT,
             questions,
             PlanPrior.uniform(7),
             settings,
@@ -141,7 +141,7 @@ def test_the_evaluation_is_held_out_and_beside_every_single_worker(run: Any) -> 
 
 
 def test_reports_are_written(run: Any) -> None:
-    from conductor_gym.trainers.trl.train import write_reports
+    from conductor_gym.trainers.trl.report import write_reports
 
     written = {path.name: path for path in write_reports(run)}
     assert written["curves.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -152,9 +152,9 @@ def test_reports_are_written(run: Any) -> None:
 
 def test_overlapping_training_and_evaluation_tasks_are_refused(tmp_path: Path) -> None:
     require("trl")
-    from conductor_gym.trainers.trl.train import TrainSettings, train
+    from conductor_gym.trainers.trl.train import make_args, train
 
-    settings = TrainSettings(
+    settings = make_args(
         recipe="cpu-orchestrate",
         model="tiny",
         output_dir=str(tmp_path),
@@ -170,7 +170,7 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
     import asyncio
 
     from conductor_gym.agents import PolicyConductor, make_agent
-    from conductor_gym.trainers.trl.config import ORCHESTRATE_PROMPT
+    from conductor_gym.trainers.trl.recipes.cpu_orchestrate import CHAT_PROMPT
 
     from conductor_gym import ConductorEnv
 
@@ -181,10 +181,10 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
     assert isinstance(agent, PolicyConductor)
     env = ConductorEnv()
     observation, info = env.reset(seed=3)
-    assert agent._messages(observation, info) == ORCHESTRATE_PROMPT.for_info(info)
+    assert agent._messages(observation, info) == CHAT_PROMPT.for_info(info)
     [completion] = asyncio.run(agent.act_batch([observation], [info]))
     assert isinstance(completion, str)
-    assert agent.describe()["chat_prompt"] == ORCHESTRATE_PROMPT.fingerprint
+    assert agent.describe()["chat_prompt"] == CHAT_PROMPT.fingerprint
     agent.close()
     env.close()
 
@@ -193,54 +193,55 @@ def test_policy_agent_asks_the_checkpoint_with_the_prompt_it_was_trained_on(run:
 def test_orchestrate_stages_outside_cpu_orchestrate_are_refused(tmp_path: Path, name: str) -> None:
     require("trl")
     from conductor_gym.trainers.trl.plan_prior import PlanSearch
-    from conductor_gym.trainers.trl.train import TrainSettings, train
+    from conductor_gym.trainers.trl.train import make_args, train
     from conductor_gym.trainers.trl.warm_start import WarmStart
 
     from conductor_gym.errors import ConfigurationError
 
     stage = {"warm_start": WarmStart(), "plan_search": PlanSearch()}[name]
-    settings = TrainSettings(recipe="cpu-demo", output_dir=str(tmp_path), **{name: stage})
+    settings = make_args(recipe="cpu-demo", output_dir=str(tmp_path), **{name: stage})
     with pytest.raises(ConfigurationError, match=name):
         train(settings)
 
 
 def test_float32_shortens_grpo_unless_the_user_set_its_steps() -> None:
     require("trl")
-    from conductor_gym.trainers.trl.config import ORCHESTRATE
-    from conductor_gym.trainers.trl.train import (
-        TrainSettings,
-        _recipe_defaults,
+    from conductor_gym.trainers.trl.recipes.cpu_orchestrate import (
+        FLOAT32_ITERATIONS,
+        ITERATIONS,
         grpo_config,
+        resolve,
         schedule_for_precision,
     )
+    from conductor_gym.trainers.trl.train import make_args
 
-    requested = TrainSettings(recipe="cpu-orchestrate", output_dir="unused")
-    settings = _recipe_defaults(requested)
+    requested = make_args(recipe="cpu-orchestrate", output_dir="unused")
+    settings = resolve(requested)
     assert schedule_for_precision(settings, requested, bf16=True) == (settings, "full")
-    assert grpo_config(settings, bf16=True).max_steps == ORCHESTRATE.iterations
+    assert grpo_config(settings, bf16=True).max_steps == ITERATIONS
 
     short, name = schedule_for_precision(settings, requested, bf16=False)
     assert name == "float32"
-    assert grpo_config(short, bf16=False).max_steps == ORCHESTRATE.float32_iterations
-    assert ORCHESTRATE.float32_iterations < ORCHESTRATE.iterations
+    assert grpo_config(short, bf16=False).max_steps == FLOAT32_ITERATIONS
+    assert FLOAT32_ITERATIONS < ITERATIONS
     assert short.warm_start == settings.warm_start
 
-    given = TrainSettings(recipe="cpu-orchestrate", output_dir="unused", iterations=20)
-    kept, name = schedule_for_precision(_recipe_defaults(given), given, bf16=False)
+    given = make_args(recipe="cpu-orchestrate", output_dir="unused", iterations=20)
+    kept, name = schedule_for_precision(resolve(given), given, bf16=False)
     assert name == "given" and grpo_config(kept, bf16=False).max_steps == 20
-    overridden = TrainSettings(
+    overridden = make_args(
         recipe="cpu-orchestrate", output_dir="unused", grpo_overrides={"max_steps": 3}
     )
-    kept, name = schedule_for_precision(_recipe_defaults(overridden), overridden, bf16=False)
+    kept, name = schedule_for_precision(resolve(overridden), overridden, bf16=False)
     assert name == "given" and grpo_config(kept, bf16=False).max_steps == 3
 
 
 def test_a_run_that_sets_its_steps_keeps_them_in_float32(run: Any) -> None:
     assert run.precision["bf16"] is False and run.precision["schedule"] == "given"
     assert run.settings.iterations == 2 and run.warm_start["settings"]["steps"] == 6
-    from conductor_gym.trainers.trl.train import report
+    from conductor_gym.trainers.trl.report import summary
 
-    assert "schedule given: 6 warm-start steps, 2 GRPO steps" in report(run)
+    assert "schedule given: 6 warm-start steps, 2 GRPO steps" in summary(run)
 
 
 def test_confirm_plays_the_checkpoint_on_fresh_tasks_beside_every_single_worker(

@@ -1,21 +1,25 @@
 """GRPO training of a conductor with TRL (``pip install "conductor-gym[trl]"``).
 
 * :mod:`.reward`: ``ConductorReward``, an async TRL reward function that plays one
-  single-turn episode per completion through :class:`conductor_gym.bridge.Scorer`;
+  single-turn episode per completion through :class:`conductor_gym.training.scoring.Scorer`;
 * :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
   (recursive) episodes, environment tokens masked out of the loss;
-* :mod:`.config`: the paper's ``GRPOConfig``, the ``cpu-orchestrate`` recipe (multi-step
-  workflows on two CPU cores) and the shorter ``cpu-demo``;
+* :mod:`.recipes`: one module per recipe (``paper``: the paper's ``GRPOConfig``;
+  ``cpu_orchestrate``: multi-step workflows on two CPU cores; the shorter ``cpu_demo``),
+  each an ``Args`` dataclass and a ``run(args)``;
+* :mod:`.settings`: a recipe's flags and checks, generated from its ``Args`` fields;
 * :mod:`.plan_prior`: a prior over plan structures and its cross-entropy search on the
   training episodes' rewards (``cpu-orchestrate``'s exploration stage);
 * :mod:`.warm_start`: a supervised warm start on plans drawn from that prior;
 * :mod:`.precision`: bf16 autocast or float32 for the CPU recipe, chosen by measuring;
-* :mod:`.train`: ``main(argv)`` / ``train(settings)``, the entry point
-  (``python -m conductor_gym.trainers.trl.train``);
+* :mod:`.train`: ``main(argv)`` / ``train(args)``, the entry point that dispatches on
+  ``--recipe`` (``python -m conductor_gym.trainers.trl.train``);
 * :mod:`.policy`, :mod:`.data`, :mod:`.evaluate`: loading a trainable policy, the
   prompt dataset, greedy before/after evaluation beside baseline agents;
-* :mod:`.report`: the training curves (PNG) and the per-family plan table;
-* :mod:`.gpu_smoke`: a minutes-long check of the paper recipe on a GPU with vLLM.
+* :mod:`.report`: the training curves (PNG), the per-family plan table and a run's
+  summary;
+* :mod:`.gpu_smoke`: a minutes-long check of the paper recipe on a GPU with vLLM;
+* :mod:`.confirm`: a trained ``cpu-orchestrate`` checkpoint on fresh offline tasks.
 
 Importing this package imports neither torch, transformers nor TRL; its modules load
 them when a trainer is built.

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conductor_gym.bridge import Scorer
-from conductor_gym.config import EnvConfig
-from conductor_gym.core.chat_prompt import ChatPrompt
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.tasks import make_task_source
+from conductor_gym.training.chat_prompt import ChatPrompt
+from conductor_gym.training.scoring import Scorer
 
-from .config import ORCHESTRATE
 from .data import HELD_OUT_SEED_OFFSET, build_dataset, make_refs
+from .recipes import cpu_orchestrate
 
 __all__ = ["SUITE_SIZE", "Confirmation", "confirm", "main"]
 
@@ -124,9 +124,10 @@ def confirm(
     env = EnvConfig(tasks="offline", task_options={"size": first + tasks})
     scorer = Scorer(env, seed=seed)
     source = scorer.tasks
+    recipe = cpu_orchestrate.Args()
+    first_trained = recipe.train_first
     trained = {
-        source[i].question
-        for i in range(ORCHESTRATE.train_first, ORCHESTRATE.train_first + ORCHESTRATE.train_tasks)
+        source[i].question for i in range(first_trained, first_trained + (recipe.train_tasks or 0))
     }
     fresh = range(first, first + tasks)
     duplicates = sum(source[i].question in trained for i in fresh)
@@ -137,7 +138,7 @@ def confirm(
     model, tokenizer = load_policy(checkpoint)
     # the limit the trainer recorded in generation_config.json, as policy:<path> reads it
     recorded = getattr(model.generation_config, "max_new_tokens", None)
-    limit = max_new_tokens or recorded or ORCHESTRATE.max_completion_length
+    limit = max_new_tokens or recorded or cpu_orchestrate.GRPO["max_completion_length"]
     policy = greedy_eval(
         model,
         tokenizer,

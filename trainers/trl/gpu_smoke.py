@@ -5,7 +5,7 @@
     python -m conductor_gym.trainers.trl.gpu_smoke [--model Qwen/Qwen2.5-1.5B-Instruct] \\
         [--iterations 2] [--output-dir runs/gpu-smoke] [--dry-run]
 
-It runs :func:`conductor_gym.trainers.trl.train.train` with ``--recipe paper`` and vLLM
+It runs :func:`conductor_gym.trainers.trl.recipes.paper.run` (``--recipe paper``) with vLLM
 generation in colocate mode on one GPU, shrunk so that it ends in minutes
 (:func:`smoke_settings`): ``num_generations`` 8 instead of 64, 2 questions per step
 instead of 4, 256-token completions instead of 1024, a few iterations instead of 200.
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def smoke_settings(args: argparse.Namespace) -> Any:
-    """The :class:`~conductor_gym.trainers.trl.train.TrainSettings` of the smoke run.
+    """The :class:`~conductor_gym.trainers.trl.recipes.paper.Args` of the smoke run.
 
     The paper recipe with vLLM in colocate mode on one process: a generation batch of
     ``num_generations x questions`` completions, consumed by one optimizer step
@@ -112,10 +112,9 @@ def smoke_settings(args: argparse.Namespace) -> Any:
             "--vllm-gpu-memory-utilization must be in (0, 1), "
             f"got {args.vllm_gpu_memory_utilization}"
         )
-    from .train import TrainSettings
+    from .recipes import paper
 
-    return TrainSettings(
-        recipe="paper",
+    return paper.Args(
         model=args.model,
         output_dir=args.output_dir,
         iterations=args.iterations,
@@ -178,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     if args.dry_run:
-        from .train import TrainResult
+        from .recipes.common import TrainResult
 
         print(json.dumps(TrainResult(settings, []).to_dict()["settings"], default=str))
         return 0
@@ -190,11 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return MISSING_EXIT
 
     torch = importlib.import_module("torch")
-    from .train import train
+    from .recipes.paper import run
 
     torch.cuda.reset_peak_memory_stats()
     start = time.perf_counter()
-    result = train(settings)
+    result = run(settings)
     summary = _summary(result, time.perf_counter() - start, torch)
     out = Path(settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,12 +10,16 @@ from a checkpoint's ``trainer_state.json``.
 :func:`plan_statistics` summarises the plans a conductor wrote, per task family (and over
 all of them): how many are invalid, how many steps they take, which workers each step
 position picks, how steps see each other (access patterns), and what each step asks of
-its worker as the simulated workers read it (:mod:`conductor_gym.workers.sim_instructions`).
+its worker as the simulated workers read it (:mod:`conductor_gym.sim.instructions`).
 :func:`plan_table` renders those statistics as a markdown table.
 
 matplotlib (the ``leaderboard`` extra, which the ``trl`` extra includes) is imported
 only inside :func:`plot_curves`, through the Agg canvas: no pyplot, no global backend
 switch.
+
+For a finished run (a :class:`~conductor_gym.trainers.trl.recipes.common.TrainResult`),
+:func:`summary` is its text summary and :func:`write_reports` writes its ``curves.png``
+and ``plans.md``.
 """
 
 from __future__ import annotations
@@ -29,11 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from conductor_gym.plan import Access, Plan
-from conductor_gym.tasks.procedural.problems import find_problems
-from conductor_gym.workers.sim_instructions import classify
+from conductor_gym.sim.instructions import classify
+from conductor_gym.sim.perception import find_problems
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from .recipes.common import TrainResult
 
 __all__ = [
     "ALL",
@@ -48,6 +54,8 @@ __all__ = [
     "plot_curves",
     "read_log_history",
     "step_role",
+    "summary",
+    "write_reports",
 ]
 
 
@@ -366,9 +374,9 @@ def access_pattern(plan: Plan) -> str:
 
 def step_role(subtask: str) -> str:
     """What ``subtask`` asks of its worker, as a simulated worker reads it: the
-    :func:`~conductor_gym.workers.sim_instructions.classify` kind of the subtask with its
+    :func:`~conductor_gym.sim.instructions.classify` kind of the subtask with its
     problem statements blanked out (one of
-    :data:`~conductor_gym.workers.sim_instructions.REQUESTS`)."""
+    :data:`~conductor_gym.sim.instructions.REQUESTS`)."""
     return classify(find_problems(subtask).rest).kind
 
 
@@ -512,3 +520,84 @@ def plan_table(
             cells.append("; ".join(f"step {i}: {k}/{n}" for i, (k, n) in verbatim.items()) or "-")
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------- a run
+
+
+def summary(result: TrainResult) -> str:
+    """A short text summary of a run."""
+    lines = [
+        f"recipe {result.settings.recipe}: "
+        + ", ".join(f"{k} {v:.0f}s" for k, v in result.timings.items())
+    ]
+    if result.precision:
+        chosen = "bf16 autocast" if result.precision["bf16"] else "float32"
+        lines.append(
+            f"precision {chosen} ({result.precision['source']})"
+            + (f": {result.precision['reason']}" if "reason" in result.precision else "")
+        )
+        if (schedule := result.precision.get("schedule")) is not None:
+            warm = result.settings.warm_start
+            lines.append(
+                f"schedule {schedule}: {warm.steps if warm else 0} warm-start steps, "
+                f"{result.precision['grpo_steps']} GRPO steps"
+            )
+    if result.plan_search is not None and result.plan_search["history"]:
+        search = result.plan_search["settings"]
+        episodes = search["iterations"] * search["population"] * search["tasks_per_plan"]
+        lines.append(
+            f"plan search: {episodes} training episodes, prior's mode "
+            f"{result.plan_search['prior']['mode']} (Model i and role of each step)"
+        )
+    for name, ev in (("before", result.before), ("after", result.after)):
+        if ev is not None:
+            lines.append(
+                f"{name:6s} greedy reward {ev['mean_reward']:.3f} +- {ev['se']:.3f} "
+                f"(accuracy {ev['accuracy']:.3f}, valid {ev['valid_rate']:.2f}, "
+                f"first worker {ev['first_worker']}) over {ev['tasks']} tasks"
+            )
+    if result.improvement is not None:
+        lines.append(f"change {result.improvement[0]:+.3f} +- {result.improvement[1]:.3f} (paired)")
+    for spec, ev in result.baselines.items():
+        lines.append(
+            f"{spec:9s} reward {ev['mean_reward']:.3f} +- {ev['se']:.3f}, "
+            f"accuracy {ev['accuracy']:.3f} +- {ev['accuracy_se']:.3f}"
+        )
+    if (best := result.versus_best_single) is not None:
+        lines.append(
+            f"accuracy vs the best single worker ({best['agent']}): "
+            f"{best['accuracy_gain']:+.3f} +- {best['se']:.3f} (paired)"
+        )
+    if result.checkpoint is not None:
+        lines.append(f"checkpoint: {result.checkpoint}")
+    return "\n".join(lines)
+
+
+def write_reports(result: TrainResult) -> list[Path]:
+    """``curves.png`` (training curves, with the held-out accuracy before and after) and,
+    after an evaluation, ``plans.md`` (what the trained policy's plans do, per family) in
+    the run's output folder; returns the files written."""
+    out = Path(result.settings.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    steps = max((int(entry.get("step", 0)) for entry in result.log_history), default=0)
+    evals = [
+        (step, float(ev["accuracy"]), f"held-out {name}")
+        for step, name, ev in ((0, "before", result.before), (steps, "after", result.after))
+        if ev is not None
+    ]
+    if any("reward" in entry for entry in result.log_history):
+        title = f"{result.settings.recipe}: {result.settings.model}"
+        written.append(
+            plot_curves(result.log_history, out / "curves.png", title=title, evals=evals)
+        )
+    after = result.evaluations.get("after")
+    if after is not None:
+        rows = list(zip(after.families, after.questions, after.plans, strict=True))
+        orders = set(after.pools)  # one order unless the pool shuffles or draws k of n
+        names = list(orders.pop()) if len(orders) == 1 else None
+        table = plan_table(plan_statistics(rows), worker_names=names)
+        (out / "plans.md").write_text(table + "\n")
+        written.append(out / "plans.md")
+    return written

@@ -1,0 +1,204 @@
+"""The ``cpu-orchestrate`` recipe: learning multi-step workflows on two CPU cores.
+
+::
+
+    python -m conductor_gym.trainers.trl.train --recipe cpu-orchestrate \\
+        --output-dir runs/orchestrate
+
+The policy is asked with its own short chat (:data:`CHAT_PROMPT`, saved with the
+checkpoint), warm-started on plans drawn from a plan prior fitted to the training
+episodes' rewards by a cross-entropy search (:mod:`~conductor_gym.trainers.trl.plan_prior`,
+:mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO
+(:func:`~.cpu_demo.cpu_demo_config` with :data:`GRPO`) on the default env (all seven
+``sim-paper`` workers, fixed order) on offline tasks 160 onwards, and evaluated on tasks
+0-159 (the board's ``offline-160``), never trained on, beside every ``single:<id>`` and
+``best-single``. It saves the checkpoint, ``results.json``, ``curves.png`` and the plan
+table ``plans.md`` in ``--output-dir`` (``docs/training-cpu.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from conductor_gym.training.chat_prompt import ChatPrompt
+
+from ..data import make_refs
+from ..plan_prior import PlanSearch
+from ..warm_start import WarmStart
+from . import common, cpu_demo
+from .common import TrainResult
+
+__all__ = [
+    "CHAT_PROMPT",
+    "FLOAT32_ITERATIONS",
+    "GRPO",
+    "ITERATIONS",
+    "Args",
+    "grpo_config",
+    "resolve",
+    "run",
+    "schedule_for_precision",
+]
+
+CHAT_PROMPT = ChatPrompt(
+    system=(
+        "You are a conductor. You answer a question by giving steps to the listed models. "
+        "Reply with three Python lists: model_id (the model of each step), subtasks (what "
+        'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
+    )
+)
+"""The conductor chat of the ``cpu-orchestrate`` recipe (about 110 tokens with seven
+workers): the question and the ``Model i`` list, as in the env's prompt, without its rules
+and worked examples. It is saved with the checkpoint (``conductor_prompt.json``), so
+``policy:<path>`` asks the trained policy with it."""
+
+ITERATIONS = 20
+"""GRPO steps of a run that leaves them to the recipe (bf16 autocast)."""
+
+FLOAT32_ITERATIONS = 6
+"""GRPO steps of a run that computes in float32 (a CPU without native bf16, or
+``--precision fp32``) when the user left them to the recipe. Float32 runs the warm
+start about 2.2x slower than bf16; with 20 steps the run would take about 52 min on
+our AVX2 stand-in and over an hour on a real AVX2-only CPU (``docs/training-cpu.md``)."""
+
+GRPO: dict[str, Any] = {
+    "max_steps": ITERATIONS,
+    "num_generations": 8,
+    "prompts_per_step": 2,
+    "micro_batch_size": 4,
+    "learning_rate": 1e-5,
+    "temperature": 1.0,
+    "max_completion_length": 256,
+}
+"""The recipe's :func:`~.cpu_demo.cpu_demo_config` values (the settings' own win)."""
+
+
+@dataclass
+class Args(common.Args):
+    """The ``cpu-orchestrate`` recipe's settings: :class:`common.Args` with these
+    defaults (the search and the warm start take the run's ``seed``)."""
+
+    recipe: ClassVar[str] = "cpu-orchestrate"
+
+    train_tasks: int | None = 1792
+    eval_tasks: int = 160
+    eval_repeats: int = 3
+    trainable_layers: int | None = 4
+    threads: int | None = 1
+    warm_start: WarmStart | None = dataclasses.field(default_factory=WarmStart)
+    plan_search: PlanSearch | None = dataclasses.field(default_factory=PlanSearch)
+    train_first: int = 160
+    eval_first: int | None = 0
+    save_checkpoint: bool = True
+
+
+def resolve(args: Args) -> Args:
+    """The settings the run uses: the search and the warm start seeded with ``seed``
+    (``warm_start=None``: neither runs; ``plan_search=None``: the default search)."""
+    return dataclasses.replace(
+        args,
+        warm_start=None
+        if args.warm_start is None
+        else dataclasses.replace(args.warm_start, seed=args.seed),
+        plan_search=None
+        if args.plan_search is None
+        else dataclasses.replace(args.plan_search, seed=args.seed),
+    )
+
+
+def grpo_config(args: common.Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``: :func:`~.cpu_demo.grpo_config` with :data:`GRPO`."""
+    return cpu_demo.grpo_config(args, bf16=bf16, defaults=GRPO)
+
+
+def schedule_for_precision(args: Args, requested: Args, *, bf16: bool) -> tuple[Args, str]:
+    """The recipe's schedule for the precision the run computes in, and its name.
+
+    Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
+    ``requested`` (the settings as the user gave them) left unset become
+    :data:`FLOAT32_ITERATIONS` (``"float32"``), so that the run fits the hour where bf16
+    is emulated; steps the user set (``iterations``, or ``max_steps`` in
+    ``grpo_overrides``) are kept (``"given"``)."""
+    if bf16:
+        return args, "full"
+    if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
+        return args, "given"
+    return dataclasses.replace(args, iterations=FLOAT32_ITERATIONS), "float32"
+
+
+def run(args: Args) -> TrainResult:
+    """Search, warm-start, train and evaluate (module docstring); the stages are
+    :mod:`.common`'s."""
+    from ..plan_prior import search_prior
+    from ..policy import freeze_lower_layers, load_policy
+    from ..warm_start import warm_start
+
+    requested, args = args, resolve(args)
+    clock = common.use_threads(args.threads)
+    scorer = common.make_scorer(args)
+    train_tasks, eval_tasks = common.split_tasks(args, scorer)
+    dataset, labels = common.training_dataset(args, scorer, train_tasks, chat_prompt=CHAT_PROMPT)
+    precision = common.choose_precision(args)
+    config = grpo_config(args, bf16=precision["bf16"])
+    precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
+    args, precision["schedule"] = schedule_for_precision(args, requested, bf16=precision["bf16"])
+    config = grpo_config(args, bf16=precision["bf16"])
+    precision["grpo_steps"] = int(config.max_steps)
+    model, tokenizer = load_policy(args.model)
+    clock.since_start("load_s")
+
+    warm: dict[str, Any] | None = None
+    searched: dict[str, Any] | None = None
+    if args.warm_start is not None and args.warm_start.steps:
+        search = args.plan_search or PlanSearch(seed=args.seed)
+        with clock.timed("plan_search_s"):
+            # With iterations=0 the search returns the uniform prior and no history.
+            prior, history = search_prior(scorer, make_refs(train_tasks, seed=args.seed), search)
+        searched = {
+            "settings": dataclasses.asdict(search),
+            "history": history,
+            "prior": prior.to_dict(),
+        }
+        questions = [scorer.tasks[i].question for i in train_tasks]
+        warm = warm_start(
+            model, tokenizer, CHAT_PROMPT, questions, prior, args.warm_start, bf16=bool(config.bf16)
+        )
+        warm["settings"] = dataclasses.asdict(args.warm_start)
+        clock.timings["warm_start_s"] = warm["wall_s"]
+    freeze_lower_layers(model, args.trainable_layers)
+
+    held_out = common.HeldOut.build(args, scorer, eval_tasks, chat_prompt=CHAT_PROMPT)
+    before = None
+    if held_out is not None:
+        before = held_out.evaluate(model, tokenizer, config)
+        clock.timings["eval_before_s"] = before.wall_s
+
+    trainer, rollout = common.grpo_trainer(args, scorer, labels, model, tokenizer, config, dataset)
+    with clock.timed("train_s"):
+        trainer.train()
+    result = TrainResult(
+        args,
+        list(trainer.state.log_history),
+        precision=precision,
+        warm_start=warm,
+        plan_search=searched,
+        trainer=trainer,
+    )
+
+    if held_out is not None:
+        after = held_out.evaluate(model, tokenizer, config)
+        clock.timings["eval_after_s"] = after.wall_s
+        singles = tuple(f"single:{i}" for i in range(scorer.pool.n))
+        baselines = (*singles, "best-single") if args.baselines is None else args.baselines
+        common.evaluate_after(result, held_out, before, after, baselines)
+    if args.save_checkpoint:
+        result.checkpoint = common.save_checkpoint(
+            trainer, tokenizer, args, CHAT_PROMPT, config.max_completion_length
+        )
+    clock.since_start("total_s")
+    result.timings = clock.timings
+    if rollout is not None:
+        rollout.close()
+    return result
