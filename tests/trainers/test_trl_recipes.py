@@ -1,0 +1,180 @@
+"""The TRL recipes' settings: each declared once, as an ``Args`` field, and its flag
+generated from it (name, type, default, help), read back to the same value."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+import pytest
+from conductor_gym.trainers.trl import settings as flags
+from conductor_gym.trainers.trl import train
+from conductor_gym.trainers.trl.plan_prior import PlanSearch
+from conductor_gym.trainers.trl.recipes import common, cpu_demo, cpu_orchestrate, paper
+from conductor_gym.trainers.trl.warm_start import WarmStart
+
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.errors import ConfigurationError
+
+RECIPES = {"paper": paper, "cpu-demo": cpu_demo, "cpu-orchestrate": cpu_orchestrate}
+
+LEGACY_FLAGS = (
+    "--recipe", "--workers", "--rollout", "--model", "--output-dir", "--iterations",
+    "--train-tasks", "--eval-tasks", "--eval-first", "--eval-repeats", "--train-first",
+    "--warm-start-steps", "--search-iterations", "--baselines", "--no-checkpoint",
+    "--learning-rate", "--num-generations", "--temperature", "--trainable-layers",
+    "--threads", "--use-vllm", "--vllm-mode", "--seed", "--precision",
+)  # fmt: skip
+"""Every flag the hand-written parser had: each keeps its name."""
+
+
+def _parser(recipe: str, *, env: bool = True) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    train.add_arguments(parser, recipe=recipe, env=env)
+    return parser
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    return {option for action in parser._actions for option in action.option_strings}
+
+
+def _other_value(flag: flags.Flag, default: Any) -> tuple[list[str], Any]:
+    """A value unlike ``default`` for ``flag``: its argv and the value it gives."""
+    if flag.kind == "bool":
+        negative = "--no-" + flag.option.removeprefix("--")
+        return ([negative] if default else [flag.option]), not default
+    if flag.kind == "list":
+        return [flag.option, "a, b"], ("a", "b")
+    if flag.choices:
+        choice = next(c for c in flag.choices if c != default)
+        return [flag.option, choice], choice
+    if flag.type is str:
+        return [flag.option, "elsewhere"], "elsewhere"
+    value = flag.type(7 if default != 7 else 8)
+    return [flag.option, str(value)], value
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_every_field_has_a_generated_flag_that_round_trips(recipe: str) -> None:
+    cls = RECIPES[recipe].Args
+    assert train.RECIPES.get(recipe) is cls and cls.recipe == recipe
+    parser = _parser(recipe)
+    options = _options(parser)
+    generated = flags.flags(cls)
+    by_field = {flag.field for flag in generated}
+    for field in dataclasses.fields(cls):
+        assert flags._metadata(cls, field.name)["help"]  # documented
+        if field.name == "env":
+            assert {"--tasks", "--pool", "--k", "--max-recursions"} <= options
+        elif field.name != "grpo_overrides":  # Python API only
+            assert field.name in by_field, field.name
+    defaults = cls()
+    for flag in generated:
+        assert flag.option in options
+        current = getattr(defaults, flag.field)
+        if flag.sub is None:
+            default = current
+        else:  # a stage's setting: the recipe's stage, or the stage's own defaults
+            stage = current or {"warm_start": WarmStart, "plan_search": PlanSearch}[flag.field]()
+            default = getattr(stage, flag.sub)
+        argv, value = _other_value(flag, default)
+        args = train.args_from_arguments(parser.parse_args(["--recipe", recipe, *argv]))
+        assert type(args) is cls
+        got = getattr(args, flag.field)
+        if flag.sub is None:
+            assert got == value, flag.option
+            # only that field changed
+            assert dataclasses.replace(args, **{flag.field: current}) == defaults
+        else:
+            assert getattr(got, flag.sub) == value, flag.option
+    # nothing given: the recipe's defaults
+    assert train.args_from_arguments(parser.parse_args(["--recipe", recipe])) == defaults
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_every_legacy_flag_keeps_its_name(recipe: str) -> None:
+    assert set(LEGACY_FLAGS) <= _options(_parser(recipe))
+
+
+def test_env_flags_build_the_env_field() -> None:
+    parser = _parser("cpu-orchestrate")
+    args = train.args_from_arguments(
+        parser.parse_args(["--recipe", "cpu-orchestrate", "--k", "3", "--shuffle-workers"])
+    )
+    assert args.env == EnvConfig(k=3, shuffle_workers=True)
+    env = EnvConfig(tasks="offline")
+    namespace = _parser("paper", env=False).parse_args(["--recipe", "paper"])
+    given = train.args_from_arguments(namespace, env=env)
+    assert given.env is env and type(given) is paper.Args
+
+
+def test_stage_flags_change_one_setting_of_the_stage() -> None:
+    parser = _parser("cpu-orchestrate")
+    argv = ["--recipe", "cpu-orchestrate", "--warm-start-steps", "3", "--search-iterations", "0"]
+    args = train.args_from_arguments(parser.parse_args([*argv, "--no-checkpoint"]))
+    assert args.warm_start == WarmStart(steps=3)
+    assert args.plan_search == PlanSearch(iterations=0)
+    assert args.save_checkpoint is False
+
+
+def test_the_recipes_defaults_are_the_documented_ones() -> None:
+    demo = train.resolve(train.make_args("cpu-demo"))
+    assert demo.workers == cpu_demo.DEMO_WORKERS and demo.env.templates == cpu_demo.DEMO_TEMPLATES
+    assert (demo.train_tasks, demo.eval_tasks, demo.eval_repeats) == (64, 48, 4)
+    assert (demo.trainable_layers, demo.threads, demo.save_checkpoint) == (4, 1, False)
+    orchestrate = train.resolve(train.make_args("cpu-orchestrate", seed=5))
+    assert (orchestrate.train_first, orchestrate.train_tasks) == (160, 1792)
+    assert (orchestrate.eval_first, orchestrate.eval_tasks, orchestrate.eval_repeats) == (0, 160, 3)
+    assert orchestrate.warm_start == WarmStart(seed=5)
+    assert orchestrate.plan_search == PlanSearch(seed=5)
+    assert (orchestrate.trainable_layers, orchestrate.threads) == (4, 1)
+    assert orchestrate.save_checkpoint is True and orchestrate.iterations is None
+    gpu = train.resolve(train.make_args("paper"))
+    assert (gpu.eval_tasks, gpu.eval_repeats, gpu.train_tasks, gpu.workers) == (0, 4, None, None)
+    assert gpu.on_gpu and not demo.on_gpu
+    # results.json records the recipe and every setting
+    names = [f.name for f in dataclasses.fields(common.Args) if f.name != "env"]
+    recorded = common.TrainResult(gpu, []).to_dict()["settings"]
+    assert list(recorded) == ["recipe", *names, "env"] and recorded["recipe"] == "paper"
+
+
+def test_unknown_recipes_settings_and_bad_values_name_the_field() -> None:
+    with pytest.raises(ConfigurationError, match="recipe") as unknown:
+        train.make_args("cpu-large")
+    assert unknown.value.field == "recipe"
+    with pytest.raises(ConfigurationError, match="unknown setting") as setting:
+        train.make_args("paper", eval_task=4)
+    assert setting.value.field == "eval_task"
+    for name, value in (
+        ("eval_tasks", "many"),
+        ("eval_tasks", True),
+        ("learning_rate", "fast"),
+        ("rollout", "yes"),
+        ("workers", "gpt-5"),
+        ("env", {"k": 3}),
+        ("warm_start", 3),
+    ):
+        with pytest.raises(ConfigurationError, match=name) as bad:
+            train.make_args("cpu-orchestrate", **{name: value})
+        assert bad.value.field == name
+    assert train.make_args("paper", workers=["a", "b"]).workers == ("a", "b")
+    assert train.make_args("paper", learning_rate=1).learning_rate == 1
+    with pytest.raises(ConfigurationError, match="warm_start") as refused:
+        train.resolve(train.make_args("cpu-demo", warm_start=WarmStart()))
+    assert refused.value.field == "warm_start"
+
+
+def test_bad_flag_values_are_refused_naming_the_flag() -> None:
+    for argv in (["--precision", "fp16"], ["--eval-tasks", "many"], ["--recipe", "cpu-large"]):
+        with pytest.raises(argparse.ArgumentError, match=argv[0].removeprefix("--")):
+            _parser("cpu-demo").parse_args(argv)
+
+
+def test_a_field_without_a_flag_kind_is_refused_at_declaration() -> None:
+    @dataclasses.dataclass
+    class Odd:
+        mapping: dict[str, int] = flags.setting(default_factory=dict, help="no flag")  # noqa: RUF009
+
+    with pytest.raises(TypeError, match="flag=None"):
+        flags.flags(Odd)
