@@ -1,7 +1,8 @@
 """The errors of conductor-gym: one base, three branches.
 
-Every exception the library raises on purpose derives from :class:`ConductorGymError`,
-through one of three branches that decide what happens to an episode:
+Every exception the library, its agents and its trainers define derives from
+:class:`ConductorGymError` (``tests/test_error_tree.py`` holds it), and every one an episode
+can meet goes through one of three branches that decide what happens to the episode:
 
 ``PolicyError``
     The conductor's own output is at fault: a completion that is not a valid plan
@@ -21,6 +22,12 @@ through one of three branches that decide what happens to an episode:
     A setting is wrong: raised when an env, pool, task source or cache is built, before
     any episode, naming the field (``field``) and what is allowed. It is also a
     ``ValueError``, so ``except ValueError`` keeps working.
+
+Two derive from the base alone, being no episode's outcome: ``serve``'s
+:class:`~conductor_gym.serve.service.ServeError` (an HTTP request that got no answer,
+with its status) and the simulator's
+:class:`~conductor_gym.sim.perception.interpreter.Unsupported` (a program it cannot
+trace, caught where it is raised).
 
 Subclasses keep their own machine-readable attributes; they also subclass the builtin
 they always were (``ValueError``, ``RuntimeError``), so existing handlers still match.

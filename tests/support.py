@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 REQUIRE_EXTRAS = os.environ.get("CONDUCTOR_GYM_REQUIRE_EXTRAS") == "1"
 """CI sets ``CONDUCTOR_GYM_REQUIRE_EXTRAS=1``: a missing optional dependency then fails
@@ -78,7 +78,7 @@ def solve_plan(question: str, worker: int = 0) -> str:
     return plan_text([worker], [f"Solve this and give the final answer: {question}"], [[]])
 
 
-class FlakyWorker:
+class FlakyWorker(Worker):
     """Test double (fault injection): fails its first ``failures`` calls, then answers.
 
     ``transient`` picks the error kind; ``error`` may name another exception class to
@@ -118,7 +118,7 @@ class FlakyWorker:
         return Completion(self.text, 10, 5, 0.001, 0.1, "flaky")
 
 
-class CountingWorker:
+class CountingWorker(Worker):
     """Test double: answers after a short sleep and records the peak of calls in flight."""
 
     in_flight = 0
@@ -146,7 +146,7 @@ class CountingWorker:
         return Completion("Final answer: \\boxed{1}", 10, 5, 0.0, 0.005, "counting")
 
 
-class FaultyWorker:
+class FaultyWorker(Worker):
     """Test double (fault injection): wraps a real worker and fails a fraction ``rate``
     of its calls with a transient :class:`WorkerError` (a seeded coin per call), as a
     flaky network or an overloaded provider would. Successful calls are the wrapped

@@ -168,8 +168,7 @@ def offline_sources(suite: Suite, *, downloaded: bool = True) -> dict[str, TaskS
         inner = source.source if isinstance(source, LimitedTasks) else source
         if isinstance(inner, ProceduralTasks):
             continue
-        check = getattr(inner, "offline_available", None)
-        if not (downloaded and callable(check) and check()):
+        if not (downloaded and inner.offline_available() is True):
             return None
     return sources
 
@@ -382,7 +381,7 @@ def reprices(spec: WorkerSpec) -> bool:
     return spec.backend == "litellm" and priced
 
 
-class _NoBackend:
+class _NoBackend(Worker):
     """What stands behind a real worker in a replay: the cache answers, nothing else."""
 
     def __init__(self, name: str) -> None:
@@ -400,7 +399,7 @@ class _NoBackend:
         raise WorkerError("replay: no backend is reached", transient=False, worker=self.name)
 
 
-class _Repriced:
+class _Repriced(Worker):
     """A cached worker whose answers are priced from their tokens and the spec's prices."""
 
     def __init__(self, worker: Worker, spec: WorkerSpec) -> None:

@@ -82,7 +82,7 @@ class SuiteSource:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-class LimitedTasks:
+class LimitedTasks(TaskSource):
     """The first ``limit`` tasks of ``source`` (all of them if it has fewer)."""
 
     def __init__(self, source: TaskSource, limit: int) -> None:
@@ -93,6 +93,14 @@ class LimitedTasks:
 
     def __len__(self) -> int:
         return min(self.limit, len(self.source))
+
+    @property
+    def expected_size(self) -> int | None:
+        full = self.source.expected_size
+        return None if full is None else min(self.limit, full)
+
+    def offline_available(self) -> bool | None:
+        return self.source.offline_available()
 
     def __getitem__(self, index: int) -> Task:
         index = operator.index(index)
@@ -289,7 +297,7 @@ def list_suites() -> list[dict[str, Any]]:
         for spec in suite.specs:
             source = make_task_source(spec.source, **spec.options)  # lazy: reads nothing
             # Loaders know their size without data; procedural sources generate lazily.
-            size = source.expected_size if hasattr(source, "expected_size") else len(source)
+            size = source.expected_size
             total = total + size if total is not None and isinstance(size, int) else None
         rows.append(
             {

@@ -17,6 +17,8 @@ import re
 import urllib.parse
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = [
     "MAX_FILE_BYTES",
     "MAX_JSON_DEPTH",
@@ -35,7 +37,7 @@ MAX_JSON_DEPTH = 32
 """Deepest JSON nesting accepted (a genuine submission nests about 6 deep)."""
 
 
-class UntrustedInputError(ValueError):
+class UntrustedInputError(ConfigurationError):
     """A file or value was refused; the message is one line saying why."""
 
 

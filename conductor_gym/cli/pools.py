@@ -61,7 +61,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -310,13 +310,11 @@ def _credentials(spec: WorkerSpec) -> WorkerCheck | None:
 
 def _ping_target(worker: Worker) -> tuple[Worker, str]:
     """The worker to call, bound to a procedural task when it needs one."""
-    bind: Callable[[Any], Worker] | None = getattr(worker, "for_task", None)
-    if bind is None:
-        return worker, ""
     from conductor_gym.tasks import make_task_source
 
     task = make_task_source("offline")[0]
-    return bind(task), f"bound to task {task.id}"
+    bound = worker.for_task(task)
+    return (worker, "") if bound is worker else (bound, f"bound to task {task.id}")
 
 
 IN_PROCESS_BACKENDS = ("hf", "vllm")

@@ -41,14 +41,14 @@ def _row(name: str) -> dict[str, Any]:
     if isinstance(source, ProceduralTasks):
         families = "+".join(family.name for family in source.families)
         return {"name": name, "size": len(source), "domain": families, "offline_available": True}
-    size = getattr(source, "expected_size", None)
+    size = source.expected_size
     domain = getattr(source, "domain", None) or ("mixed" if name == "paper-train" else None)
-    check = getattr(source, "offline_available", None)
+    available = source.offline_available()
     return {
         "name": name,
         "size": size if isinstance(size, int) else None,
         "domain": domain,
-        "offline_available": bool(check()) if callable(check) else None,
+        "offline_available": None if available is None else bool(available),
     }
 
 

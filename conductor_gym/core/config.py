@@ -139,7 +139,10 @@ class EnvConfig(BaseModel):
     def _check_tasks(cls, value: Any) -> Any:
         if isinstance(value, str | TaskSource):
             return value
-        raise ValueError(f"must be a task source name or a TaskSource, got {value!r}")
+        raise ValueError(
+            f"must be a task source name or a TaskSource, got {value!r} (a source class "
+            "subclasses conductor_gym.tasks.TaskSource for its optional hooks)"
+        )
 
     @field_validator("pool")
     @classmethod

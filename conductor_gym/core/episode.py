@@ -143,10 +143,10 @@ def critical_path_s(rounds: Sequence[Round]) -> float:
 
 
 def bind_task(bound: BoundWorker, task: Task) -> BoundWorker:
-    # Simulated backends need the task's ground truth to simulate an answer; real
-    # backends have no ``for_task`` and are used as they are.
-    for_task = getattr(bound.worker, "for_task", None)
-    return dataclasses.replace(bound, worker=for_task(task)) if for_task else bound
+    """``bound`` with its worker for ``task`` (:meth:`~conductor_gym.workers.base.Worker.for_task`:
+    simulated backends need the task's ground truth; real ones are used as they are)."""
+    worker = bound.worker.for_task(task)
+    return bound if worker is bound.worker else dataclasses.replace(bound, worker=worker)
 
 
 def option_task_index(options: dict[str, Any], drawn: int, num_tasks: int) -> int:

@@ -336,7 +336,7 @@ async def run_plan(
 
 
 def _aggregates(bound: BoundWorker) -> bool:
-    return bool(getattr(bound.worker, "aggregates_calls", False))
+    return bound.worker.aggregates_calls
 
 
 _Outcome = tuple[Completion, int] | BaseException

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from conductor_gym.core.execute import PlanCompletion, PolicyFailure, Trace, run_plan
 from conductor_gym.core.prompts import PromptTemplates
 from conductor_gym.plan import Plan, PlanParseError, parse_plan
-from conductor_gym.workers.base import Completion, Message
+from conductor_gym.workers.base import Completion, Message, Worker
 from conductor_gym.workers.bound import BoundWorker, RetryPolicy
 from conductor_gym.workers.budget import Ledger
 
@@ -90,7 +90,7 @@ class SelfCall:
 
 
 @dataclass
-class SelfWorker:
+class SelfWorker(Worker):
     """The conductor offered as worker ``self_id`` of one episode (see module docstring).
 
     ``workers`` is the episode's full worker list, this one included, so inner plans may

@@ -139,6 +139,14 @@ class WorkerPool:
 
     def _build(self, spec: WorkerSpec) -> Worker:
         worker = BACKENDS.get(spec.backend)(spec)
+        if not isinstance(worker, Worker):
+            raise ConfigurationError(
+                f"WorkerSpec(name={spec.name!r}).backend: backend {spec.backend!r} built a "
+                f"{type(worker).__name__}, which is not a Worker (subclass "
+                "conductor_gym.workers.Worker for its name, complete, for_task and "
+                "aggregates_calls)",
+                field="backend",
+            )
         limits = RateLimits(
             max_concurrency=spec.max_concurrency,
             requests_per_minute=spec.requests_per_minute,

@@ -42,10 +42,11 @@ from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
+from conductor_gym.errors import ConductorGymError
 from conductor_gym.graders import Grade, register_grader, registered_graders
 from conductor_gym.pool.pool import WorkerPool
 from conductor_gym.seeding import hash_seed
-from conductor_gym.tasks.base import Task
+from conductor_gym.tasks.base import Task, TaskSource
 from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
@@ -71,7 +72,7 @@ if SERVED_GRADER not in registered_graders():
     register_grader(SERVED_GRADER)(_served_grade)
 
 
-class _Question:
+class _Question(TaskSource):
     """A task source of one task: the request's question, without a reference."""
 
     name = "served"
@@ -116,7 +117,7 @@ def redact(text: str, secrets_: Sequence[str] = ()) -> str:
     return text
 
 
-class ServeError(Exception):
+class ServeError(ConductorGymError):
     """A request that got no answer: the HTTP ``status`` and OpenAI's error fields.
 
     Attributes:

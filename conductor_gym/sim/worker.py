@@ -54,7 +54,7 @@ from conductor_gym.sim import v1, v2
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
 from conductor_gym.tasks.base import Task
-from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 if TYPE_CHECKING:
     from conductor_gym.workers.spec import WorkerSpec
@@ -108,7 +108,7 @@ DECIDE: Mapping[str, Decide] = MappingProxyType({"v1": v1.decide, "v2": v2.decid
 worker, its messages and the call's random stream (one entry per :data:`VERSIONS`)."""
 
 
-class SimulatedWorker:
+class SimulatedWorker(Worker):
     """A simulated model with a :class:`SimProfile`; bind a task with :meth:`for_task`."""
 
     def __init__(
@@ -158,7 +158,7 @@ class SimulatedWorker:
         )
 
 
-class TaskBoundSimulatedWorker:
+class TaskBoundSimulatedWorker(Worker):
     """A :class:`SimulatedWorker` that knows the ground truth of one task."""
 
     def __init__(self, parent: SimulatedWorker, task: Task) -> None:

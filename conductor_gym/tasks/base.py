@@ -49,7 +49,9 @@ class TaskSource(Protocol):
     """A finite, indexable, deterministic collection of tasks.
 
     ``source[i]`` must return the same task every time for the same source
-    configuration, so an episode is fixed by its seed.
+    configuration, so an episode is fixed by its seed. Sources subclass this protocol to
+    get the optional hooks with their defaults (:attr:`expected_size`,
+    :meth:`offline_available`).
     """
 
     name: str
@@ -64,6 +66,17 @@ class TaskSource(Protocol):
         """A hash of every task's id and reference, so results name their questions."""
         ...
 
+    @property
+    def expected_size(self) -> int | None:
+        """The size on the full data when known without loading it (default ``None``:
+        unknown), for listings."""
+        return None
+
+    def offline_available(self) -> bool | None:
+        """Whether the tasks can be read here without the network, decided without
+        loading them (default ``None``: unknown, which every caller treats as no)."""
+        return None
+
 
 def fingerprint_tasks(tasks: Iterator[Task] | list[Task]) -> str:
     """SHA-256 (hex, first 16 chars) over ``(id, reference, grader)`` of ``tasks`` in order."""
@@ -74,7 +87,7 @@ def fingerprint_tasks(tasks: Iterator[Task] | list[Task]) -> str:
     return digest.hexdigest()[:16]
 
 
-class LoadedTasks(ABC):
+class LoadedTasks(TaskSource, ABC):
     """Base of task sources that read their tasks into a list on first use.
 
     Subclasses implement :meth:`load` (returning the same list every time, cached);

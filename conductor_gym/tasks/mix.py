@@ -168,8 +168,7 @@ class MixedTasks(LoadedTasks):
 
     def offline_available(self) -> bool:
         """Whether every source can load without the network (``False`` if unknown)."""
-        checks = [getattr(source, "offline_available", None) for source in self.sources]
-        return all(callable(check) and bool(check()) for check in checks)
+        return all(source.offline_available() is True for source in self.sources)
 
     def _part(self, source: TaskSource) -> list[Task]:
         tasks = list(source)

@@ -22,6 +22,8 @@ import pickle
 import zlib
 from typing import Any, NoReturn
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = [
     "MAX_DECOMPRESSED_BYTES",
     "UnsafePickleError",
@@ -35,7 +37,7 @@ MAX_DECOMPRESSED_BYTES = 1 << 30
 _PLAIN_LEAVES = (type(None), bool, int, float, str, bytes)
 
 
-class UnsafePickleError(pickle.UnpicklingError):
+class UnsafePickleError(ConfigurationError, pickle.UnpicklingError):
     """A pickle asked for something other than plain data (a class, a function, ...)."""
 
 

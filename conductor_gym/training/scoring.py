@@ -1,10 +1,10 @@
-"""The trainers' bridge: score conductor completions on the env.
+"""Score conductor completions on the env: what every trainer adapter calls for rewards.
 
 A trainer samples many completions per prompt (a GRPO group: 64 in the paper) and needs
 a reward for each. :func:`score_completions` (and :class:`Scorer`, which keeps the task
 source, the worker pool, its clients, cache and rate limits for a whole run) plays one
 single-turn episode per completion, concurrently on one event loop, and returns rewards,
-correctness scores and traces.
+correctness and traces.
 
 What a prompt stands for is an :class:`EpisodeRef`: a task index and a **group seed**.
 Every rollout of one group is reset with the same group seed, so the group shares the
@@ -77,14 +77,14 @@ class ScoredCompletion:
     Attributes:
         reward: The env's reward (0.0 also for ``truncated``: never train on it as a
             score; check ``truncated``).
-        score: 1.0 when the final answer was correct, else 0.0.
+        correct: 1.0 when the final answer was correct, else 0.0.
         outcome: ``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``.
         truncated: An infrastructure failure or a spent budget ended the episode.
         info: The env's final ``info`` (plan, parse error, trace, tokens, cost, ...).
     """
 
     reward: float
-    score: float
+    correct: float
     outcome: str
     truncated: bool
     info: StepInfo
@@ -193,7 +193,7 @@ class Scorer:
             assert outcome is not None  # the episode ended
             return ScoredCompletion(
                 reward=float(reward),
-                score=1.0 if outcome == "correct" else 0.0,
+                correct=1.0 if outcome == "correct" else 0.0,
                 outcome=outcome,
                 truncated=bool(truncated),
                 info=info,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from conductor_gym.errors import InfrastructureError
+
+if TYPE_CHECKING:
+    from conductor_gym.tasks.base import Task
 
 __all__ = ["Completion", "Message", "Worker", "WorkerError"]
 
@@ -60,9 +63,19 @@ class Worker(Protocol):
     Implementations raise :class:`WorkerError` on failure and never return an error
     message as if it were an answer. ``seed`` asks for a reproducible sample where
     the backend supports one; backends that cannot honour it ignore it.
+
+    Backends subclass this protocol to get its optional hooks with their defaults:
+    :meth:`for_task` (the worker for one episode's task: itself, unless it needs the
+    task's ground truth, as the simulated backend does) and :attr:`aggregates_calls`
+    (``False``: one call is one call). A pool refuses a backend whose worker lacks them.
     """
 
     name: str
+
+    aggregates_calls: ClassVar[bool] = False
+    """Whether a call runs inner calls that charge the episode's ledgers themselves (the
+    conductor's own self-worker): its completion is then not charged again, and plan
+    execution runs it after every earlier step, in step order."""
 
     async def complete(
         self,
@@ -73,3 +86,8 @@ class Worker(Protocol):
         seed: int | None = None,
         **params: Any,
     ) -> Completion: ...
+
+    def for_task(self, task: Task) -> Worker:
+        """This worker for an episode of ``task`` (called once per episode). The default
+        returns the worker itself; a wrapper returns itself when what it wraps does."""
+        return self

@@ -46,7 +46,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 __all__ = [
     "BatchResult",
@@ -278,7 +278,7 @@ class BatchResult:
     latency_s: float
 
 
-class BatchedWorker(Generic[RequestT]):
+class BatchedWorker(Worker, Generic[RequestT]):
     """Base of the in-process workers: :meth:`complete` validates the call, builds the
     backend's request (:meth:`_make_request`, on the event loop), awaits the batch
     (:meth:`_run_batch`, on the batch thread) and prices the result.

@@ -422,7 +422,7 @@ class ResponseCache:
 # -- the worker ---------------------------------------------------------------------------
 
 
-class CachedWorker:
+class CachedWorker(Worker):
     """``worker`` behind ``cache``: same ``name``, same protocol.
 
     A hit returns the stored :class:`Completion` with ``cached=True`` and the original
@@ -446,14 +446,10 @@ class CachedWorker:
         self.worker = worker
         self.cache = cache
         self.model = model
-        # Exposed only when the wrapped worker has it: bind_task treats a worker with
-        # ``for_task`` as one that must be bound, and one without as ready to use.
-        if callable(getattr(worker, "for_task", None)):
-            self.for_task: Callable[[Task], CachedWorker] = self._bind
 
-    def _bind(self, task: Task) -> CachedWorker:
-        bound: Worker = self.worker.for_task(task)  # type: ignore[attr-defined]
-        return CachedWorker(bound, self.cache, self.model)
+    def for_task(self, task: Task) -> Worker:
+        bound = self.worker.for_task(task)
+        return self if bound is self.worker else CachedWorker(bound, self.cache, self.model)
 
     async def complete(
         self,

@@ -25,9 +25,12 @@ import asyncio
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conductor_gym.workers.base import Completion, Message, Worker
+
+if TYPE_CHECKING:
+    from conductor_gym.tasks.base import Task
 
 __all__ = ["LimitedWorker", "RateLimits"]
 
@@ -144,7 +147,7 @@ class RateLimits:
                 semaphore.release()
 
 
-class LimitedWorker:
+class LimitedWorker(Worker):
     """A worker whose calls wait for its :class:`RateLimits`.
 
     Keeps the wrapped worker's ``name``; ``for_task`` (simulated workers bind to the
@@ -157,12 +160,9 @@ class LimitedWorker:
         self.limits = limits
         self.name = worker.name
 
-    def __getattr__(self, attribute: str) -> Any:
-        if attribute == "for_task":
-            bind = getattr(self.worker, "for_task", None)
-            if bind is not None:
-                return lambda task: LimitedWorker(bind(task), self.limits)
-        raise AttributeError(attribute)
+    def for_task(self, task: Task) -> Worker:
+        bound = self.worker.for_task(task)
+        return self if bound is self.worker else LimitedWorker(bound, self.limits)
 
     async def complete(
         self,

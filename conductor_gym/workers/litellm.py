@@ -117,7 +117,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym._loop import BackgroundLoop
-from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 if TYPE_CHECKING:
     from conductor_gym.workers.spec import WorkerSpec
@@ -177,7 +177,7 @@ class Deployment:
     api_key_env: str | None = None
 
 
-class LiteLLMWorker:
+class LiteLLMWorker(Worker):
     """A worker that answers through ``litellm.acompletion``, or through a shared
     ``litellm.Router`` when ``deployments`` are given (module docstring)."""
 

@@ -10,6 +10,7 @@ from conductor_gym.plan import Plan
 from conductor_gym.pool.pool import make_pool
 from conductor_gym.seeding import stream_seed
 from conductor_gym.tasks import Task
+from conductor_gym.workers.base import Worker
 from conductor_gym.workers.bound import BoundWorker, RetryPolicy
 
 TASK = Task(
@@ -102,7 +103,7 @@ def test_failures_raise_execution_error_with_partial_trace(
 
 
 def test_backend_returning_a_non_completion_is_an_error() -> None:
-    class Broken:
+    class Broken(Worker):
         name = "broken"
 
         async def complete(self, messages, **kwargs):  # type: ignore[no-untyped-def]

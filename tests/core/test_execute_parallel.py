@@ -20,13 +20,13 @@ from conductor_gym.core import execute, self_worker
 from conductor_gym.core.execute import ExecutionError, Trace, run_plan
 from conductor_gym.plan import Plan
 from conductor_gym.sim.worker import paper_pool_specs
-from conductor_gym.workers.base import Completion, Message, WorkerError
+from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 from conductor_gym.workers.bound import BoundWorker, RetryPolicy
 from conductor_gym.workers.budget import Budget, BudgetExceeded, Ledger
 from conductor_gym.workers.cache import CachedWorker, ResponseCache
 
 
-class TimedWorker:
+class TimedWorker(Worker):
     """Test double: answers each subtask after a chosen real delay (to force which of
     two steps in flight finishes first), reports a chosen latency and logs when each
     call started and ended. ``fail`` names subtasks that fail permanently."""

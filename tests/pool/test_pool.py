@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pytest
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.pool import WorkerPool, make_pool
 from conductor_gym.sim.profiles import PAPER_PROFILES
-from conductor_gym.workers.spec import WorkerSpec
+from conductor_gym.workers.spec import BACKENDS, WorkerSpec
 
 
 def test_sim_paper_preset_has_the_seven_paper_workers_in_order() -> None:
@@ -102,3 +104,24 @@ def test_unknown_simulated_profile_and_option_fail_when_built() -> None:
     bad = WorkerSpec(name="gpt-5", backend_options={"speed": 2})
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['speed'\]"):
         WorkerPool([bad]).workers  # noqa: B018
+
+
+class _Bare:
+    """Answers chats but declares neither hook (``for_task``, ``aggregates_calls``): it
+    does not subclass Worker, so it is no Worker."""
+
+    name = "bare"
+
+    async def complete(self, messages: Any, **kwargs: Any) -> Any:
+        raise AssertionError("never called")
+
+
+def _make_bare(spec: WorkerSpec) -> Any:
+    return _Bare()
+
+
+def test_a_backend_that_builds_no_worker_is_refused_naming_the_backend() -> None:
+    BACKENDS.register("bare-for-test", _make_bare)  # the same target again is allowed
+    pool = WorkerPool([WorkerSpec(name="x", backend="bare-for-test")])
+    with pytest.raises(ConfigurationError, match=r"backend 'bare-for-test' built a _Bare"):
+        pool.workers  # noqa: B018 (building the workers is the act under test)

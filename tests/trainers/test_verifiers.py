@@ -139,7 +139,7 @@ def test_vf_eval_rewards_are_the_envs_rewards_for_the_same_completions(
         )
         assert trace["rewards"]["conductor"]["score"] == scored.reward
         assert state["outcome"] == scored.outcome and not scored.truncated
-        assert trace["metrics"]["correct"] == scored.score
+        assert trace["metrics"]["correct"] == scored.correct
         assert trace["metrics"]["worker_calls"] == scored.info["worker_calls"]
         assert trace["metrics"]["completion_tokens"] == scored.info["completion_tokens"]
         assert state["cost_usd"] == pytest.approx(scored.info["cost_usd"])

@@ -182,7 +182,7 @@ def test_a_grpo_group_shares_its_draw_and_rewards_are_the_envs(
             rollout_seeds=[episode["rollout_seed"]], k=3, shuffle_workers=True,
         )  # fmt: skip
         assert reward == pytest.approx(scored.reward) and episode["outcome"] == scored.outcome
-        assert out.non_tensor_batch["correct"][i] == scored.score
+        assert out.non_tensor_batch["correct"][i] == scored.correct
         assert out.non_tensor_batch["parse_failure"][i] == float(scored.outcome == "invalid")
     for group in range(2):
         members = episodes(out)[group * GROUP : (group + 1) * GROUP]
@@ -278,7 +278,7 @@ def test_the_reward_function_through_verls_loader_and_reward_manager(
             [EpisodeRef.from_label(label)], [completion], rollout_seeds=[info["rollout_seed"]]
         )
         assert result["reward_score"] == scored.reward
-        assert info["correct"] == scored.score and info["env_truncated"] == 0.0
+        assert info["correct"] == scored.correct and info["env_truncated"] == 0.0
         assert info["parse_failure"] == float(completion == INVALID)
 
 

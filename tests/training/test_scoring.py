@@ -62,7 +62,7 @@ def test_rewards_scores_and_outcomes_agree() -> None:
         refs, [solve_plan("the task above", i % 7) for i in range(40)], tasks="offline"
     )
     for r in results:
-        assert (r.outcome, r.reward, r.score) in {
+        assert (r.outcome, r.reward, r.correct) in {
             ("correct", 1.0, 1.0),
             ("wrong", 0.5, 0.0),
             ("invalid", 0.0, 0.0),

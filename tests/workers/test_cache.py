@@ -51,7 +51,7 @@ COLUMNS = {
 }  # fmt: skip
 
 
-class UnreachableWorker:
+class UnreachableWorker(Worker):
     """Test double for "no backend reachable": every call fails permanently."""
 
     def __init__(self, name: str) -> None:
@@ -71,7 +71,7 @@ class UnreachableWorker:
         raise WorkerError("no backend reachable (test double)", transient=False, worker=self.name)
 
 
-class SecretHoldingWorker:
+class SecretHoldingWorker(Worker):
     """Test double: a real simulated worker behind a client that holds a credential."""
 
     def __init__(self, inner: Worker, api_key: str) -> None:
@@ -304,7 +304,7 @@ def test_for_task_is_kept_only_when_the_wrapped_worker_binds_tasks(tmp_path: Pat
         assert bound.worker.cache is cache and bound.worker.name == "gpt-5"
         assert ask(bound.worker) == ask(sim())
         plain = BoundWorker(CachedWorker(FlakyWorker("f", 0), cache, "f"))
-        assert not hasattr(plain.worker, "for_task") and bind_task(plain, TASK) is plain
+        assert plain.worker.for_task(TASK) is plain.worker and bind_task(plain, TASK) is plain
 
 
 def test_only_the_allowed_columns_are_written_never_a_secret(tmp_path: Path) -> None:

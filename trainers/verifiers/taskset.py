@@ -40,6 +40,7 @@ from pydantic import Field
 
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
+from conductor_gym.errors import InfrastructureError
 from conductor_gym.pool.pool import DEFAULT_POOL
 from conductor_gym.seeding import group_seed
 from conductor_gym.tasks import make_task_source
@@ -131,7 +132,7 @@ def shared_scorer(settings: dict[str, Any]) -> Scorer:
         return _SCORERS[key]
 
 
-class EpisodeTruncated(vf.TaskError):
+class EpisodeTruncated(InfrastructureError, vf.TaskError):
     """The episode ended on an infrastructure failure or a spent budget: no reward."""
 
 

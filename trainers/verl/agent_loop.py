@@ -68,6 +68,7 @@ from verl.experimental.agent_loop.agent_loop import (
     register,
 )
 
+from conductor_gym.errors import InfrastructureError
 from conductor_gym.training.prepare import shared_env
 
 __all__ = [
@@ -99,7 +100,7 @@ LOG_KEYS = (
 _FAILURE_MODES = ("mask", "raise")
 
 
-class InfrastructureFailure(RuntimeError):
+class InfrastructureFailure(InfrastructureError, RuntimeError):
     """A rollout's episode ended on an infrastructure failure (``on_infrastructure_failure
     ="raise"``): verl's V1 trainer marks its group failed."""
 

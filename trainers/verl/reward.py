@@ -45,7 +45,7 @@ async def compute_score(
     (result,) = await shared.scorer.ascore([ref], [solution_str], rollout_seeds=[seed])
     return {
         "score": 0.0 if result.truncated else result.reward,
-        "correct": result.score,
+        "correct": result.correct,
         "parse_failure": float(result.parse_failed),
         "env_truncated": float(result.truncated),
         "steps": float(result.steps),

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym.errors import ConductorGymError
+
 __all__ = ["MAX_STEPS", "Run", "Unsupported", "run"]
 
 MAX_STEPS = 20_000
@@ -46,7 +48,7 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
 }
 
 
-class Unsupported(Exception):
+class Unsupported(ConductorGymError):
     """The program uses something outside the subset, or runs too long."""
 
 

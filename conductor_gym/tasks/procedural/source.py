@@ -6,7 +6,7 @@ import operator
 from collections.abc import Iterator, Sequence
 
 from conductor_gym._validate import is_int
-from conductor_gym.tasks.base import Task, fingerprint_tasks
+from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
 from conductor_gym.tasks.procedural.arithmetic import ArithmeticConfig, ModularConfig
 from conductor_gym.tasks.procedural.base import TaskFamily
 from conductor_gym.tasks.procedural.choice import MultipleChoiceConfig, MultipleChoiceHardConfig
@@ -36,7 +36,7 @@ OOD_FAMILIES = ("modular", "multiple_choice_hard", "program_trace_hard")
 """Families standing in for the paper's unseen benchmarks (AIME25, GPQA-Diamond, BCB)."""
 
 
-class ProceduralTasks:
+class ProceduralTasks(TaskSource):
     """A finite, deterministic task source that interleaves procedural families.
 
     ``source[i]`` is item ``i // n`` of family ``families[i % n]`` (``n`` families), so
@@ -111,6 +111,15 @@ class ProceduralTasks:
         if self._fingerprint is None:
             self._fingerprint = fingerprint_tasks(iter(self))
         return self._fingerprint
+
+    @property
+    def expected_size(self) -> int:
+        """The number of tasks (known without generating any)."""
+        return len(self)
+
+    def offline_available(self) -> bool:
+        """Always: the tasks are generated here."""
+        return True
 
     def __repr__(self) -> str:
         names = [fam.name for fam in self.families]
