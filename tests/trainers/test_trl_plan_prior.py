@@ -17,9 +17,9 @@ from conductor_gym.trainers.trl.plan_prior import (
 )
 from conductor_gym.trainers.trl.warm_start import WarmStart
 
-from conductor_gym.bridge import Scorer
-from conductor_gym.config import EnvConfig
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.plan import parse_plan
+from conductor_gym.training.scoring import Scorer
 
 QUESTION = 'Compute 7 * 10 - "17".\nA) 1\nB) 2'
 

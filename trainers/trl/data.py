@@ -1,12 +1,12 @@
 """The prompt dataset: one row per episode, ``prompt`` plus the ``label`` that names it.
 
 A row is ``{"prompt": ..., "label": EpisodeRef.to_label()}``. The prompt is the env's
-observation for that episode (:meth:`conductor_gym.bridge.Scorer.prompt`), either as a
+observation for that episode (:meth:`conductor_gym.training.scoring.Scorer.prompt`), either as a
 plain string (TRL's *standard* format: tokenised as is) or, with ``chat=True``, as a
 conversation (TRL's *conversational* format: the trainer applies the tokenizer's chat
 template): optional ``prefix`` messages (a system message, few-shot turns), then the
 observation as the last user message. With a ``chat_prompt``
-(:class:`~conductor_gym.core.chat_prompt.ChatPrompt`) the conversation is that prompt's,
+(:class:`~conductor_gym.training.chat_prompt.ChatPrompt`) the conversation is that prompt's,
 written from the episode's question and number of workers, and the env's observation is
 not used (the env itself is unchanged).
 
@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conductor_gym.bridge import EpisodeRef, Scorer
-from conductor_gym.core.chat_prompt import ChatPrompt
+from conductor_gym.training.chat_prompt import ChatPrompt
+from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 __all__ = [
     "HELD_OUT_SEED_OFFSET",

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from conductor_gym.bridge import EpisodeRef, ScoredCompletion, Scorer
 from conductor_gym.plan import Plan
+from conductor_gym.training.scoring import EpisodeRef, ScoredCompletion, Scorer
 
 __all__ = [
     "EvalResult",
@@ -205,7 +205,7 @@ def score_plans(
         rollout_seeds=seeds,
     )
     rewards = np.array([r.reward for r in results]).reshape(len(refs), repeats)
-    correct = np.array([r.score for r in results]).reshape(len(refs), repeats)
+    correct = np.array([r.correct for r in results]).reshape(len(refs), repeats)
     workers: Counter[str] = Counter()
     for result in results[::repeats]:
         plan = result.info["plan"]

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.plan import Access, Plan
+from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 __all__ = ["ROLES", "PlanPrior", "PlanSearch", "Structure", "search_prior"]
 

@@ -15,7 +15,7 @@ column to the completions table. The reward is logged as ``rewards/<name>/mean``
 ``name`` taken from the function's ``__name__``.
 
 :class:`ConductorReward` (``__name__`` ``"conductor"``) plays one episode per completion
-with :meth:`conductor_gym.bridge.Scorer.ascore`: the label gives the task and the group
+with :meth:`conductor_gym.training.scoring.Scorer.ascore`: the label gives the task and the group
 seed (shared by the group, so by its worker draw), and every completion gets a fresh
 rollout seed. An episode ``truncated`` by an infrastructure failure or a spent budget
 returns ``None``: it is not a score and must not be trained on. It logs
@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from conductor_gym.bridge import ScoredCompletion, Scorer
+from conductor_gym.training.scoring import ScoredCompletion, Scorer
 
 from .data import prompt_text
 
@@ -91,12 +91,12 @@ class ConductorReward:
     """Async TRL reward function: scores each completion on the env via ``scorer``.
 
     Args:
-        scorer: The run's :class:`~conductor_gym.bridge.Scorer` (single-turn:
+        scorer: The run's :class:`~conductor_gym.training.scoring.Scorer` (single-turn:
             ``max_recursions=0``), shared by every call (its pool, clients, cache).
         label_column: The dataset column holding ``EpisodeRef.to_label()``.
 
     ``episodes`` counts the episodes played so far, ``last`` holds the last batch's
-    :class:`~conductor_gym.bridge.ScoredCompletion` results and ``history`` every batch's
+    :class:`~conductor_gym.training.scoring.ScoredCompletion` results and ``history`` every batch's
     returned rewards, in order (for tests and debugging).
     """
 

@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym.bridge import EpisodeRef, Scorer
 from conductor_gym.core.env import ConductorEnv, StepResult
 from conductor_gym.core.info import StepInfo
+from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 from .data import PromptLabels, prompt_text
 

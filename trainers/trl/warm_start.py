@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conductor_gym.core.chat_prompt import ChatPrompt
 from conductor_gym.plan import Plan
+from conductor_gym.training.chat_prompt import ChatPrompt
 
 from .plan_prior import PlanPrior
 
