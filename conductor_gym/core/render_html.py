@@ -6,7 +6,7 @@ completions) into an **episode view**, plain JSON data; :func:`render_page` writ
 self-contained HTML page (inline CSS and script, :mod:`conductor_gym.core.render_assets`,
 nothing loaded from the network) showing any number of them. ``env.render()`` in mode
 ``"html"`` is :func:`render_episode_html` of the current episode;
-:mod:`conductor_gym.bench.view` builds the page of a whole results file.
+:mod:`conductor_gym.view.page` builds the page of a whole results file.
 
 An episode view has the keys ``task_id``, ``task_index``, ``domain``, ``question``,
 ``reference``, ``grader`` (``None`` where unknown), ``pool`` (the real worker names;
@@ -290,7 +290,7 @@ def _script_json(data: Any) -> str:
 def render_page(data: Mapping[str, Any]) -> str:
     """The self-contained page for ``data``: ``{"schema": VIEW_SCHEMA, "mode":
     "episode" | "results", "title", "run", "summary", "tasks", "episodes"}`` (``run``,
-    ``summary`` and ``tasks`` may be ``None``; see :mod:`conductor_gym.bench.view`)."""
+    ``summary`` and ``tasks`` may be ``None``; see :mod:`conductor_gym.view.page`)."""
     title = html.escape(str(data.get("title") or "conductor-gym episodes"))
     return (
         "<!DOCTYPE html>\n"

@@ -377,9 +377,13 @@ class HeldOut:
         eval_scorer = make_scorer(args, max_recursions=0) if multi_turn(args) else scorer
         refs = make_refs(tasks, seed=args.seed + HELD_OUT_SEED_OFFSET)
         rows, _ = build_dataset(
-            eval_scorer, refs, chat=True, prefix=prefix, chat_prompt=chat_prompt,
+            eval_scorer,
+            refs,
+            chat=True,
+            prefix=prefix,
+            chat_prompt=chat_prompt,
             unique_prompts=False,
-        )  # fmt: skip
+        )
         return cls(eval_scorer, refs, list(rows["prompt"]), args.eval_repeats or 1)
 
     def evaluate(self, model: Any, tokenizer: Any, config: Any) -> Any:
@@ -448,6 +452,60 @@ def evaluate_after(
     if (versus := versus_best_single(played, after)) is not None:
         best, mean, se = versus
         result.versus_best_single = {"agent": best, "accuracy_gain": mean, "se": se}
+
+
+def train_and_evaluate(
+    args: Args,
+    scorer: Scorer,
+    eval_tasks: range,
+    model: Any,
+    tokenizer: Any,
+    config: Any,
+    dataset: Any,
+    labels: PromptLabels,
+    clock: Clock,
+    *,
+    precision: dict[str, Any],
+    baselines: Sequence[str],
+    prefix: Sequence[dict[str, str]] = (),
+    chat_prompt: ChatPrompt | None = None,
+    warm_start: dict[str, Any] | None = None,
+    plan_search: dict[str, Any] | None = None,
+) -> TrainResult:
+    """The stages every recipe ends with: the greedy held-out evaluation, GRPO, the
+    evaluation again beside ``baselines``, the checkpoint (``args.save_checkpoint``) and
+    the timings; ``prefix`` / ``chat_prompt`` are how the policy is asked."""
+    held_out = HeldOut.build(args, scorer, eval_tasks, prefix=prefix, chat_prompt=chat_prompt)
+    before = None
+    if held_out is not None:
+        before = held_out.evaluate(model, tokenizer, config)
+        clock.timings["eval_before_s"] = before.wall_s
+
+    trainer, rollout = grpo_trainer(args, scorer, labels, model, tokenizer, config, dataset)
+    with clock.timed("train_s"):
+        trainer.train()
+    result = TrainResult(
+        args,
+        list(trainer.state.log_history),
+        precision=precision,
+        warm_start=warm_start,
+        plan_search=plan_search,
+        trainer=trainer,
+    )
+
+    if held_out is not None:
+        after = held_out.evaluate(model, tokenizer, config)
+        clock.timings["eval_after_s"] = after.wall_s
+        evaluate_after(result, held_out, before, after, baselines)
+    if args.save_checkpoint:
+        result.checkpoint = save_checkpoint(
+            trainer, tokenizer, args, chat_prompt, config.max_completion_length
+        )
+    clock.since_start("total_s")
+    result.timings = clock.timings
+    if rollout is not None:
+        rollout.close()
+    return result
 
 
 def save_checkpoint(

@@ -169,36 +169,20 @@ def run(args: Args) -> TrainResult:
         clock.timings["warm_start_s"] = warm["wall_s"]
     freeze_lower_layers(model, args.trainable_layers)
 
-    held_out = common.HeldOut.build(args, scorer, eval_tasks, chat_prompt=CHAT_PROMPT)
-    before = None
-    if held_out is not None:
-        before = held_out.evaluate(model, tokenizer, config)
-        clock.timings["eval_before_s"] = before.wall_s
-
-    trainer, rollout = common.grpo_trainer(args, scorer, labels, model, tokenizer, config, dataset)
-    with clock.timed("train_s"):
-        trainer.train()
-    result = TrainResult(
+    singles = tuple(f"single:{i}" for i in range(scorer.pool.n))
+    return common.train_and_evaluate(
         args,
-        list(trainer.state.log_history),
+        scorer,
+        eval_tasks,
+        model,
+        tokenizer,
+        config,
+        dataset,
+        labels,
+        clock,
         precision=precision,
+        baselines=(*singles, "best-single") if args.baselines is None else args.baselines,
+        chat_prompt=CHAT_PROMPT,
         warm_start=warm,
         plan_search=searched,
-        trainer=trainer,
     )
-
-    if held_out is not None:
-        after = held_out.evaluate(model, tokenizer, config)
-        clock.timings["eval_after_s"] = after.wall_s
-        singles = tuple(f"single:{i}" for i in range(scorer.pool.n))
-        baselines = (*singles, "best-single") if args.baselines is None else args.baselines
-        common.evaluate_after(result, held_out, before, after, baselines)
-    if args.save_checkpoint:
-        result.checkpoint = common.save_checkpoint(
-            trainer, tokenizer, args, CHAT_PROMPT, config.max_completion_length
-        )
-    clock.since_start("total_s")
-    result.timings = clock.timings
-    if rollout is not None:
-        rollout.close()
-    return result

@@ -148,29 +148,16 @@ def run(args: Args) -> TrainResult:
     clock.since_start("load_s")
     freeze_lower_layers(model, args.trainable_layers)
 
-    held_out = common.HeldOut.build(args, scorer, eval_tasks)
-    before = None
-    if held_out is not None:
-        before = held_out.evaluate(model, tokenizer, config)
-        clock.timings["eval_before_s"] = before.wall_s
-
-    trainer, rollout = common.grpo_trainer(args, scorer, labels, model, tokenizer, config, dataset)
-    with clock.timed("train_s"):
-        trainer.train()
-    result = TrainResult(
-        args, list(trainer.state.log_history), precision=precision, trainer=trainer
+    return common.train_and_evaluate(
+        args,
+        scorer,
+        eval_tasks,
+        model,
+        tokenizer,
+        config,
+        dataset,
+        labels,
+        clock,
+        precision=precision,
+        baselines=args.baselines or (),
     )
-
-    if held_out is not None:
-        after = held_out.evaluate(model, tokenizer, config)
-        clock.timings["eval_after_s"] = after.wall_s
-        common.evaluate_after(result, held_out, before, after, args.baselines or ())
-    if args.save_checkpoint:
-        result.checkpoint = common.save_checkpoint(
-            trainer, tokenizer, args, None, config.max_completion_length
-        )
-    clock.since_start("total_s")
-    result.timings = clock.timings
-    if rollout is not None:
-        rollout.close()
-    return result
