@@ -53,7 +53,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "board": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "tasks"}),
     "view": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "plan", "tasks"}),
     "serve": frozenset({BASE, API, "bench", "core", "pool", "workers", "tasks", "graders"}),
-    "agents": frozenset({BASE, API, "training", "core", "plan", "tasks", "workers"}),
+    # the reference plans find a question's form with the simulator's perception
+    "agents": frozenset({BASE, API, "training", "core", "sim", "plan", "tasks", "workers"}),
     # trainers' plan reports name each subtask's request with the simulator's readers
     "trainers": frozenset(
         {BASE, API, "training", "core", "pool", "sim", "plan", "tasks", "workers", "agents"}

@@ -162,6 +162,12 @@ register_agent("reflect", f"{_AGENTS}.fixed:SelfReflection", "reflect:<id>:<n>")
 register_agent("consensus", f"{_AGENTS}.fixed:Consensus", "consensus:<id>:<n>")
 register_agent("moa", f"{_AGENTS}.fixed:MixtureOfAgents")
 register_agent(
+    "reference",
+    f"{_AGENTS}.reference:ReferencePlan",
+    "reference:<plan>",
+    rest_help="a reference plan (solve_then_check, routed_check, decompose_arithmetic)",
+)
+register_agent(
     "llm", f"{_AGENTS}.llm:LLMConductor", "llm:<litellm-model>", rest_help="a LiteLLM model string"
 )
 register_agent(

@@ -6,7 +6,8 @@ the per-model accuracies, costs and lineages it is calibrated to; :mod:`.percept
 a worker finds and solves the problems its messages pose (one parser per procedural
 family); :mod:`.context`, :mod:`.instructions`, :mod:`.behaviour` and :mod:`.difficulty`
 how it reads its messages, what its subtask asks, how it acts and how hard the problem
-is; :mod:`.reference_plans` the fixed hand-written plans the calibration tests play.
+is. The hand-written reference plans the calibration tests play are agents
+(``reference:<plan>``, :mod:`conductor_gym.agents.reference`).
 
 Nothing here is imported by ``import conductor_gym``: the backend is reached by name
 through :data:`conductor_gym.workers.spec.BACKENDS`.

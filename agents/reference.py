@@ -1,12 +1,15 @@
-"""Hand-written reference plans for the simulated paper pool (simulator ``v2``).
+"""Hand-written reference plans for the simulated paper pool, as fixed-plan agents.
 
+``reference:<plan>`` (:class:`ReferencePlan`) writes one of them for every question.
 They measure the headroom that only orchestration unlocks offline: what a conductor
 that writes good subtasks can reach on ``sim-paper``, next to the best single worker
 and the oracle router (the best worker per family, one call). Each is a function
 ``question -> (model_ids, subtasks, access_list)`` over the ``sim-paper`` worker order
 (0 Gemini 2.5 Pro, 1 Claude Sonnet 4, 2 GPT-5, 3 R1-Distill-Qwen-32B, 4 Gemma-3-27B,
-5 Qwen3-32B thinking, 6 Qwen3-32B direct), unshuffled, ``k = 7``. A plan may read the
-question, as a conductor does; it never sees the answer.
+5 Qwen3-32B thinking, 6 Qwen3-32B direct); the agent maps those workers to the episode's
+``Model`` ids by name (``info["pool"]``), so it also plays a shuffled pool, and refuses an
+episode whose pool lacks one. A plan may read the question, as a conductor does (it finds
+the question's form with the simulator's own perception); it never sees the answer.
 
 * :func:`solve_then_check`: Gemini, GPT-5 and Claude solve independently; one
   checker, seeing all three, checks the answers and gives the correct one;
@@ -22,21 +25,31 @@ oracle router below half of that margin.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
+from conductor_gym.plan import Plan as EpisodePlan
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.perception.arithmetic import ArithmeticProblem
+from conductor_gym.sim.profiles import PAPER_PROFILES
+
+from .fixed import FixedPlanAgent, episode_worker_id
 
 __all__ = [
     "REFERENCE_PLANS",
     "SOLVE",
+    "ReferencePlan",
     "decompose_arithmetic",
     "plan_completion",
     "routed_check",
     "solve_then_check",
 ]
 
-Plan = tuple[list[int], list[str], list[object]]
+Plan = tuple[list[int], list[str], list[list[int] | Literal["all"]]]
+"""``(model_ids, subtasks, access_list)`` over the ``sim-paper`` worker order."""
+
+PAPER_ORDER: tuple[str, ...] = tuple(PAPER_PROFILES)
+"""The ``sim-paper`` workers' names, in the order the plans' ids count."""
 
 SOLVE = "Solve the following problem and end your reply with the final answer.\n\n{question}"
 CHECK = (
@@ -93,3 +106,33 @@ def plan_completion(plan: Plan) -> str:
     """A conductor completion writing ``plan`` as the three lists."""
     model_ids, subtasks, access = plan
     return f"model_id = {model_ids!r}\nsubtasks = {subtasks!r}\naccess_list = {access!r}\n"
+
+
+class ReferencePlan(FixedPlanAgent):
+    """``reference:<plan>``: the reference plan named ``plan`` (:data:`REFERENCE_PLANS`)
+    for every question, on the episode's own ids for the ``sim-paper`` workers it names."""
+
+    why = "A hand-written reference plan for the simulated paper pool."
+
+    def __init__(self, plan: str) -> None:
+        if plan not in REFERENCE_PLANS:
+            raise ValueError(
+                f"reference: unknown plan {plan!r}; the plans are {sorted(REFERENCE_PLANS)}"
+            )
+        self.plan_name = plan
+        self.name = f"reference:{plan}"
+
+    def required_max_steps(self, num_workers: int) -> int:
+        return 4 if self.plan_name != "decompose_arithmetic" else 2
+
+    def steps_for(self, info: Mapping[str, Any]) -> int:
+        return len(self.plan(info).model_ids)
+
+    def plan(self, info: Mapping[str, Any]) -> EpisodePlan:
+        model_ids, subtasks, access = REFERENCE_PLANS[self.plan_name](str(info["question"]))
+        ids = tuple(episode_worker_id(self.name, PAPER_ORDER[i], info) for i in model_ids)
+        return EpisodePlan(
+            ids,
+            tuple(subtasks),
+            tuple("all" if a == "all" else tuple(a) for a in access),
+        )
