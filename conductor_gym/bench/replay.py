@@ -49,6 +49,11 @@ Contract.
   kind only (the failed call is, by design, not in the cache). An episode that failed on
   the run's spending budget is listed in :attr:`Replay.skipped` (still an
   infrastructure failure, never a score). Each difference is a :class:`Difference`.
+  The :class:`Replay` also says what ran: the env settings its envs were built with
+  (:attr:`Replay.settings`, the non-default settings of :attr:`Replayer.config` as
+  results record them) and the longest plan any re-played round executed
+  (:attr:`Replay.longest_plan`), so a reader (the board's sections) follows what the
+  re-play did rather than what the file claims.
 
 * **Errors.** A run that cannot be re-played here raises :class:`ReplayError` (a
   :class:`~conductor_gym.errors.ConfigurationError`, so a ``ValueError``) naming what
@@ -71,7 +76,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym.bench.evaluate import episode_record
+from conductor_gym.bench.evaluate import episode_record, recorded_settings
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
 from conductor_gym.bench.suites import EpisodeSpec, LimitedTasks, Suite, get_suite
 from conductor_gym.core.config import EnvConfig
@@ -526,12 +531,22 @@ class Difference:
 
 @dataclasses.dataclass
 class Replay:
-    """What :meth:`Replayer.verify` found."""
+    """What :meth:`Replayer.verify` found.
+
+    ``settings``: the env settings the re-play's envs ran with that are not
+    :class:`~conductor_gym.core.config.EnvConfig`'s defaults, as results record them
+    (:func:`~conductor_gym.bench.evaluate.recorded_settings` of :attr:`Replayer.config`;
+    the pool's ``k``, ``shuffle_workers`` and ``cache`` are the pool's, never here).
+    ``longest_plan``: the most steps of any one plan a re-played round executed (0 when
+    no plan parsed).
+    """
 
     method: ReplayMethod
     episodes: int
     differences: list[Difference] = dataclasses.field(default_factory=list)
     skipped: list[tuple[tuple[str, int, int], str]] = dataclasses.field(default_factory=list)
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    longest_plan: int = 0
 
     @property
     def ok(self) -> bool:
@@ -549,6 +564,12 @@ def _actions(record: EpisodeRecord) -> list[str]:
     if _agent_failed(record) and not record.completion and not record.followups:
         return []
     return [record.completion, *record.followups]
+
+
+def _longest_plan(info: Mapping[str, Any]) -> int:
+    """The most steps of a plan in the episode's rounds (0 when none parsed)."""
+    plans = [r.plan for r in info.get("rounds", ()) if r.plan is not None]
+    return max((len(plan.model_ids) for plan in plans), default=0)
 
 
 def _run_budget_failure(record: EpisodeRecord) -> bool:
@@ -588,6 +609,10 @@ class Replayer:
             (:data:`RECORDED`) those that graded the run (:func:`recorded_graders`), so
             the re-play of a re-scored file reproduces it.
 
+    Attributes:
+        config: The run's env settings as :func:`replay_config` decodes them (no task
+            source or pool): what every env of the re-play is built from.
+
     Raises:
         ReplayError: The run cannot be re-played here (module docstring).
     """
@@ -606,6 +631,7 @@ class Replayer:
         if not self.sources:
             raise ReplayError(f"suite {results.suite.name!r} has no task source")
         config = replay_config(results)
+        self.config: EnvConfig = config
         self.graders = recorded_graders(results) if graders == RECORDED else graders
         try:
             self.scheme = reward_scheme(results) if self.graders is not None else None
@@ -737,7 +763,7 @@ class Replayer:
         """:meth:`verify` as a coroutine."""
         results = self.results
         run_budget = not _budget(results.pool.get("run_budget"), "run_budget").unlimited
-        report = Replay(self.method, episodes=0)
+        report = Replay(self.method, episodes=0, settings=recorded_settings(self.config))
         compared = compared_fields(results)
         todo: list[EpisodeRecord] = []
         for record in results.episodes:
@@ -760,6 +786,8 @@ class Replayer:
                     try:
                         replayed = await self.areplay(record, env)
                         differences = self._compare(record, replayed, compared)
+                        longest = _longest_plan(replayed.info)
+                        report.longest_plan = max(report.longest_plan, longest)
                     except Exception as exc:  # untrusted settings may break an episode anywhere
                         failure = f"{type(exc).__name__}: {exc}"[:300]
                         differences = [Difference(record.key, "replay", "an episode", failure)]

@@ -4,8 +4,24 @@ Contract. A **section** (:class:`Section`) is one suite fingerprint on one pool:
 name and fingerprint, the pool setting (``simulated``, ``constrained``,
 ``unconstrained``) and the pool's own fingerprint (:func:`pool_fingerprint`: every
 worker's backend, model, generation settings, prices and simulator options, ``k``,
-``shuffle`` and the episode budget) and the env settings the run changed
-(:func:`env_setting`), so entries are compared like with like only.
+``shuffle`` and the episode budget), the env settings the run changed
+(:func:`env_setting`) and the graders in force (:func:`grader_setting`), so entries are
+compared like with like only. Nothing in the key is taken on the file's word where it
+can be derived:
+
+* the env settings are those the re-play's envs ran with
+  (:attr:`conductor_gym.bench.replay.Replay.settings`; without a re-play, the recorded
+  settings as the re-play would decode them). An agent's declared ``env_overrides`` are
+  kept out of the key only where the re-play shows the agent's own need: a plan limit
+  ``max_steps`` above the default that the longest re-played plan fills exactly (the
+  mixture of agents' 8 steps). A lower limit, or any other setting, is in the key
+  whoever claims it (:func:`excused_overrides`);
+* the graders in force are, per benchmark, the graders that replaced a task's own in
+  the run's latest re-scoring (:func:`~conductor_gym.bench.replay.recorded_graders`:
+  the graders the re-play grades with), each with its version derived here from the
+  installed grader's source (:func:`~conductor_gym.bench.rescore.grader_version`),
+  never read from the file. A re-scored file thus never shares a section with the run
+  it re-scored unless it kept every task's own grader.
 
 An entry is **ranked** in its section when every rule below holds; otherwise it is
 **listed apart** with one reason per rule it breaks (:func:`place`):
@@ -41,8 +57,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.bench.results import Results, WorkerRecord
+from conductor_gym.core.config import EnvConfig
 
 if TYPE_CHECKING:
+    from conductor_gym.bench.replay import Replay
     from conductor_gym.bench.suites import Suite
 
 __all__ = [
@@ -53,11 +71,16 @@ __all__ = [
     "Section",
     "Verification",
     "env_setting",
+    "excused_overrides",
     "failed_share",
+    "grader_setting",
+    "graders_in_force",
     "offline_suite",
     "place",
     "pool_fingerprint",
     "price_table",
+    "ran_settings",
+    "task_graders",
 ]
 
 MIN_REPEATS = 3
@@ -93,14 +116,18 @@ class Section:
     pool: str
     pool_fingerprint: str
     env: str = ""
+    graders: str = ""
 
     def title(self) -> str:
         """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
-        ``, env <settings>`` when the run changed env settings (:func:`env_setting`)."""
+        ``, env <settings>`` when the run changed env settings (:func:`env_setting`) and
+        ``, graders <graders>`` when graders replaced the tasks' own
+        (:func:`grader_setting`)."""
         env = f", env {self.env}" if self.env else ""
+        graders = f", graders {self.graders}" if self.graders else ""
         return (
             f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
-            f"({self.pool_fingerprint}){env}"
+            f"({self.pool_fingerprint}){env}{graders}"
         )
 
 
@@ -150,24 +177,116 @@ def pool_fingerprint(results: Results) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-_NOT_ENV = ("k", "shuffle_workers", "cache", "render_mode")  # in the pool fingerprint, or moot
+_POOL_SETTINGS = ("k", "shuffle_workers", "cache")  # the pool fingerprint's, or moot
+_DEFAULT_MAX_STEPS: int = EnvConfig.model_fields["max_steps"].default
 
 
-def env_setting(results: Results) -> str:
-    """The env settings the run changed, as compact JSON (``""`` for none): the recorded
-    env arguments less the pool's (``k``, ``shuffle_workers``, ``cache``), the paper's
-    reward scheme and the settings the agent itself declares (``env_overrides``, e.g. the
-    8 steps of the mixture of agents). Entries that changed the env (recursion, prompt
-    templates, budgets, ...) are compared only with entries that changed it alike."""
-    declared = results.agent.get("env_overrides") or {}
+def ran_settings(results: Results, replay: Replay | None = None) -> dict[str, Any]:
+    """The env settings the entry's episodes ran with that are not the defaults, as
+    results record them: the re-play's (:attr:`Replay.settings
+    <conductor_gym.bench.replay.Replay.settings>`) when there was one, else the recorded
+    ``env_kwargs`` as the re-play would decode them
+    (:func:`~conductor_gym.bench.replay.replay_config`), else (settings it refuses) as
+    recorded; the pool's ``k``, ``shuffle_workers`` and ``cache`` left out."""
+    if replay is not None:
+        settings = dict(replay.settings)
+    else:
+        from conductor_gym.bench.evaluate import recorded_settings
+        from conductor_gym.bench.replay import ReplayError, replay_config
+
+        try:
+            settings = recorded_settings(replay_config(results))
+        except (ReplayError, TypeError, ValueError):
+            settings = dict(results.env_kwargs)
+    return {key: value for key, value in settings.items() if key not in _POOL_SETTINGS}
+
+
+def excused_overrides(results: Results, replay: Replay | None = None) -> dict[str, Any]:
+    """The agent's declared ``env_overrides`` that stay out of the section key: only
+    ``max_steps``, when the env ran with it (:func:`ran_settings`), it is above
+    :class:`~conductor_gym.core.config.EnvConfig`'s default and the re-play's longest
+    plan has exactly that many steps (the agent needed the longer limit, as the mixture
+    of agents needs 8). Nothing is excused without a re-play."""
+    declared = results.agent.get("env_overrides")
+    if replay is None or not isinstance(declared, dict):
+        return {}
+    value = declared.get("max_steps")
+    ran = ran_settings(results, replay).get("max_steps")
+    needed = isinstance(value, int) and value > _DEFAULT_MAX_STEPS
+    if needed and value == ran and replay.longest_plan == value:
+        return {"max_steps": value}
+    return {}
+
+
+def env_setting(results: Results, replay: Replay | None = None) -> str:
+    """The env settings the run changed, as compact JSON (``""`` for none): the settings
+    the episodes ran with (:func:`ran_settings`), less the paper's reward scheme and the
+    agent's excused overrides (:func:`excused_overrides`). Entries that changed the env
+    (a plan limit, recursion, prompt templates, budgets, ...) are compared only with
+    entries that changed it alike."""
+    excused = excused_overrides(results, replay)
     changed = {
         key: value
-        for key, value in results.env_kwargs.items()
-        if key not in _NOT_ENV
-        and not (isinstance(declared, dict) and key in declared and declared[key] == value)
-        and not (key == "reward" and _is_paper_reward(value))
+        for key, value in ran_settings(results, replay).items()
+        if key not in excused and not (key == "reward" and _is_paper_reward(value))
     }
     return json.dumps(changed, sort_keys=True, separators=(",", ":")) if changed else ""
+
+
+@functools.lru_cache(maxsize=16)
+def task_graders(name: str, limit: int | None = None) -> dict[str, tuple[str, ...]] | None:
+    """Per benchmark (suite source) of the registered suite ``name`` (cut to ``limit``),
+    the graders its tasks name, sorted; ``None`` when the suite does not read offline
+    (:func:`offline_suite`). Cached: these sources are deterministic."""
+    found = offline_suite(name, limit)
+    if found is None:
+        return None
+    sources = found[0].sources
+    return {
+        bench: tuple(sorted({source[i].grader for i in range(len(source))}))
+        for bench, source in sources.items()
+    }
+
+
+def _derived_version(grader: str) -> str:
+    from conductor_gym.bench.rescore import grader_version
+
+    try:
+        return grader_version(grader)
+    except KeyError:  # UnknownNameError: refused by the submission's grader check
+        return "unregistered"
+
+
+def graders_in_force(results: Results) -> dict[str, dict[str, str]]:
+    """Per benchmark, each task grader that the run's latest re-scoring replaced, mapped
+    to ``"<grader>@<version>"`` with the version derived from the installed grader
+    (:func:`~conductor_gym.bench.rescore.grader_version`); empty when every task was
+    graded by its own grader. A suite that does not read offline is one benchmark
+    ``"*"`` (its tasks' graders cannot be listed here)."""
+    from conductor_gym.bench.replay import recorded_graders
+
+    swaps = recorded_graders(results) or {}
+    if not swaps:
+        return {}
+    graders = task_graders(results.suite.name, results.suite.limit)
+    benchmarks = graders if graders is not None else {"*": tuple(swaps)}
+    out: dict[str, dict[str, str]] = {}
+    for bench, own in sorted(benchmarks.items()):
+        used = {t: f"{g}@{_derived_version(g)}" for t, g in sorted(swaps.items()) if t in own}
+        if used:
+            out[bench] = used
+    return out
+
+
+def grader_setting(results: Results) -> str:
+    """The graders in force (:func:`graders_in_force`) as
+    ``"<benchmark>:<task grader>-><grader>@<version>"`` entries joined by ``,``
+    (``""`` when every task kept its own grader)."""
+    return ",".join(
+        f"{bench}:{task}->{grader}"
+        for bench, used in graders_in_force(results).items()
+        for task, grader in used.items()
+    )
 
 
 def _is_paper_reward(value: Any) -> bool:
@@ -242,16 +361,23 @@ def _partial_reason(results: Results) -> str | None:
 
 
 def place(
-    results: Results, pool_setting: str, verification: Verification, *, pool: str | None = None
+    results: Results,
+    pool_setting: str,
+    verification: Verification,
+    *,
+    pool: str | None = None,
+    replay: Replay | None = None,
 ) -> Placement:
-    """The entry's :class:`Placement` (module docstring)."""
+    """The entry's :class:`Placement` (module docstring); ``replay`` is what its
+    re-play found (its env settings and longest plan set the section's env)."""
     section = Section(
         suite=results.suite.name,
         fingerprint=results.suite.fingerprint,
         pool_setting=pool_setting,
         pool=pool if pool is not None else str(results.pool.get("name") or "custom"),
         pool_fingerprint=pool_fingerprint(results),
-        env=env_setting(results),
+        env=env_setting(results, replay),
+        graders=grader_setting(results),
     )
     reasons: list[str] = []
     if not verification.replayed:

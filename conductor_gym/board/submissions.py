@@ -18,15 +18,25 @@ name in the same folder, pinned by its SHA-256.
 accepting it, and reports every problem with its own message (``check: message``):
 
 * ``file``: at most :data:`~conductor_gym.board.untrusted.MAX_FILE_BYTES`, UTF-8 JSON
-  nested at most :data:`~conductor_gym.board.untrusted.MAX_JSON_DEPTH` deep;
-* ``schema``: the file parses against :class:`Submission` (no unknown fields anywhere;
-  bounded metadata text; ``url`` only ``http(s)``; ``response_cache`` a plain file name);
+  nested at most :data:`~conductor_gym.board.untrusted.MAX_JSON_DEPTH` deep, integers of
+  at most :data:`~conductor_gym.board.untrusted.MAX_INT_DIGITS` digits;
+* ``schema``: the file parses against :class:`Submission`, strictly as JSON (no unknown
+  fields anywhere; an integer field takes no float, ``5e7`` included; bounded metadata
+  text; ``url`` only ``http(s)``; ``response_cache`` a plain file name);
 * ``metadata``: ``metadata.agent`` is the results' ``agent.spec``; the pool setting agrees
   with the workers' backends (``simulated`` exactly when every worker is simulated); the
-  response cache exists and has the declared SHA-256;
+  response cache exists, has at most
+  :data:`~conductor_gym.board.untrusted.MAX_CACHE_BYTES` and the declared SHA-256;
 * ``pool``: the worker records agree with the pool's description, and a pool named after
   a shipped preset has that preset's workers;
 * ``env``: the paper's reward scheme, plan and recursion sizes within the board's bounds;
+  every setting the agent declares (``agent.env_overrides``) is the one the run recorded
+  (``evaluate`` applies and records them, so a genuine file never differs);
+* ``graders``: the graders of the run's latest re-scoring (``rescored[-1].graders``)
+  are registered here, replace graders the suite's tasks name, and carry the versions
+  derived here from the installed graders' source
+  (:func:`~conductor_gym.bench.rescore.grader_version`: the hash must match; a release
+  number alone differing is a warning);
 * ``suite``: the suite is registered with these sources; where its sources read offline,
   its sizes and fingerprints, recomputed here, are the declared ones and every episode
   names the suite's task at its index;
@@ -42,8 +52,10 @@ accepting it, and reports every problem with its own message (``check: message``
   re-played (:mod:`conductor_gym.bench.replay`) and must match field by field.
 
 An accepted submission then gets its :class:`~conductor_gym.board.sections.Placement`:
-its section, and ranked there or listed apart with every reason
-(:mod:`conductor_gym.board.sections`). The rendered board (Markdown, HTML, plot) is in
+its section (env settings as the re-play ran them, graders in force with derived
+versions), and ranked there or listed apart with every reason
+(:mod:`conductor_gym.board.sections`); a declared env override that does not set the
+section is a ``env`` warning naming it. The rendered board (Markdown, HTML, plot) is in
 :mod:`conductor_gym.board.render`. This module imports pydantic at import time;
 ``import conductor_gym`` does not import it.
 """
@@ -65,13 +77,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from conductor_gym.bench.results import Metrics, Results, aggregate
-from conductor_gym.board.sections import Placement, Verification, offline_suite, place
+from conductor_gym.board.sections import (
+    Placement,
+    Verification,
+    excused_overrides,
+    offline_suite,
+    place,
+    ran_settings,
+    task_graders,
+)
 from conductor_gym.board.untrusted import (
+    MAX_CACHE_BYTES,
     MAX_FILE_BYTES,
     UntrustedInputError,
     check_depth,
     http_url,
     read_json_file,
+    validate_strictly,
 )
 
 if TYPE_CHECKING:
@@ -281,7 +303,10 @@ def validate_submission(
         )
         return report
     try:
-        submission = Submission.model_validate(raw)
+        submission = validate_strictly(Submission, raw)  # 5e7 is no int: strict, as JSON
+    except UntrustedInputError as exc:
+        report.error("schema", str(exc))
+        return report
     except ValidationError as exc:
         for err in exc.errors():
             where = _location(err["loc"])
@@ -292,6 +317,8 @@ def validate_submission(
     cache_file = _check_metadata(submission, folder, cache, report)
     _check_pool(results, report)
     _check_env(results, report)
+    _check_declared_env(results, report)
+    _check_graders(results, report)
     sources = _check_suite(results, report)
     _check_repeats(results, report)
     _check_episode_set(results, report)
@@ -308,7 +335,9 @@ def validate_submission(
         if report.ok:
             verification = _replay(results, sources, cache_file, replay, report)
     if report.ok:
-        report.placement = place(results, submission.metadata.pool_setting, verification)
+        setting = submission.metadata.pool_setting
+        report.placement = place(results, setting, verification, replay=report.replay)
+        _warn_unexcused(results, report)
     return report
 
 
@@ -381,6 +410,13 @@ def _check_metadata(
     path = Path(cache)
     if not path.is_file():
         report.error("metadata", f"response_cache {path.name!r}: no such file beside the entry")
+        return None
+    if (size := path.stat().st_size) > MAX_CACHE_BYTES:
+        report.error(
+            "metadata",
+            f"response_cache {path.name!r} is {size:,} bytes, over the "
+            f"{MAX_CACHE_BYTES:,}-byte limit",
+        )
         return None
     return path
 
@@ -467,6 +503,113 @@ def _check_env(results: Results, report: Report) -> None:
         report.error("repeats", f"repeats={results.repeats}: {allowed}")
 
 
+def _check_declared_env(results: Results, report: Report) -> None:
+    """Every setting in ``agent.env_overrides`` is the one the run's env had: the
+    recorded ``env_kwargs`` as the re-play decodes them (a default when not recorded)."""
+    from conductor_gym.bench.replay import ReplayError, replay_config
+    from conductor_gym.core.config import CONFIG_FIELDS, EnvConfig
+
+    declared = results.agent.get("env_overrides")
+    if declared is None:
+        return
+    if not isinstance(declared, Mapping):
+        report.error("env", f"agent.env_overrides is {declared!r}: expected a mapping")
+        return
+    try:
+        ran = replay_config(results).to_dict()
+    except (ReplayError, TypeError, ValueError):
+        return  # the recorded settings themselves are refused: the re-play says why
+    pool = {"k", "shuffle_workers", "cache"}  # the pool's, compared as recorded
+    for key, value in sorted(declared.items(), key=lambda item: str(item[0])):
+        where = f"agent.env_overrides.{key}"
+        if key not in CONFIG_FIELDS:
+            report.error("env", f"{where}: {key!r} is not an env setting")
+            continue
+        if key in pool:
+            had = results.env_kwargs.get(key)
+            claimed = value
+        else:
+            had = ran[key]
+            try:
+                claimed = EnvConfig().replace(**{key: value}).to_dict()[key]
+            except (TypeError, ValueError) as exc:
+                report.error("env", f"{where} is {value!r}: {exc}")
+                continue
+        if claimed != had:
+            report.error(
+                "env",
+                f"{where} is {value!r}, but the run's env (env_kwargs) had {key}={had!r}: "
+                "evaluate applies and records an agent's declared settings, so a genuine "
+                "file never differs",
+            )
+
+
+def _warn_unexcused(results: Results, report: Report) -> None:
+    """A warning naming each declared override that does not set the section."""
+    declared = results.agent.get("env_overrides")
+    if not isinstance(declared, Mapping) or not declared:
+        return
+    excused = excused_overrides(results, report.replay)
+    ran = ran_settings(results, report.replay)
+    kept = sorted(str(key) for key in declared if key not in excused and key in ran)
+    if not kept:
+        return
+    longest = report.replay.longest_plan if report.replay is not None else None
+    played = f"; the longest re-played plan has {longest} step(s)" if longest else ""
+    report.warn(
+        "env",
+        f"agent.env_overrides declares {', '.join(f'{k}={declared[k]!r}' for k in kept)}: "
+        "part of this entry's section all the same (only a max_steps above the default "
+        f"that the re-played plans fill is the agent's own need{played}), so it is "
+        "compared with runs of the same env only",
+    )
+
+
+def _check_graders(results: Results, report: Report) -> None:
+    """The latest re-scoring's graders: registered, replacing graders the suite's
+    tasks name, with the versions derived from the installed graders."""
+    from conductor_gym.bench.rescore import grader_version
+
+    if not results.rescored:
+        return
+    index = len(results.rescored) - 1
+    own = task_graders(results.suite.name, results.suite.limit)
+    names = {g for graders in own.values() for g in graders} if own is not None else None
+    for task, claim in sorted(results.rescored[-1].graders.items()):
+        where = f"rescored[{index}].graders[{task!r}]"
+        if names is not None and task not in names:
+            report.error(
+                "graders",
+                f"{where}: no task of suite {results.suite.name!r} is graded by {task!r} "
+                f"(its tasks' graders: {sorted(names)})",
+            )
+            continue
+        try:
+            derived = grader_version(claim.name)
+        except KeyError as exc:  # UnknownNameError, listing the registered graders
+            found = exc.args[0] if exc.args else exc
+            report.error("graders", f"{where}: {claim.name!r} is not registered here ({found})")
+            continue
+        if claim.version == derived:
+            continue
+        release, _, digest = claim.version.partition("+")
+        want_release, _, want_digest = derived.partition("+")
+        if digest != want_digest:
+            report.error(
+                "graders",
+                f"{where}: grader {claim.name!r} claims version {claim.version!r}, but the "
+                f"installed grader's source gives {derived!r}: re-score the run with "
+                "this grader (`conductor-gym rescore`)",
+            )
+        else:
+            report.warn(
+                "graders",
+                f"{where}: grader {claim.name!r} was recorded as release {release!r}; its "
+                f"source is unchanged in the installed {want_release!r} (hash "
+                f"{want_digest}), whose version the section uses",
+            )
+
+
 def _check_suite(results: Results, report: Report) -> dict[str, TaskSource] | None:
     """Check the declared suite against the registry. Returns its task sources when they
     read offline (then sizes, fingerprints and task ids are checked), else ``None``."""
@@ -550,6 +693,8 @@ def _check_task_ids(results: Results, sources: Mapping[str, TaskSource], report:
 
 
 def _check_repeats(results: Results, report: Report) -> None:
+    if results.repeats > MAX_REPEATS:
+        return  # reported by the env check; never build a range of its size
     seen = sorted({e.repeat for e in results.episodes})
     if results.repeats < 1 or seen != list(range(results.repeats)):
         shown = seen if len(seen) <= 2 * MAX_REPEATS else [*seen[:MAX_REPEATS], "..."]

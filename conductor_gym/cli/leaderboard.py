@@ -6,7 +6,9 @@ Contract.
   (:func:`conductor_gym.board.submissions.validate_file`: every check, then the re-play
   of every episode) and prints, per file, ``ok`` or
   ``REJECTED``, where an accepted entry goes (ranked in its section, or listed apart and
-  why) and one line per problem. Exit 0 when every file is accepted, else 1.
+  why) and one line per problem. Each file is validated on its own: one that breaks the
+  validation itself is ``REJECTED`` with a ``file`` line saying how, and the files after
+  it are still validated. Exit 0 when every file is accepted, else 1.
   ``--no-replay`` skips the re-play (entries are then unverified); ``--cache FILE``
   re-plays a single file's real-pool episodes from that response cache.
 * ``render [--dir leaderboard]`` validates ``DIR/submissions/*.json`` and rebuilds
@@ -33,15 +35,19 @@ __all__ = ["add_parser"]
 
 def _validate(args: argparse.Namespace) -> int:
     from conductor_gym.board.render import format_report
-    from conductor_gym.board.submissions import validate_file
+    from conductor_gym.board.submissions import Report, validate_file
 
     if args.cache is not None and len(args.files) != 1:
         print("conductor-gym leaderboard validate: --cache takes one FILE", file=sys.stderr)
         return 2
     ok = True
     for path in args.files:
-        report = validate_file(path, cache=args.cache, replay=not args.no_replay)
-        print(format_report(report))
+        try:
+            report = validate_file(path, cache=args.cache, replay=not args.no_replay)
+        except Exception as exc:  # one hostile file must not stop the files after it
+            report = Report(str(path))
+            report.error("file", f"validation failed: {type(exc).__name__}: {exc}"[:500])
+        print(format_report(report), flush=True)
         ok = ok and report.ok
     return 0 if ok else 1
 
@@ -64,6 +70,7 @@ def _submit(args: argparse.Namespace) -> int:
     from conductor_gym.bench.results import Results
     from conductor_gym.board import submissions as lb
     from conductor_gym.board.render import format_report
+    from conductor_gym.board.untrusted import reading_error
 
     folder = Path(args.dir) / lb.SUBMISSIONS_DIR
     slug = lb.slugify(args.name)
@@ -80,8 +87,10 @@ def _submit(args: argparse.Namespace) -> int:
             notes=args.notes,
             response_cache=args.cache,
         )
-    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        print(f"conductor-gym leaderboard submit: {exc}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as exc:  # ValidationError is a ValueError
+        reason = reading_error(exc)
+        shown = f"{args.results}: {reason}" if reason else str(exc)
+        print(f"conductor-gym leaderboard submit: {shown}", file=sys.stderr)
         return 2
     report = lb.validate_submission(submission, source=str(target), cache=args.cache)
     print(format_report(report))

@@ -12,7 +12,8 @@ episode with its old and new grade reasons (:mod:`conductor_gym.bench.rescore`).
 
 Exit status: 0; 1 when a replay missed the cache (the file is still written, those
 episodes as infrastructure failures); 2 for bad arguments or a run that cannot be
-re-scored.
+re-scored, with one line saying why (a file nested too deep for the JSON parser or with
+an integer too long for Python included: never a traceback).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def run_rescore(args: argparse.Namespace) -> int:
         rescore,
         write_rescored,
     )
+    from conductor_gym.board.untrusted import reading_error
     from conductor_gym.graders import registered_graders
 
     try:
@@ -64,8 +66,10 @@ def run_rescore(args: argparse.Namespace) -> int:
             args.results, graders=graders, replay=replay, cache=args.replay or None, pool=args.pool
         )
         write_rescored(rescored, out, source=args.results, force=args.force)
-    except (OSError, ValueError) as exc:  # ReplayError and pydantic's errors are ValueErrors
-        print(f"conductor-gym rescore: {exc}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as exc:  # ReplayError, pydantic's: ValueErrors
+        reason = reading_error(exc)
+        shown = f"{args.results}: {reason}" if reason else str(exc)
+        print(f"conductor-gym rescore: {shown}", file=sys.stderr)
         return 2
     print(f"re-scored {args.results} -> {out}")
     print(format_rescored(rescored))

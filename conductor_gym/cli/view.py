@@ -4,7 +4,8 @@ Writes one self-contained HTML page (:mod:`conductor_gym.view.page`) for a resul
 file, an episodes journal or a trace list, and prints where it went. Steps are re-played
 from the recorded completions when every worker is simulated (or from the run's response
 cache with ``--replay CACHE``); nothing is ever called. Exit status 0, or 2 for an input
-that cannot be read.
+that cannot be read, with one line saying why (JSON nested too deep for the parser and
+integers too long for Python included: never a traceback).
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ def default_page(source: str) -> Path:
 
 
 def run_view(args: argparse.Namespace) -> int:
+    from conductor_gym.board.untrusted import reading_error
     from conductor_gym.view.page import write_view
 
     out = Path(args.out) if args.out else default_page(args.input)
     replay = "never" if args.no_replay else (args.replay or "auto")
     try:
         data = write_view(args.input, out, replay=replay, title=args.title)
-    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        print(f"conductor-gym view: {exc}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as exc:  # ValidationError is a ValueError
+        reason = reading_error(exc)
+        shown = f"{args.input}: {reason}" if reason else str(exc)
+        print(f"conductor-gym view: {shown}", file=sys.stderr)
         return 2
     details = (data.get("run") or {}).get("details")
     print(f"wrote {out}: {len(data['episodes'])} episode(s)" + (f"; {details}" if details else ""))

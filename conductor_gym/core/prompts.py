@@ -13,9 +13,13 @@ Three texts make an episode:
   and the option to return it unchanged with three empty lists.
 
 All wording is ours. Every template is a field of :class:`PromptTemplates`, a frozen
-dataclass users can copy with :func:`dataclasses.replace`; templates use
-:meth:`str.format` fields (write a literal brace as ``{{`` or ``}}``) and are checked at
-construction, so a missing or unknown field fails early and names the template.
+dataclass users can copy with :func:`dataclasses.replace`; templates use plain
+:meth:`str.format` fields, ``{name}`` only (write a literal brace as ``{{`` or ``}}``),
+and are checked at construction, so a missing or unknown field fails early and names the
+template. A format spec (``{question:>100000000}`` would pad the question to 100 MB), a
+conversion (``{question!r}``) or an attribute or index (``{question.upper}``,
+``{question[0]}``) is refused the same way: templates arrive in shared files and
+recorded runs, and a plain field is all any text here needs.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan
 from conductor_gym.workers.base import Message
 
@@ -210,8 +215,27 @@ _TEMPLATE_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
-def _field_names(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+def _field_names(template: str, where: str = "template") -> set[str]:
+    """The fields ``template`` uses; :class:`ConfigurationError` naming ``where`` and the
+    field for anything but a plain ``{name}`` (module docstring)."""
+    names = set()
+    for _, name, spec, conversion in string.Formatter().parse(template):
+        if name is None:
+            continue
+        shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+        shown = (shown[:40] + "...") if len(shown) > 40 else shown + "}"
+        if conversion is not None or spec:
+            what = "a conversion" if conversion is not None else "a format spec"
+            raise ConfigurationError(
+                f"{where}: field {shown} has {what}; templates take plain {{name}} fields only"
+            )
+        if not name.isidentifier():
+            raise ConfigurationError(
+                f"{where}: field {shown} is not a plain name (no attribute, index or "
+                "position); templates take plain {name} fields only"
+            )
+        names.add(name)
+    return names
 
 
 @dataclass(frozen=True)
@@ -268,7 +292,9 @@ class PromptTemplates:
             if not isinstance(template, str):
                 raise ValueError(f"PromptTemplates.{name} must be a str, got {template!r}")
             try:
-                used = _field_names(template)
+                used = _field_names(template, f"PromptTemplates.{name}")
+            except ConfigurationError:
+                raise
             except ValueError as exc:
                 raise ValueError(f"PromptTemplates.{name} is not a valid template: {exc}") from None
             if missing := required - used:

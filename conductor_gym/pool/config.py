@@ -42,6 +42,11 @@ environment variable instead (``api_key_env``). Everything else WorkerSpec check
 (registered backend, credential-looking ``params`` names, ...) is checked by building
 the specs.
 
+Numbers are bounded before anything is built from them: a float (``5e7``) is never an
+integer, every integer fits in 64 bits as TOML requires (a longer one is refused naming
+its place, or its line when Python will not even convert it), and a file is at most
+:data:`MAX_POOL_FILE_BYTES`.
+
 Every problem raises :class:`PoolConfigError`, one line per problem, each naming the
 file, the worker (``workers[i] (name='...')``) when it is inside one, and the field path,
 e.g. ``paper-constrained.toml: workers[2] (name='gpt-5').temperature: Input should be
@@ -75,6 +80,7 @@ if TYPE_CHECKING:
     from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
+    "MAX_POOL_FILE_BYTES",
     "PRESET_DIR",
     "PoolConfig",
     "PoolConfigError",
@@ -85,6 +91,12 @@ __all__ = [
 
 PRESET_DIR = Path(__file__).parent / "presets"
 """The folder of the preset pool files (package data: ``presets/*.toml``)."""
+
+MAX_POOL_FILE_BYTES = 2**20
+"""Largest pool file read (1 MiB; a pool of a hundred workers is a few KiB)."""
+
+_INT64 = (-(2**63), 2**63 - 1)
+_LONG_INTEGER = re.compile(r"(?<![\w.])[+-]?\d(?:_?\d){19,}")
 
 _DICT_FIELDS = ("params", "backend_options")
 _CREDENTIAL_OPTION = re.compile(r"(api_?key|secret|password|authori[sz]ation)", re.I)
@@ -275,21 +287,59 @@ def load_pool_file(path: str | os.PathLike[str]) -> PoolConfig:
 
 def _load(path: Path, *, label: str) -> PoolConfig:
     try:
-        text = path.read_bytes().decode("utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_POOL_FILE_BYTES + 1)
+        text = data.decode("utf-8")
     except OSError as exc:
         raise PoolConfigError([f"{label}: cannot read the file: {exc.strerror or exc}"]) from None
     except UnicodeDecodeError as exc:
         raise PoolConfigError([f"{label}: not UTF-8 text ({exc.reason})"]) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PoolConfigError([f"{label}: {_toml_position(str(exc))}"]) from None
+    if len(data) > MAX_POOL_FILE_BYTES:
+        raise PoolConfigError(
+            [f"{label}: the file is over the {MAX_POOL_FILE_BYTES:,}-byte limit of a pool file"]
+        )
+    raw = _parse_toml(text, label)
     try:
         document = _PoolFile.model_validate(raw)
     except ValidationError as exc:
         lines = [f"{label}: {_where(error['loc'], raw)}: {error['msg']}" for error in exc.errors()]
         raise PoolConfigError(lines) from None
     return _build(document, raw, path=path, label=label)
+
+
+def _parse_toml(text: str, label: str) -> dict[str, Any]:
+    """The TOML document ``text``, every integer in it within 64 bits."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PoolConfigError([f"{label}: {_toml_position(str(exc))}"]) from None
+    except ValueError:  # an integer Python will not convert (over 4,300 digits)
+        match = _LONG_INTEGER.search(text)
+        digits = f" of {len(match[0].lstrip('+-').replace('_', '')):,} digits" if match else ""
+        line = f", line {text.count(chr(10), 0, match.start()) + 1}" if match else ""
+        problem = f"an integer{digits} does not fit in 64 bits (TOML integers are 64-bit)"
+        raise PoolConfigError([f"{label}{line}: {problem}"]) from None
+    if problems := _long_integers(raw, label):
+        raise PoolConfigError(problems)
+    return raw
+
+
+def _long_integers(raw: Mapping[str, Any], label: str) -> list[str]:
+    """One problem per integer of ``raw`` outside 64 bits, naming where it is."""
+    problems = []
+    stack: list[tuple[str, Any]] = [(key, value) for key, value in raw.items()]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, Mapping):
+            stack.extend((f"{where}.{key}", item) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{n}]", item) for n, item in enumerate(value))
+        elif isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+            problems.append(
+                f"{label}: {where}: an integer of {len(str(abs(value)))} digits does not fit "
+                "in 64 bits (TOML integers are 64-bit)"
+            )
+    return sorted(problems)
 
 
 def _toml_position(message: str) -> str:

@@ -20,6 +20,16 @@ answers hits from the cache and calls the worker on a miss, storing the answer;
 recorded run replays with no backend reachable. Replay only reads: it works from a
 read-only folder or file (:mod:`conductor_gym.workers.cache_files`).
 
+A recording may come from a stranger (a leaderboard submission ships one), so a file is
+a response cache only when it holds exactly the cache's schema: the one plain table
+``responses`` with the cache's columns, declared as this module declares it, and nothing
+else (no view, trigger, index or other table; no generated column); any other file is
+refused with a :class:`CacheError` saying what it holds, before any row is read. Replay
+reads under two bounds: every value read is at most ``max_value_bytes`` long
+(:data:`MAX_VALUE_BYTES`, SQLite's own length limit) and every statement runs at most
+``max_query_steps`` SQLite virtual-machine steps (:data:`MAX_QUERY_STEPS`, counted by a
+progress handler); a read over either bound raises :class:`CacheError`.
+
 Several processes may write one cache file at once (WAL journal, a busy timeout, one
 short transaction per row, ``INSERT OR IGNORE`` so the first answer for a key wins). All
 SQLite work of a :class:`ResponseCache` runs on one dedicated thread that owns the
@@ -30,7 +40,9 @@ blocks on the disk, and any number of event loops may use the cache over its lif
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -68,6 +80,14 @@ SCHEMA_VERSION = 1
 
 BUSY_TIMEOUT_S = 30.0
 
+MAX_VALUE_BYTES = 16 * 2**20
+"""Longest text a replay reads from one column (16 MiB; a recorded request with every
+earlier step in view is some tens of KiB)."""
+
+MAX_QUERY_STEPS = 10_000_000
+"""Most SQLite virtual-machine steps one replay statement may run (a lookup by key takes
+a few hundred; ten million take well under a second)."""
+
 _SCHEMA = """
 CREATE TABLE responses (
     key TEXT PRIMARY KEY,
@@ -89,7 +109,17 @@ _SELECT = (
     "FROM responses WHERE key = ?"
 )
 
+_TABLE = ("table", "responses")
+
 _T = TypeVar("_T")
+
+
+@functools.cache
+def _expected_columns() -> list[tuple[Any, ...]]:
+    """``PRAGMA table_xinfo`` of the cache's table, as SQLite reports it here."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+        conn.execute(_SCHEMA)
+        return [tuple(row) for row in conn.execute("PRAGMA table_xinfo(responses)")]
 
 
 class CacheError(ConfigurationError, RuntimeError):
@@ -211,6 +241,8 @@ class ResponseCache:
         mode: ``"off"`` (never touches the file), ``"read-write"`` or ``"replay"``
             (the file must exist and is only read: a read-only file or folder will do,
             see :mod:`conductor_gym.workers.cache_files`).
+        max_value_bytes: In replay, the longest value read (module docstring).
+        max_query_steps: In replay, the most SQLite steps of one statement.
 
     Raises:
         ValueError: An unknown ``mode``.
@@ -218,17 +250,33 @@ class ResponseCache:
         FileNotFoundError: The folder of ``path`` does not exist, or ``"replay"`` of a
             file that does not exist.
         NotADirectoryError: What should be the folder of ``path`` is a file.
-        CacheError: The file is not a usable response cache (see :class:`CacheError`),
-            or ``"read-write"`` cannot write it (a read-only file or folder).
+        CacheError: The file is not a usable response cache (see :class:`CacheError`;
+            a file with anything but the cache's schema among them), or ``"read-write"``
+            cannot write it (a read-only file or folder). In replay, :meth:`get` raises
+            it too for a read over a bound.
     """
 
-    def __init__(self, path: str | os.PathLike[str], mode: CacheMode = "read-write") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        mode: CacheMode = "read-write",
+        *,
+        max_value_bytes: int = MAX_VALUE_BYTES,
+        max_query_steps: int = MAX_QUERY_STEPS,
+    ) -> None:
         if mode not in get_args(CacheMode):
             raise ValueError(
                 f"mode: unknown cache mode {mode!r}; choose one of {get_args(CacheMode)}"
             )
+        bounds = {"max_value_bytes": max_value_bytes, "max_query_steps": max_query_steps}
+        for name, bound in bounds.items():
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {bound!r}")
         self.path = os.fspath(path)
         self.mode: CacheMode = mode
+        self._max_value_bytes = max_value_bytes
+        self._max_query_steps = max_query_steps
+        self._steps = 0  # progress-handler calls of the running statement (replay)
         self._stats = {"hits": 0, "misses": 0, "writes": 0, "uncached": 0}
         self._stats_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None  # used only on the executor's thread
@@ -333,8 +381,10 @@ class ResponseCache:
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             if self.mode == "replay":
-                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                self._bound(conn)
+                version = self._one("PRAGMA user_version")[0]
                 self._check_version(conn, version, where, creating=False)
+                self._check_schema(where)
             else:
                 self._writable(conn, where)
                 # IMMEDIATE: two processes creating one new file must not both create it.
@@ -344,6 +394,8 @@ class ResponseCache:
                     if self._check_version(conn, version, where, creating=True):
                         conn.execute(_SCHEMA)
                         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    else:
+                        self._check_schema(where)
                     conn.execute("COMMIT")
                 except BaseException:
                     conn.execute("ROLLBACK")
@@ -391,9 +443,78 @@ class ResponseCache:
             raise CacheError(f"{where}: empty file, not a recorded response cache")
         return True
 
+    def _bound(self, conn: sqlite3.Connection) -> None:
+        """Put the replay bounds (module docstring) on ``conn``."""
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, self._max_value_bytes)
+        # Functions in a schema run only when SQLite deems them innocuous; the schema
+        # check refuses such files anyway, this keeps them inert until it has.
+        conn.execute("PRAGMA trusted_schema = OFF")
+        every = min(1000, self._max_query_steps)
+        allowed = self._max_query_steps // every
+
+        def progress() -> int:
+            self._steps += 1
+            return 1 if self._steps > allowed else 0
+
+        conn.set_progress_handler(progress, every)
+
+    def _one(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        """The first row of ``sql``, under the replay bounds when they are set."""
+        rows = self._all(sql, args, limit=1)
+        return rows[0] if rows else None
+
+    def _all(self, sql: str, args: tuple[Any, ...] = (), *, limit: int = 64) -> list[Any]:
+        """At most ``limit`` rows of ``sql``; a read over a replay bound is a CacheError."""
+        assert self._conn is not None
+        self._steps = 0
+        try:
+            return self._conn.execute(sql, args).fetchmany(limit)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorname != "SQLITE_INTERRUPT":
+                raise
+            raise CacheError(
+                f"response cache {self.path!r}: a read ran over {self._max_query_steps:,} "
+                "SQLite steps and was stopped"
+            ) from None
+        except sqlite3.DataError as exc:
+            if exc.sqlite_errorname != "SQLITE_TOOBIG":
+                raise
+            raise CacheError(
+                f"response cache {self.path!r}: a value over {self._max_value_bytes:,} bytes "
+                "was refused"
+            ) from None
+
+    def _check_schema(self, where: str) -> None:
+        """Raise unless the file holds exactly the cache's one table (module docstring)."""
+        objects = self._all("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+        others = [f"{kind} {name!r}" for kind, name, _ in objects if (kind, name) != _TABLE]
+        if others or not objects:
+            held = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise CacheError(
+                f"{where}: not a plain response cache: it holds {held or 'no table'}; a "
+                "response cache holds the one table 'responses' and nothing else"
+            )
+        columns = [tuple(row) for row in self._all("PRAGMA table_xinfo(responses)")]
+        if columns != _expected_columns():
+            generated = [row[1] for row in columns if row[6]]
+            what = (
+                f"generated column(s) {generated}"
+                if generated
+                else f"columns {[f'{row[1]} {row[2]}' for row in columns]}"
+            )
+            raise CacheError(
+                f"{where}: table 'responses' has {what}, not the cache's columns "
+                f"{[f'{row[1]} {row[2]}' for row in _expected_columns()]}"
+            )
+        if " ".join(str(objects[0][2]).split()) != " ".join(_SCHEMA.split()):
+            raise CacheError(
+                f"{where}: table 'responses' is not declared as a response cache declares "
+                "it (constraints or options differ)"
+            )
+
     def _get(self, key: str) -> Completion | None:
         assert self._conn is not None
-        row = self._conn.execute(_SELECT, (key,)).fetchone()
+        row = self._one(_SELECT, (key,))
         self._count("hits" if row is not None else "misses")
         if row is None:
             return None
