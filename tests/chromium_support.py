@@ -151,6 +151,14 @@ class Browser:
             time.sleep(0.02)
         return time.perf_counter() - start
 
+    def set_viewport(self, width: int, height: int) -> None:
+        """Lay the page out in a ``width`` x ``height`` CSS-pixel window (until changed)."""
+        self._call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            page=True,
+        )
+
     def screenshot(self, path: Path, *, width: int, height: int) -> Path:
         """A PNG of the page's top ``width`` x ``height`` CSS pixels."""
         self._call(

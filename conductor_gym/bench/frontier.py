@@ -18,23 +18,30 @@ cost (lower), by :func:`pareto_frontier`, the project's one Pareto rule (ties be
 the leaderboard's ★ uses it too). :func:`plot_frontier` draws every agent's points (joined
 in price order when its behaviour moves with the price) and the front as a step line with
 :func:`plot_accuracy_cost`, the project's one accuracy-vs-cost plot (matplotlib, the
-``leaderboard`` extra, imported only there).
+``leaderboard`` extra, imported only there; :func:`accuracy_cost_figure` builds and lays
+out its figure: nothing clipped, no two notes overlapping).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conductor_gym.core.reward import COST_UNITS, CostUnit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "FrontierPoint",
     "Series",
+    "accuracy_cost_figure",
     "cost_reward_spec",
     "pareto_front",
     "pareto_frontier",
@@ -198,42 +205,64 @@ class Series:
     front: Sequence[tuple[float, float]] = ()
 
 
-def plot_accuracy_cost(
+_DPI = 120
+_MARKERS = "osD^v<>PX*"
+_NOTE_FONT = 8
+# Where a note may sit around its point, tried in this order at growing distances: the
+# four diagonals, then beside, above and below (offsets in points; x and y as signs).
+_DIRECTIONS = ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+_DISTANCES = (1.0, 2.0, 3.5, 5.0, 7.0)
+
+
+def accuracy_cost_figure(
     series: Sequence[Series],
-    path: str | os.PathLike[str],
     *,
     title: str,
     xlabel: str = "cost per question (USD)",
     empty: str = "nothing to plot",
-) -> Path:
-    """The project's one accuracy-vs-cost plot (the leaderboard's and the cost sweep's):
-    accuracy (%) against cost, each :class:`Series` with its marker, notes and front, to
-    the PNG ``path`` (matplotlib, the ``leaderboard`` extra, imported only here). The
-    cost axis is logarithmic when the costs span more than 20 times, else linear from 0;
-    with no point at all the plot says ``empty``. Returns the path."""
+    key: Sequence[str] = (),
+) -> Figure:
+    """The figure :func:`plot_accuracy_cost` saves, laid out and ready to draw.
+
+    Layout contract (what the tests hold): the title (wrapped to the figure's width), the
+    axis labels, the legends and every note lie inside the figure; the series legend sits
+    under the axes and the ``key`` (one entry per line, long lines wrapped) to their
+    right, both outside the axes; each note is placed inside the axes next to its point,
+    at the first of a few candidate positions (nearest first) that overlaps no other note
+    and no marker, with a thin leader line when it had to move away from its point. Only
+    when every candidate collides is the least-overlapping one taken.
+    """
     try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
     except ImportError as exc:
         raise RuntimeError(
             "plotting needs matplotlib: pip install 'conductor-gym[leaderboard]'"
         ) from exc
-    fig = Figure(figsize=(8, 5), layout="constrained")
+    key_lines = [textwrap.fill(k, 52, subsequent_indent="     ") for k in key]
+    height = max(5.5, 1.6 + 0.16 * sum(k.count("\n") + 1 for k in key_lines))
+    width = 11.5 if key_lines else 8.0
+    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+    canvas: Any = FigureCanvasAgg(fig)  # its draw methods are untyped
     ax = fig.add_subplot()
-    markers = "osD^v<>PX*"
     costs = [c for s in series for c in (*s.costs, *(x for x, _ in s.front))]
     right = 1.15 * max(costs, default=0.0) or 1.0
+    points: list[tuple[float, float, float, float]] = []  # x, y (%), error (%), radius (pt)
+    notes: list[tuple[str, float, float]] = []
     for i, s in enumerate(series):
         color = None
         if s.costs:
             ys = [100 * a for a in s.accuracies]
             errors = None if s.errors is None else [100 * e for e in s.errors]
             bars = ax.errorbar(
-                s.costs, ys, yerr=errors, fmt=markers[i % len(markers)],
+                s.costs, ys, yerr=errors, fmt=_MARKERS[i % len(_MARKERS)],
                 linestyle="-" if s.joined else "none", capsize=3, label=s.label,
             )  # fmt: skip
             color = bars[0].get_color()
-            for text, x, y in zip(s.notes or (), s.costs, ys, strict=False):
-                ax.annotate(text, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=8)
+            spread = errors or [0.0] * len(ys)
+            points += [(x, y, e, 4.0) for x, y, e in zip(s.costs, ys, spread, strict=False)]
+            notes += [(t, x, y) for t, x, y in zip(s.notes or (), s.costs, ys, strict=False)]
         if s.front:
             # The front holds from each of its points until a dearer one does better, and
             # from the last one on: spending more buys no accuracy beyond it.
@@ -246,6 +275,7 @@ def plot_accuracy_cost(
             ax.scatter(
                 xs[:-1], ys, s=160, facecolors="none", edgecolors=color or "grey", linewidths=1,
             )  # fmt: skip
+            points += [(x, y, 0.0, 7.0) for x, y in zip(xs[:-1], ys, strict=False)]
     if costs and min(costs) > 0 and max(costs) / min(costs) > 20:
         ax.set_xscale("log")
     else:
@@ -253,14 +283,121 @@ def plot_accuracy_cost(
     ax.set_ylim(0, 100)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
+    columns = max(1, int(width * 72 / (0.55 * 11)))
+    fig.suptitle("\n".join(textwrap.fill(line, columns) for line in title.split("\n")), size=11)
     if costs:
-        ax.legend(loc="best", fontsize=8)
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(2, len(labels)),
+                   fontsize=8)  # fmt: skip
     else:
         ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
+    if key_lines:
+        blank = [Line2D([], [], linestyle="none") for _ in key_lines]
+        fig.legend(blank, key_lines, loc="outside right upper", handlelength=0,
+                   handletextpad=0, fontsize=8, frameon=False)  # fmt: skip
+    # Lay the figure out once, then freeze it, so that notes are placed against the final
+    # positions of the points.
+    canvas.draw()
+    ax.set_xlim(ax.get_xlim())
+    fig.set_layout_engine("none")
+    _place_notes(ax, canvas.get_renderer(), notes, points)
+    return fig
+
+
+def _place_notes(
+    ax: Any,
+    renderer: Any,
+    notes: Sequence[tuple[str, float, float]],
+    points: Sequence[tuple[float, float, float, float]],
+) -> None:
+    """Annotate each ``(text, x, y)`` of ``notes`` at the first free candidate position
+    (:func:`accuracy_cost_figure`); markers and error bars of ``points`` are obstacles,
+    and a leader line may not cross a note placed before."""
+    from matplotlib.path import Path as Line
+    from matplotlib.transforms import Bbox
+
+    scale = ax.figure.dpi / 72  # display pixels per point
+    area = ax.get_window_extent(renderer)
+    obstacles = []
+    for x, y, error, radius in points:
+        (px, low), (_, high) = ax.transData.transform([(x, y - error), (x, y + error)])
+        r = radius * scale
+        obstacles.append(Bbox([[px - r, min(low, high) - r], [px + r, max(low, high) + r]]))
+    placed: list[Any] = []
+    leaders: list[Any] = []
+    for text, x, y in notes:
+        px, py = ax.transData.transform((x, y))
+        best: tuple[float, tuple[float, float], str, str, Any] | None = None
+        for distance, (dx, dy) in itertools.product(_DISTANCES, _DIRECTIONS):
+            offset = (dx * 6 * distance, dy * 5 * distance)
+            ha = {1: "left", 0: "center", -1: "right"}[dx]
+            va = {1: "bottom", 0: "center", -1: "top"}[dy]
+            note = ax.annotate(
+                text, (x, y), textcoords="offset points", xytext=offset, fontsize=_NOTE_FONT,
+                ha=ha, va=va,
+            )  # fmt: skip
+            box = note.get_window_extent(renderer).padded(1.0)
+            note.remove()
+            penalty = sum(_overlap(box, other) for other in (*placed, *obstacles))
+            if not (area.contains(box.x0, box.y0) and area.contains(box.x1, box.y1)):
+                penalty += 1e9
+            penalty += 100 * sum(line.intersects_bbox(box, filled=False) for line in leaders)
+            leader = Line([(px + offset[0] * scale, py + offset[1] * scale), (px, py)])
+            if distance > 1:
+                penalty += 100 * sum(leader.intersects_bbox(b, filled=False) for b in placed)
+            if best is None or penalty < best[0]:
+                best = (penalty, offset, ha, va, leader)
+            if penalty == 0:
+                break
+        assert best is not None
+        _, offset, ha, va, leader = best
+        leader_line = {"arrowstyle": "-", "linewidth": 0.5, "color": "0.45", "shrinkA": 1,
+                       "shrinkB": 3}  # fmt: skip
+        note = ax.annotate(
+            text, (x, y), textcoords="offset points", xytext=offset, fontsize=_NOTE_FONT,
+            ha=ha, va=va, arrowprops=leader_line if max(map(abs, offset)) > 6 else None,
+        )  # fmt: skip
+        placed.append(_text_box(note, renderer).padded(1.0))
+        if note.arrow_patch is not None:
+            leaders.append(leader)
+
+
+def _text_box(note: Any, renderer: Any) -> Any:
+    """A note's text alone, in display units (an annotation's own extent adds its line)."""
+    from matplotlib.text import Text
+
+    note.update_positions(renderer)
+    return Text.get_window_extent(note, renderer)
+
+
+def _overlap(a: Any, b: Any) -> float:
+    """The area two display boxes share (0 when they do not meet)."""
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def plot_accuracy_cost(
+    series: Sequence[Series],
+    path: str | os.PathLike[str],
+    *,
+    title: str,
+    xlabel: str = "cost per question (USD)",
+    empty: str = "nothing to plot",
+    key: Sequence[str] = (),
+) -> Path:
+    """The project's one accuracy-vs-cost plot (the leaderboard's and the cost sweep's):
+    accuracy (%) against cost, each :class:`Series` with its marker, notes and front, to
+    the PNG ``path`` (matplotlib, the ``leaderboard`` extra, imported only here). The
+    cost axis is logarithmic when the costs span more than 20 times, else linear from 0;
+    with no point at all the plot says ``empty``. ``key``: lines shown beside the axes,
+    saying what short notes stand for (the leaderboard numbers its points with their
+    rank and lists the names there). The layout (nothing clipped, no two notes
+    overlapping) is :func:`accuracy_cost_figure`'s. Returns the path."""
+    fig = accuracy_cost_figure(series, title=title, xlabel=xlabel, empty=empty, key=key)
     target = Path(path)
-    fig.savefig(target, dpi=120, metadata={"Software": None})
+    fig.savefig(target, dpi=_DPI, metadata={"Software": None})
     return target
 
 

@@ -15,9 +15,15 @@
   network, nothing is linked), filled into the package's page template: the files
   ``assets/board.html``, ``board.css`` and ``board.js`` (:func:`asset`);
 * ``accuracy_vs_cost.png``: accuracy against cost per sample of the ranked entries, one
-  marker per entry, each section's Pareto frontier drawn as a dashed line through ringed
-  markers (matplotlib, Agg;
-  imported only here).
+  marker per entry numbered with its rank, a key naming the entries beside the axes, each
+  section's Pareto frontier drawn as a dashed line through ringed markers (matplotlib,
+  Agg; imported only when drawing; :func:`board_figure`).
+
+The page fits its window: at a desktop width (1400 px) every column of a table shows,
+its text columns wrapping; narrower (800 px) a table scrolls sideways inside its own box,
+the entry's name staying in view, and the page itself never does. The agent column shows
+:func:`agent_label` of the spec: an absolute path in it (a checkpoint folder) is cut to
+its last component, so no submitter's folders are published.
 
 An entry whose every episode failed shows its accuracy as ``n/a``. Every text from a
 submission is escaped (:func:`~conductor_gym.board.untrusted.markdown_text` in Markdown,
@@ -40,8 +46,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from conductor_gym.bench.frontier import pareto_frontier
+from conductor_gym.bench.frontier import (
+    Series,
+    accuracy_cost_figure,
+    pareto_frontier,
+    plot_accuracy_cost,
+)
 from conductor_gym.board.sections import (
     MAX_FAILED_SHARE,
     MIN_REPEATS,
@@ -53,14 +65,21 @@ from conductor_gym.board.sections import (
 from conductor_gym.board.submissions import Report
 from conductor_gym.board.untrusted import http_url, markdown_text
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
 __all__ = [
     "PLOT_NAME",
     "Entry",
+    "agent_label",
+    "board_figure",
     "entries_from",
     "format_report",
     "render_board",
     "render_html",
     "render_markdown",
+    "section_heading",
 ]
 
 PLOT_NAME = "accuracy_vs_cost.png"
@@ -227,6 +246,27 @@ APART_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+# An absolute path inside an agent spec: POSIX (``/``), home (``~/``, ``~user/``),
+# Windows (``C:\\`` or ``C:/``), or a ``file:`` URI, starting the spec or a ``:`` field and
+# running to the next ``:`` (a Windows drive's own colon aside).
+_ABSOLUTE = re.compile(r"(?:(?<=^)|(?<=:))(?:file:(?://)?)?(?:~[^:/\\]*|[A-Za-z]:)?[/\\][^:]*")
+
+
+def agent_label(spec: str) -> str:
+    """The agent spec as the board shows it: every absolute path in it (a checkpoint
+    folder ``policy:/home/me/runs/ckpt``, an agent file ``/srv/x/agent.py:Agent``)
+    replaced by ``…/`` and its last component (``policy:…/ckpt``, ``…/agent.py:Agent``),
+    so the page never shows the submitter's folders; relative paths and hub ids
+    (``policy:org/model``) are kept. The submission itself keeps the full spec."""
+
+    def short(match: re.Match[str]) -> str:
+        parts = [p for p in re.split(r"[/\\]", match[0]) if p]
+        last = parts[-1] if parts and not parts[-1].endswith(":") else ""
+        return f"…/{last}"
+
+    return _ABSOLUTE.sub(short, spec)
+
+
 def _ranked_cells(rank: int, e: Entry) -> list[str]:
     return [
         str(rank),
@@ -238,7 +278,7 @@ def _ranked_cells(rank: int, e: Entry) -> list[str]:
         f"{e.steps:.2f}",
         _share(e.failed),
         "★" if e.frontier else "",
-        e.agent,
+        agent_label(e.agent),
         _size(e),
         e.prices,
         e.verified,
@@ -260,7 +300,7 @@ def _apart_cells(e: Entry) -> list[str]:
         _pm(e.accuracy, e.accuracy_se, percent=True),
         _money(e.cost),
         _share(e.failed),
-        e.agent,
+        agent_label(e.agent),
         f"{e.section.suite} ({e.section.fingerprint})",
         pool,
         _size(e),
@@ -276,7 +316,7 @@ def _apart_keys(e: Entry) -> list[str]:
 
 # ------------------------------------------------------------------------------ markdown
 
-_CODE_SAFE = re.compile(r"^[A-Za-z0-9:._/+@=,-]+$")
+_CODE_SAFE = re.compile(r"^[A-Za-z0-9:._/+@=,…-]+$")
 
 
 def _md_code(text: str) -> str:
@@ -309,6 +349,18 @@ def _md_section_title(section: Section) -> str:
     )
 
 
+def section_heading(section: Section) -> str:
+    """A ranked section's heading on the page: ``Suite <name> (<fingerprint>), <setting>
+    pool <name> (<fingerprint>)``, then ``, env <settings>`` when the runs changed env
+    settings (the README's heading, as plain text)."""
+    s = section
+    env = f", env {s.env}" if s.env else ""
+    return (
+        f"Suite {s.suite} ({s.fingerprint}), {s.pool_setting} pool {s.pool} "
+        f"({s.pool_fingerprint}){env}"
+    )
+
+
 def render_markdown(entries: Sequence[Entry]) -> str:
     """The board as Markdown (module docstring)."""
     ranked = [e for e in entries if e.ranked]
@@ -338,7 +390,7 @@ def render_markdown(entries: Sequence[Entry]) -> str:
             cells = [markdown_text(c) for c in _ranked_cells(rank, entry)]
             if entry.url and http_url(entry.url):
                 cells[_NAME] = f"[{cells[_NAME]}]({_md_url(entry.url)})"
-            cells[_AGENT] = _md_code(entry.agent)
+            cells[_AGENT] = _md_code(agent_label(entry.agent))
             lines.append(_md_row(cells))
     lines += ["", "## Listed apart (not ranked)", ""]
     if not apart:
@@ -347,7 +399,7 @@ def render_markdown(entries: Sequence[Entry]) -> str:
         lines += _md_head(APART_COLUMNS)
         for entry in apart:
             cells = [markdown_text(c) for c in _apart_cells(entry)]
-            cells[4] = _md_code(entry.agent)
+            cells[4] = _md_code(agent_label(entry.agent))
             lines.append(_md_row(cells))
     lines += ["", VERIFIED_MD, "", SUBMITTING_MD]
     return "\n".join(lines) + "\n"
@@ -420,21 +472,25 @@ def _html_table(
     why_col: int | None = None,
 ) -> list[str]:
     out = [f'<div class="scroll"><table class="board" {attrs}>']
+    name_th = ' class="name"'
     header = "".join(
-        f'<th data-kind="{kind}" scope="col">{_e(title)}</th>' for title, kind in columns
+        f'<th data-kind="{kind}" scope="col"{name_th if i == name_col else ""}>{_e(title)}</th>'
+        for i, (title, kind) in enumerate(columns)
     )
     out += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
     for entry, texts, keys in rows:
         cells = []
         for i, (text, (_, kind)) in enumerate(zip(texts, columns, strict=True)):
             body = _e(text)
-            css = "num" if kind == "num" else ""
+            css = "num" if kind == "num" else "text"
             if i == name_col:
                 css = "name"
                 if entry.url:  # shown, not linked: the page links nowhere
                     body += f'<br><span class="url">{_e(entry.url)}</span>'
             elif i == agent_col:
-                body = f"<code>{body}</code>"
+                # the spec may break after a ':' or a '/', not inside a word
+                body = re.sub(r"([:/])", r"\1<wbr>", body)
+                css, body = "agent", f"<code>{body}</code>"
             elif i == why_col:
                 css = "why"
             attr = f' class="{css}"' if css else ""
@@ -453,7 +509,7 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
     if not ranked:
         out.append("<p>No ranked entries yet.</p>")
     for section, group in _groups(ranked):
-        out.append(f"<h3>{_e('Suite ' + section.title())}</h3>")
+        out.append(f"<h3>{_e(section_heading(section))}</h3>")
         rows = [(e, _ranked_cells(r, e), _ranked_keys(r, e)) for r, e in enumerate(group, 1)]
         attrs = (
             f'data-suite="{_e(section.suite)}" data-pool-setting="{_e(section.pool_setting)}" '
@@ -478,30 +534,63 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
 
 def render_plot(entries: Sequence[Entry], path: Path) -> None:
     """Accuracy (%) against cost per sample of the ranked entries, one series per section
-    (error bars: the standard error over repeats; each entry's name beside it), each
-    section's Pareto frontier as a dashed line through ringed markers
-    (:func:`~conductor_gym.bench.frontier.plot_accuracy_cost`)."""
-    from conductor_gym.bench.frontier import Series, plot_accuracy_cost
+    (error bars: the standard error over repeats), each section's Pareto frontier as a
+    dashed line through ringed markers
+    (:func:`~conductor_gym.bench.frontier.plot_accuracy_cost`). Each point is numbered
+    with the entry's rank in its section (the tables' ``#``; with several sections the
+    section's letter first, ``A1``) and a key beside the axes names the entries: names
+    written beside crowded points would cover each other."""
+    series, key = _plot_series(entries)
+    plot_accuracy_cost(series, path, key=key, **_PLOT_TEXT)
 
+
+def board_figure(entries: Sequence[Entry]) -> Figure:
+    """The figure :func:`render_plot` saves, laid out
+    (:func:`~conductor_gym.bench.frontier.accuracy_cost_figure`)."""
+    series, key = _plot_series(entries)
+    return accuracy_cost_figure(series, key=key, **_PLOT_TEXT)
+
+
+_PLOT_TEXT = {
+    "title": "conductor-gym leaderboard (ranked entries): accuracy vs cost",
+    "xlabel": "cost per sample (USD)",
+    "empty": "no ranked entries yet",
+}
+
+
+def _plot_series(entries: Sequence[Entry]) -> tuple[list[Series], list[str]]:
+    """The plot's series (one per section, points numbered) and its key (render_plot)."""
     ranked = [e for e in entries if e.ranked and e.accuracy is not None]
-    series = [
-        Series(
-            f"{section.suite}, {section.pool_setting} pool {section.pool}",
-            [e.cost for e in group],
-            [e.accuracy or 0.0 for e in group],
-            errors=[e.accuracy_se or 0.0 for e in group],
-            notes=[e.name for e in group],
-            front=sorted((e.cost, e.accuracy or 0.0) for e in group if e.frontier),
+    groups = _groups(ranked)
+    series, key = [], []
+    for index, (section, group) in enumerate(groups):
+        letter = _letter(index) if len(groups) > 1 else ""
+        marks = [f"{letter}{rank}" for rank, _ in enumerate(group, 1)]
+        label = f"{section.suite}, {section.pool_setting} pool {section.pool}"
+        if section.env:
+            label += f", env {section.env}"
+        series.append(
+            Series(
+                f"{letter}: {label}" if letter else label,
+                [e.cost for e in group],
+                [e.accuracy or 0.0 for e in group],
+                errors=[e.accuracy_se or 0.0 for e in group],
+                notes=marks,
+                front=sorted((e.cost, e.accuracy or 0.0) for e in group if e.frontier),
+            )
         )
-        for section, group in _groups(ranked)
-    ]
-    plot_accuracy_cost(
-        series,
-        path,
-        title="conductor-gym leaderboard (ranked entries): accuracy vs cost",
-        xlabel="cost per sample (USD)",
-        empty="no ranked entries yet",
-    )
+        key += [f"{mark}  {e.name}" for mark, e in zip(marks, group, strict=True)]
+    return series, key
+
+
+def _letter(index: int) -> str:
+    """``A`` .. ``Z``, then ``AA``, ``AB``, ...: a section's letter on the plot."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
 
 
 def render_board(reports: Sequence[tuple[str, Report]], directory: Path) -> list[Path]:
