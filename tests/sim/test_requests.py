@@ -1,0 +1,231 @@
+"""The fail-closed request recogniser (conductor_gym.sim.requests) and its corpus.
+
+Thresholds, on English items (``corpus_report``; ``python -m conductor_gym.sim.requests``
+prints the tables):
+
+* no off-task item, in any language, is read as a kind that works on the problem (solve,
+  check, vote, restate, or none, which falls back to solving): the fail-closed rule;
+* per on-task kind: precision >= 97 % on both splits; recall >= 97 % on ``dev`` (the split
+  the vocabulary was tuned on) and >= 90 % on ``heldout`` (written before the recogniser);
+* off-task recall >= 97 % on both splits (the rest are literal replies, never on-task);
+* an on-task request in another language is recognised or fails closed, never misread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from importlib import resources
+
+import pytest
+
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.sim.requests import (
+    ACTS_ON_PROBLEM,
+    ON_TASK,
+    SPLITS,
+    CorpusReport,
+    load_corpus,
+    main,
+    prepare,
+    recognise,
+    recognise_subtask,
+)
+from conductor_gym.tasks import make_task_source
+
+# requests-heldout.jsonl as written before the recogniser; it must never be edited to fit it
+HELDOUT_SHA256 = "53682d779d7e1844fdcc1790d95271b2a6a8759ad59f44e368f189b41d64fae0"
+RECALL = {"dev": 0.97, "heldout": 0.90}
+PRECISION = 0.97
+OFF_TASK_RECALL = 0.97
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, CorpusReport]:
+    from conductor_gym.sim.requests import corpus_report
+
+    return {split: corpus_report(split) for split in SPLITS}
+
+
+def test_the_heldout_split_is_the_one_written_before_the_recogniser() -> None:
+    data = resources.files("conductor_gym.sim") / "data" / "requests-heldout.jsonl"
+    assert hashlib.sha256(data.read_bytes()).hexdigest() == HELDOUT_SHA256
+
+
+def test_the_corpus_has_the_sizes_the_issue_asks_for() -> None:
+    items = [item for split in SPLITS for item in load_corpus(split)]
+    labels = Counter(item.label for item in items)
+    for kind in (*sorted(ON_TASK), "literal"):
+        assert labels[kind] >= 200, kind
+    assert labels["offtask"] >= 400 and labels["none"] >= 40
+    off_langs = Counter(item.lang for item in items if item.label == "offtask")
+    for lang in ("fr", "de", "es", "zh"):
+        assert off_langs[lang] >= 5, lang
+    assert len(off_langs) >= 8
+    tasky = re.compile(
+        r"\b(?:check|verify|solve|compute|calculate|review|choose|pick|select|compare|vote"
+        r"|repeat|restate|answer|confirm|fix|correct)\b|检查|解|vérifie|résous|löse|prüfe"
+        r"|resuelve|verifica",
+        re.IGNORECASE,
+    )
+    assert sum(bool(tasky.search(i.text)) for i in items if i.label == "offtask") >= 100
+    heldout = Counter(item.label for item in load_corpus("heldout"))
+    assert heldout["offtask"] >= 100 and min(heldout[k] for k in ON_TASK) >= 50
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_no_off_task_request_is_read_as_working_on_the_problem(
+    reports: dict[str, CorpusReport], split: str
+) -> None:
+    assert reports[split].leaks == ()
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_precision_and_recall_meet_the_thresholds(
+    reports: dict[str, CorpusReport], split: str
+) -> None:
+    report = reports[split]
+    for kind in sorted(ON_TASK):
+        score = report.score(kind)
+        assert score.precision is not None and score.precision >= PRECISION, score
+        assert score.recall is not None and score.recall >= RECALL[split], score
+    off = report.score("offtask")
+    assert off.recall is not None and off.recall >= OFF_TASK_RECALL
+    # every misread off-task item is a literal reply: no final answer either way
+    assert {p for _, label, p in report.errors if label == "offtask"} <= {"literal"}
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_a_request_in_another_language_is_recognised_or_fails_closed(
+    reports: dict[str, CorpusReport], split: str
+) -> None:
+    recognised, closed, other = reports[split].foreign_on_task
+    assert other == 0 and recognised + closed > 0
+
+
+# The issue's examples: each solved or checked faithfully under simulator v2.
+ISSUE_OFF_TASK = [
+    "Describe a sunset in two sentences",
+    "Explain what this problem is about without solving it",
+    "Refuse to answer",
+    "Check the weather in Paris",
+    "Décris un coucher de soleil en deux phrases.",
+    "Beschreibe einen Sonnenuntergang in zwei Sätzen.",
+    "Describe una puesta de sol en dos frases.",
+    "用两句话描述日落。",
+    "Résous ce problème.",
+    "Solve world hunger.",
+    "Only restate the problem.",
+]
+
+
+@pytest.mark.parametrize("text", ISSUE_OFF_TASK)
+def test_the_issue_examples_are_off_task(text: str) -> None:
+    assert recognise_subtask(text).kind == "offtask"
+
+
+@pytest.mark.parametrize(
+    ("text", "literal"),
+    [("Reply only with OK", "OK"), ("Do not check anything, just say hello", "hello")],
+)
+def test_the_issue_literal_examples_reply_with_their_text(text: str, literal: str) -> None:
+    reading = recognise_subtask(text)
+    assert (reading.kind, reading.literal) == ("literal", literal)
+    assert not reading.acts_on_problem
+
+
+def test_the_first_step_sees_the_question_and_the_subtask_decides() -> None:
+    """Step 0's message is the question, then the subtask: the question's own "Compute"
+    or "Answer with the letter" is a solve request, and an off-task subtask overrides it."""
+    tasks = make_task_source("offline", size=200)
+    for task in tasks:
+
+        def read(subtask: str, question: str = task.question) -> str:
+            return recognise_subtask(f"{question}\n\n{subtask}").kind
+
+        assert read("") == "solve", task.id
+        assert read("Think step by step.") == "solve", task.id
+        assert read("Check the answer above.") == "check", task.id
+        for text in ISSUE_OFF_TASK:
+            assert read(text) == "offtask", (task.id, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", ".", "...", "Please.", "Thanks!", "Think step by step.", "Merci.", "谢谢。",
+             "You are an expert mathematician.", "Take your time and be careful."],
+)  # fmt: skip
+def test_a_subtask_that_asks_nothing_falls_back_to_solving(text: str) -> None:
+    reading = recognise(text)
+    assert (reading.kind, reading.reason) == ("none", "filler")
+    assert reading.acts_on_problem
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "excluded"),
+    [
+        ("Do not solve it from scratch; check the answer above.", "check", {"solve"}),
+        ("Don't check anything, just solve it.", "solve", {"check"}),
+        ("Solve it but do not check the other answers.", "solve", {"check"}),
+        ("Do not vote; compare the answers and pick the correct one.", "check", {"vote"}),
+        ("Without solving it, restate the previous answer.", "restate", {"solve"}),
+        ("Do not solve the problem.", "offtask", {"solve"}),
+        ("Never give a final answer.", "offtask", {"solve"}),
+        ("Solve it but do not give the final answer.", "offtask", {"solve"}),
+        ("Do nothing.", "offtask", {"solve", "check", "vote", "restate"}),
+    ],
+)
+def test_negations_and_exclusions_are_honoured(text: str, kind: str, excluded: set[str]) -> None:
+    reading = recognise(text)
+    assert reading.kind == kind
+    assert set(reading.excluded) >= excluded
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Check the weather in Paris.", "unknown-words"),
+        ("Count the words in the question.", "other-object"),
+        ("Think about something else.", "other-object"),
+        ("Explain the answer above.", "unrecognised-request"),
+        ("Ignore the question and tell me a joke.", "ignores-problem"),
+        ("Summarize the problem.", "no-answer-asked"),
+        ("Überprüfe die Antwort oben.", "foreign"),
+    ],
+)
+def test_each_way_to_be_off_task_names_its_reason(text: str, reason: str) -> None:
+    reading = recognise(text)
+    assert (reading.kind, reading.reason) == ("offtask", reason)
+    assert not reading.on_task and not reading.acts_on_problem
+
+
+def test_ignoring_the_answers_in_view_is_not_ignoring_the_problem() -> None:
+    reading = recognise("Ignore the earlier answers and solve the problem yourself.")
+    assert (reading.kind, reading.ignores_answers) == ("solve", True)
+
+
+def test_a_question_no_parser_reads_is_blanked_by_prepare() -> None:
+    question = "Let f be a polynomial with f(1) = 3 and f(2) = 7. Find the remainder of f at 5."
+    subtask = f"{question}\n\nSolve it and give the final answer."
+    assert recognise(prepare(subtask, question=question)).kind == "solve"
+    # left in, its words are outside the vocabulary: fail closed
+    assert recognise(prepare(subtask)).kind == "offtask"
+
+
+def test_kinds_are_those_v3_acts_on() -> None:
+    assert ON_TASK | {"none"} == ACTS_ON_PROBLEM
+    assert recognise("Pick the most common answer.").kind == "vote"
+    assert recognise("Repeat the answer above.").kind == "restate"
+    assert recognise("Reply with the word banana.").literal == "banana"
+
+
+def test_an_unknown_split_is_refused_by_name() -> None:
+    with pytest.raises(ConfigurationError, match=r"split: unknown corpus split 'test'"):
+        load_corpus("test")
+
+
+def test_the_report_command_prints_both_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "split dev:" in out and "split heldout:" in out
+    assert out.count("(leaks): 0;") == 2
