@@ -18,6 +18,13 @@ objects only: no worker is built and no backend is imported.
 then a ``.toml`` path or a path with a separator, then a preset file) and raises
 :class:`~conductor_gym.pool.config.PoolConfigError` for anything invalid or unknown.
 
+Before anything is sent, ``pools check`` prints what goes where (each worker's key
+variable -> host, :func:`credential_routes_of`). A pool file that would send a key the
+policy of :mod:`conductor_gym.workers.credentials` does not allow (a variable that is
+not a provider's API key, or a key bound to another host) is refused, exit 2, with one
+line per refused route naming the worker and the field, unless
+``--trust-pool-credentials`` is given.
+
 :func:`check_pool` reports one :class:`WorkerCheck` per worker, in configuration order:
 
 1. Credentials: for ``backend = "litellm"``,
@@ -67,6 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from conductor_gym.workers.base import Worker
+    from conductor_gym.workers.credentials import CredentialRoute
     from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
@@ -76,6 +84,7 @@ __all__ = [
     "PING_MESSAGES",
     "WorkerCheck",
     "check_pool",
+    "credential_routes_of",
     "format_checks",
     "format_list",
     "list_json",
@@ -218,12 +227,17 @@ class WorkerCheck:
         return asdict(self)
 
 
-def load_specs(name_or_path: str) -> tuple[str, tuple[WorkerSpec, ...]]:
-    """The pool's name and its specs, resolved as ``make_pool`` resolves a string.
+def load_specs(
+    name_or_path: str, *, trust_credentials: bool = False
+) -> tuple[str, tuple[WorkerSpec, ...]]:
+    """The pool's name and its specs, resolved as ``make_pool`` resolves a string, with
+    the same credential policy for a file (:mod:`conductor_gym.workers.credentials`).
 
     Raises:
         PoolConfigError: the file or preset is invalid (one line per problem), a code
             preset raises ``ValueError``, or the name is neither a preset nor a file.
+        CredentialPolicyError: without ``trust_credentials``, the file would send a key
+            where the policy does not allow (its ``routes`` say what goes where).
     """
     from conductor_gym.pool.config import (
         PoolConfigError,
@@ -247,7 +261,17 @@ def load_specs(name_or_path: str) -> tuple[str, tuple[WorkerSpec, ...]]:
         raise PoolConfigError(
             [f"unknown pool {name_or_path!r}; give a .toml file or one of {known}"]
         )
+    from conductor_gym.workers.credentials import check_credentials
+
+    check_credentials(config.specs, trust=trust_credentials, source=name_or_path)
     return config.name, config.specs
+
+
+def credential_routes_of(specs: Sequence[WorkerSpec]) -> tuple[CredentialRoute, ...]:
+    """What each worker of ``specs`` would send where, trusted or not (no check)."""
+    from conductor_gym.workers.credentials import check_credentials
+
+    return check_credentials(specs, trust=True)
 
 
 def _shorten(text: str, width: int = DETAIL_WIDTH) -> str:

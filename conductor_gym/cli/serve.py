@@ -9,6 +9,15 @@ and returns the exit status: 0 after a clean shutdown, 2 for a bad argument or a
 missing ``[serve]`` extra. The bearer token, when wanted, is read from the environment
 variable named by ``--api-key-env`` (default ``CONDUCTOR_GYM_API_KEY``), never from the
 command line, and is never printed.
+
+Before serving it prints what the pool sends where (each worker's key variable -> host);
+a pool file that would send a key the policy of
+:mod:`conductor_gym.workers.credentials` refuses is exit 2 unless
+``--trust-pool-credentials`` is given. Connection limits (``--header-timeout``,
+``--keep-alive``, ``--max-connections``) are :class:`~conductor_gym.serve.server.ServerLimits`;
+``--body-timeout``, ``--max-request-bytes`` and ``--max-question-chars`` the app's;
+``--log-interval`` the logs' rate limit. Binding a non-loopback ``--host`` without a
+token prints a warning to stderr.
 """
 
 from __future__ import annotations
@@ -50,6 +59,35 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--max-request-bytes", type=int, default=1 << 20, help="largest request body (1 MiB)"
     )
     serve.add_argument(
+        "--max-question-chars", type=int, default=16_384,
+        help="longest question, in characters (default 16384; longer: 413)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--header-timeout", type=float, default=10.0, metavar="S",
+        help="seconds a connection has to send a request head (default 10)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--body-timeout", type=float, default=30.0, metavar="S",
+        help="seconds a request body has to arrive (default 30; slower: 408)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--keep-alive", type=float, default=5.0, metavar="S",
+        help="seconds an idle connection is kept (default 5)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--max-connections", type=int, default=512,
+        help="connections open at once; more close the oldest idle one (default 512)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--log-interval", type=float, default=10.0, metavar="S",
+        help="log at most one line per kind of error per this many seconds (default 10)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--trust-pool-credentials", action="store_true",
+        help="send the keys the pool file names wherever it says (default: only a "
+        "provider's API-key variables, to its hosts or to loopback)",
+    )  # fmt: skip
+    serve.add_argument(
         "--api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
         help=f"environment variable holding the bearer token (default {DEFAULT_API_KEY_ENV}; "
         "unset or empty: no authentication)",
@@ -61,9 +99,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_serve(args: argparse.Namespace) -> int:
     """Run the server (module docstring)."""
     try:
-        import uvicorn
-
         from conductor_gym.serve import ConductorModel, create_app
+        from conductor_gym.serve.server import ServerLimits, exposure_warning, run
     except ImportError as exc:
         print(
             f"conductor-gym serve: {exc}; install the server: pip install 'conductor-gym[serve]'",
@@ -71,17 +108,29 @@ def run_serve(args: argparse.Namespace) -> int:
         )
         return 2
     from conductor_gym.core.agent_spec import make_agent
-    from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.pool.pool import make_pool
+    from conductor_gym.workers.credentials import check_credentials, format_routes
 
     api_key = os.environ.get(args.api_key_env) or None
     try:
         agent_kwargs: dict[str, Any] = dict(args.agent_arg)
+        env = dict(args.env)
+        pool: Any = args.pool
+        if args.trust_pool_credentials:
+            # A ready pool: the env would rebuild a file's pool under the default policy.
+            pool = make_pool(
+                args.pool,
+                k=env.pop("k", None),
+                shuffle=env.pop("shuffle_workers", None),
+                cache=env.pop("cache", None),
+                trust_credentials=True,
+            )
         model = ConductorModel(
             args.name,
             make_agent(args.agent, **agent_kwargs),
-            args.pool,
+            pool,
             max_batch=args.max_concurrency,
-            **dict(args.env),
+            **env,
         )
         app = create_app(
             [model],
@@ -89,15 +138,33 @@ def run_serve(args: argparse.Namespace) -> int:
             max_concurrency=args.max_concurrency,
             max_queue=args.max_queue,
             max_request_bytes=args.max_request_bytes,
+            max_question_chars=args.max_question_chars,
+            body_timeout_s=args.body_timeout,
+            log_interval_s=args.log_interval,
         )
-    except (ValueError, TypeError, PoolConfigError) as exc:
+        limits = ServerLimits(
+            header_timeout_s=args.header_timeout,
+            keep_alive_s=args.keep_alive,
+            max_connections=args.max_connections,
+        )
+    except (ValueError, TypeError) as exc:  # PoolConfigError and CredentialPolicyError too
         print(f"conductor-gym serve: {exc}", file=sys.stderr)
         return 2
+    print(format_routes(check_credentials(model.pool.specs, trust=True)), flush=True)
+    if (warning := exposure_warning(args.host, api_key)) is not None:
+        print(f"conductor-gym serve: WARNING: {warning}", file=sys.stderr, flush=True)
     auth = f"bearer token from ${args.api_key_env}" if api_key else "none"
     print(
         f"serving {args.name!r} (agent {model.spec!r}, pool {args.pool!r}) on "
         f"http://{args.host}:{args.port}/v1; authentication: {auth}",
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    run(
+        app,
+        host=args.host,
+        port=args.port,
+        limits=limits,
+        log_level=args.log_level,
+        log_interval_s=args.log_interval,
+    )
     return 0

@@ -218,6 +218,7 @@ def make_pool(
     k: int | None = None,
     shuffle: bool | None = None,
     cache: str | os.PathLike[str] | ResponseCache | None = None,
+    trust_credentials: bool = False,
 ) -> WorkerPool:
     """Build a :class:`WorkerPool` from a preset name, a pool file, specs, or a pool.
 
@@ -231,6 +232,12 @@ def make_pool(
         k, shuffle: Override the file's (or the default) draw.
         cache: A response-cache path (read-write) or a
             :class:`~conductor_gym.workers.cache.ResponseCache`.
+        trust_credentials: Send every key a pool file names wherever it says. Off, a
+            pool file (or preset file) may send only a provider's API-key variable to
+            that provider's hosts or to loopback
+            (:mod:`conductor_gym.workers.credentials`); anything else raises
+            :class:`~conductor_gym.workers.credentials.CredentialPolicyError` naming
+            the worker and the field. Specs given in code are not checked.
 
     ``k``, ``shuffle`` and ``cache`` cannot be applied to a ready :class:`WorkerPool`
     (it already fixes them): that is an error.
@@ -255,7 +262,9 @@ def make_pool(
                     f"pool: k and shuffle_workers cannot override pool split {name!r}: "
                     "the split draws the sizes and the order"
                 )
-            return splits.get_pool_split(parsed[1]).build(parsed[0], cache=cache)
+            return splits.get_pool_split(parsed[1]).build(
+                parsed[0], cache=cache, trust_credentials=trust_credentials
+            )
         if name in POOL_PRESETS:
             return WorkerPool(
                 POOL_PRESETS.get(name)(), k=k, shuffle=bool(shuffle), cache=cache, name=name
@@ -272,6 +281,7 @@ def make_pool(
                 f"unknown preset {name!r}; choose one of {known} or give a .toml file",
                 field="pool",
             )
+        _check_file_credentials(config.specs, name, trust_credentials)
         return WorkerPool(
             config.specs,
             k=config.k if k is None else k,
@@ -282,3 +292,10 @@ def make_pool(
             name=config.name,
         )
     return WorkerPool(pool, k=k, shuffle=bool(shuffle), cache=cache)
+
+
+def _check_file_credentials(specs: Sequence[WorkerSpec], source: str, trust: bool) -> None:
+    """Refuse a pool file's credential routes that the policy does not allow."""
+    from conductor_gym.workers.credentials import check_credentials
+
+    check_credentials(specs, trust=trust, source=source)

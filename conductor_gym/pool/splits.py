@@ -158,12 +158,14 @@ class PoolSplit:
         pool: str | os.PathLike[str] | WorkerPool | Sequence[WorkerSpec] = DEFAULT_POOL,
         *,
         cache: str | os.PathLike[str] | ResponseCache | None = None,
+        trust_credentials: bool = False,
     ) -> SplitPool:
         """A :class:`SplitPool` drawing from this split over ``pool``'s workers (a name,
-        file, specs or a ready pool, whose specs, budgets and cache are taken)."""
+        file, specs or a ready pool, whose specs, budgets and cache are taken);
+        ``trust_credentials`` as in :func:`~conductor_gym.pool.pool.make_pool`."""
         from conductor_gym.pool.pool import make_pool
 
-        base = make_pool(pool, cache=cache)
+        base = make_pool(pool, cache=cache, trust_credentials=trust_credentials)
         return SplitPool(
             base.specs,
             self,

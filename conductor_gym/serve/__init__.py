@@ -4,13 +4,20 @@ A served "model" is a conductor (any agent spec) over a worker pool
 (:class:`~conductor_gym.serve.service.ConductorModel`); a chat request's last user
 message is the question, the conductor plans, the pool executes, and the final step's
 answer is the assistant message (:mod:`conductor_gym.serve.protocol`). The HTTP layer is
-Starlette, run by uvicorn (:mod:`conductor_gym.serve.app`): ``pip install
-"conductor-gym[serve]"``. ``import conductor_gym`` imports none of this package.
+Starlette (:mod:`conductor_gym.serve.app`), run by uvicorn with header timeouts, a
+connection cap and rate-limited logs (:mod:`conductor_gym.serve.server`, imported on its
+own): ``pip install "conductor-gym[serve]"``. ``import conductor_gym`` imports none of
+this package.
 """
 
 from __future__ import annotations
 
-from conductor_gym.serve.app import DEFAULT_MAX_REQUEST_BYTES, create_app
+from conductor_gym.serve.app import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_MAX_QUESTION_CHARS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    create_app,
+)
 from conductor_gym.serve.service import (
     ConductorModel,
     ServedAnswer,
@@ -20,6 +27,8 @@ from conductor_gym.serve.service import (
 )
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT_S",
+    "DEFAULT_MAX_QUESTION_CHARS",
     "DEFAULT_MAX_REQUEST_BYTES",
     "ConductorModel",
     "ServeError",

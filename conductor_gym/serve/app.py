@@ -3,12 +3,22 @@
 Routes: ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``
 (:mod:`conductor_gym.serve.protocol`). Every response is JSON; every error is OpenAI's
 ``{"error": {"message", "type", "param", "code"}}`` (with a ``conductor`` field of
-details where there are some): 400 a malformed request (the field named), 401 a missing
-or wrong bearer token, 404 an unknown model or route, 405 a wrong method, 413 a body
-over ``max_request_bytes``, 429 when ``max_concurrency`` episodes run and
-``max_queue`` more wait, and the 5xx of :mod:`conductor_gym.serve.service` when an
-episode gives no answer. An unexpected exception is a 500 naming only its class (the
-traceback goes to the ``conductor_gym.serve`` logger).
+details where there are some): 400 a malformed request (the field named; a body that
+is not JSON, nests too deeply for the parser, or holds text that is not valid Unicode
+included), 401 a missing or wrong bearer token, 404 an unknown model or route, 405 a
+wrong method, 408 a body not received within ``body_timeout_s``, 413 a body over
+``max_request_bytes`` or a question over ``max_question_chars``, 429 when
+``max_concurrency`` episodes run and ``max_queue`` more wait, and the 5xx of
+:mod:`conductor_gym.serve.service` when an episode gives no answer. A client error is
+never a 500. An unexpected exception is a 500 naming only its class.
+
+Logs (the ``conductor_gym.serve`` logger, rate-limited by
+:class:`~conductor_gym.serve.logs.RateLimitedLog`: one line per kind per
+``log_interval_s``): each error response is one warning line keyed by its status and
+code; an unexpected exception is one error with its traceback per exception class per
+interval. A client that disconnects mid-request is not an error (a debug line).
+Connection-level limits (header timeouts, a connection cap) belong to the server that
+runs the app: :mod:`conductor_gym.serve.server`.
 
 Secrets. With ``api_key`` set, every ``/v1`` request needs ``Authorization: Bearer
 <api_key>`` (compared in constant time). No response repeats a request's credentials,
@@ -25,22 +35,36 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from conductor_gym._validate import require_int
-from conductor_gym.serve.protocol import chat_completion, model_card, model_list, parse_chat_request
-from conductor_gym.serve.service import ConductorModel, ServeError
+from conductor_gym.serve.logs import DEFAULT_LOG_INTERVAL_S, limit_logs
+from conductor_gym.serve.protocol import (
+    DEFAULT_MAX_QUESTION_CHARS,
+    chat_completion,
+    model_card,
+    model_list,
+    parse_chat_request,
+)
+from conductor_gym.serve.service import ConductorModel, ServeError, redact
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "create_app"]
+__all__ = [
+    "DEFAULT_BODY_TIMEOUT_S",
+    "DEFAULT_MAX_QUESTION_CHARS",
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "create_app",
+]
 
 DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+DEFAULT_BODY_TIMEOUT_S = 30.0
+"""Seconds a request body may take to arrive once the app starts reading it."""
 
 logger = logging.getLogger("conductor_gym.serve")
 
@@ -84,6 +108,9 @@ def create_app(
     max_concurrency: int = 64,
     max_queue: int = 256,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
+    log_interval_s: float = DEFAULT_LOG_INTERVAL_S,
 ) -> Starlette:
     """The ASGI app serving ``models`` (module docstring for the contract).
 
@@ -93,12 +120,22 @@ def create_app(
         max_concurrency: Most episodes played at once.
         max_queue: Most requests waiting for a slot; more are refused with 429.
         max_request_bytes: Largest request body accepted; larger is 413.
+        max_question_chars: Longest question (the last user message) accepted; longer
+            is 413.
+        body_timeout_s: Most seconds the body may take to arrive; slower is 408.
+        log_interval_s: The logs' rate limit: one line per kind per this many seconds.
 
     The models are closed when the app shuts down (its lifespan).
     """
     require_int("max_concurrency", max_concurrency)
     require_int("max_queue", max_queue, minimum=0)
     require_int("max_request_bytes", max_request_bytes)
+    require_int("max_question_chars", max_question_chars)
+    _require_seconds("body_timeout_s", body_timeout_s)
+    if isinstance(log_interval_s, bool) or not (
+        isinstance(log_interval_s, int | float) and log_interval_s >= 0
+    ):
+        raise ValueError(f"log_interval_s must be a number >= 0, got {log_interval_s!r}")
     if api_key is not None and not api_key:
         raise ValueError("api_key must be a non-empty string or None")
     by_name = {m.name: m for m in models}
@@ -109,9 +146,41 @@ def create_app(
     secrets_ = (api_key,) if api_key else ()
     admission = _Admission(max_concurrency, max_queue)
     created = int(time.time())
+    limit_logs([logger.name], log_interval_s)
 
     def error(exc: ServeError) -> JSONResponse:
-        return JSONResponse(exc.body(secrets_), status_code=exc.status)
+        # The rest of an unread or late body would be read as the next request.
+        headers = {"connection": "close"} if exc.status in (408, 413) else None
+        return JSONResponse(exc.body(secrets_), status_code=exc.status, headers=headers)
+
+    def guarded(
+        handler: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` with every failure answered here: Starlette's handler for
+        ``Exception`` re-raises to the server, which would log a second traceback."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ServeError as exc:
+                logger.warning(
+                    "%s %r: %d %s: %s", request.method, request.url.path, exc.status,
+                    exc.code, redact(exc.message, secrets_),
+                    extra={"limit_key": ("error", exc.status, exc.code)},
+                )  # fmt: skip
+                return error(exc)
+            except ClientDisconnect:
+                logger.debug("%s %r: the client disconnected", request.method, request.url.path)
+                return Response(status_code=400)
+            except Exception as exc:
+                logger.error(
+                    "unexpected error serving %s %r", request.method, request.url.path,
+                    exc_info=exc,
+                )  # fmt: skip
+                crash = f"internal error ({type(exc).__name__})"
+                return error(ServeError(500, "server_error", "internal_error", crash))
+
+        return endpoint
 
     def authorize(request: Request) -> None:
         if api_key is None:
@@ -148,28 +217,17 @@ def create_app(
 
     async def chat_endpoint(request: Request) -> Response:
         authorize(request)
-        parsed = parse_chat_request(await _read_json(request, max_request_bytes))
+        body = await _read_json(request, max_request_bytes, body_timeout_s)
+        parsed = parse_chat_request(body, max_question_chars=max_question_chars)
         served = model(parsed.model)
         async with admission.slot():
             answer = await served.answer(parsed.question, seed=parsed.seed)
         return JSONResponse(chat_completion(served.name, answer))
 
-    async def serve_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ServeError)
-        return error(exc)
-
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         kind, code = _HTTP_ERRORS.get(exc.status_code, ("invalid_request_error", "http_error"))
         return error(ServeError(exc.status_code, kind, code, str(exc.detail)))
-
-    async def crash(request: Request, exc: Exception) -> Response:
-        logger.exception("unexpected error serving %s %s", request.method, request.url.path)
-        return error(
-            ServeError(
-                500, "server_error", "internal_error", f"internal error ({type(exc).__name__})"
-            )
-        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -181,18 +239,24 @@ def create_app(
 
     return Starlette(
         routes=[
-            Route("/v1/models", models_endpoint, methods=["GET"]),
-            Route("/v1/models/{model:path}", model_endpoint, methods=["GET"]),
-            Route("/v1/chat/completions", chat_endpoint, methods=["POST"]),
+            Route("/v1/models", guarded(models_endpoint), methods=["GET"]),
+            Route("/v1/models/{model:path}", guarded(model_endpoint), methods=["GET"]),
+            Route("/v1/chat/completions", guarded(chat_endpoint), methods=["POST"]),
         ],
-        exception_handlers={ServeError: serve_error, HTTPException: http_error, Exception: crash},
+        exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
 
 
-async def _read_json(request: Request, limit: int) -> Any:
-    """The request's JSON body; 413 past ``limit`` bytes (declared or sent), 400 if it is
-    not JSON."""
+def _require_seconds(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < 1e9):
+        raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+
+
+async def _read_json(request: Request, limit: int, timeout_s: float) -> Any:
+    """The request's JSON body; 413 past ``limit`` bytes (declared or sent), 408 when
+    it has not all arrived within ``timeout_s``, 400 if it is not JSON (or nests too
+    deeply for the parser)."""
     too_large = ServeError(
         413, "invalid_request_error", "request_too_large",
         f"the request body is over the server's limit of {limit} bytes", param="body",
@@ -201,14 +265,24 @@ async def _read_json(request: Request, limit: int) -> Any:
     if declared.isdigit() and int(declared) > limit:
         raise too_large
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_large
+
+    async def read() -> None:
+        async for chunk in request.stream():
+            body.extend(chunk)
+            if len(body) > limit:
+                raise too_large
+
+    try:
+        await asyncio.wait_for(read(), timeout_s)
+    except TimeoutError:
+        raise ServeError(
+            408, "invalid_request_error", "request_timeout",
+            f"the request body did not arrive within {timeout_s:g} s", param="body",
+        ) from None  # fmt: skip
     try:
         return json.loads(body)
-    except ValueError as exc:
-        raise ServeError(
-            400, "invalid_request_error", "invalid_json",
-            f"the request body is not JSON: {exc}", param="body",
-        ) from None  # fmt: skip
+    except RecursionError:
+        message = "the request body is not JSON the server reads: it nests too deeply"
+    except ValueError as exc:  # UnicodeDecodeError included
+        message = f"the request body is not JSON: {exc}"
+    raise ServeError(400, "invalid_request_error", "invalid_json", message, param="body")

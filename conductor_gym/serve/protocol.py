@@ -3,7 +3,10 @@
 Requests (``POST /v1/chat/completions``): ``model`` (a served model's name) and
 ``messages`` are required; the question is the text of the **last user message** (a
 string, or the ``text`` parts of a content list); earlier messages are not shown to the
-conductor. ``seed`` (an int >= 0) fixes the episode. ``stream: true`` and ``n > 1`` are
+conductor. The question must be valid Unicode (no lone surrogates: ``400``) and at most
+``max_question_chars`` characters (:data:`DEFAULT_MAX_QUESTION_CHARS`; longer: ``413``
+``question_too_long``: the conductor's prompt has to fit its model's context). ``seed``
+(an int in ``0 .. 2**63 - 1``) fixes the episode. ``stream: true`` and ``n > 1`` are
 refused (``400``, naming the field); every other field (``temperature``,
 ``max_tokens``, ``user``, ...) is accepted and ignored: the conductor's and the workers'
 sampling belong to the server's configuration.
@@ -25,7 +28,18 @@ from typing import Any
 
 from conductor_gym.serve.service import ConductorModel, ServedAnswer, ServeError
 
-__all__ = ["ChatRequest", "chat_completion", "model_card", "model_list", "parse_chat_request"]
+__all__ = [
+    "DEFAULT_MAX_QUESTION_CHARS",
+    "ChatRequest",
+    "chat_completion",
+    "model_card",
+    "model_list",
+    "parse_chat_request",
+]
+
+DEFAULT_MAX_QUESTION_CHARS = 16_384
+"""Longest question a request may carry, in characters."""
+_MAX_SEED = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -57,8 +71,11 @@ def _text(content: Any, where: str) -> str:
     raise _bad(f"{where} must be a string or a list of content parts", where)
 
 
-def parse_chat_request(body: Any) -> ChatRequest:
-    """Validate a decoded request body; :class:`ServeError` (400) names the bad field."""
+def parse_chat_request(
+    body: Any, *, max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS
+) -> ChatRequest:
+    """Validate a decoded request body; :class:`ServeError` (400, or 413 for a question
+    over ``max_question_chars``) names the bad field."""
     if not isinstance(body, Mapping):
         raise _bad("the request body must be a JSON object", "body", "invalid_json")
     model = body.get("model")
@@ -76,17 +93,33 @@ def parse_chat_request(body: Any) -> ChatRequest:
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     if not users:
         raise _bad("'messages' holds no user message: its last one is the question", "messages")
-    question = _text(messages[users[-1]].get("content"), f"messages[{users[-1]}].content")
+    where = f"messages[{users[-1]}].content"
+    question = _text(messages[users[-1]].get("content"), where)
     if not question.strip():
         raise _bad("the last user message (the question) is empty", "messages")
+    if len(question) > max_question_chars:
+        raise ServeError(
+            413, "invalid_request_error", "question_too_long",
+            f"{where}: the question has {len(question)} characters; the server takes at "
+            f"most {max_question_chars}", param="messages",
+        )  # fmt: skip
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _bad(
+            f"{where} is not valid Unicode (a lone surrogate at character {exc.start})",
+            "messages",
+        ) from None
     if body.get("stream"):
         raise _bad("streaming is not supported: send 'stream': false", "stream", "unsupported")
     n = body.get("n", 1)
     if n is not None and n != 1:
         raise _bad("only n=1 is supported (one answer per request)", "n", "unsupported")
     seed = body.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise _bad("'seed' must be an integer >= 0", "seed")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED
+    ):
+        raise _bad(f"'seed' must be an integer in 0..{_MAX_SEED}", "seed")
     return ChatRequest(model=model, question=question, seed=seed)
 
 

@@ -22,13 +22,16 @@ OpenAI-style error fields. A worker that fails after its retries is a 502
 ``worker_error`` naming the step, the worker and the error class; a spent budget a 429;
 the conductor's own model failing (``AgentError``) a 502 ``conductor_error``; a
 completion that is not a valid plan a 500 ``conductor_error`` whose code is the parse
-reason. The error's ``conductor`` details carry what failed and the tokens and cost
+reason, except a plan over ``max_plan_chars`` only by its copies of the question (a
+conductor that quotes it in every step): that is the question's size, a 413
+``question_too_long``. The error's ``conductor`` details carry what failed and the tokens and cost
 already spent (``usage``). Messages pass through :func:`redact` first.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -78,7 +81,7 @@ class _Question(TaskSource):
     name = "served"
 
     def __init__(self, question: str) -> None:
-        digest = hashlib.sha256(question.encode()).hexdigest()[:16]
+        digest = hashlib.sha256(question.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         self.task = Task(
             id=f"served/{digest}",
             question=question,
@@ -332,7 +335,7 @@ class ConductorModel:
         )
         spent = {"conductor": conductor.to_dict(), "workers": workers.to_dict()}
         if info["outcome"] == "invalid":
-            raise _invalid_plan(info, completions, spent)
+            raise _invalid_plan(info, completions, spent, question, self._episodes.max_plan_chars)
         if info["outcome"] == "error":
             raise _episode_failure(info["error"] or {}, spent)
         traces = [r.trace for r in info["rounds"] if r.trace is not None and r.trace.steps]
@@ -364,10 +367,36 @@ def _conductor_failure(failure: Mapping[str, Any]) -> ServeError:
     )
 
 
+def _quoted_chars(question: str, completion: str) -> int:
+    """Characters of ``completion`` that are copies of ``question`` (as it is, or
+    escaped as a string literal)."""
+    forms = {question, json.dumps(question, ensure_ascii=False)[1:-1], repr(question)[1:-1]}
+    return max(completion.count(form) * len(form) for form in forms if form)
+
+
 def _invalid_plan(
-    info: Mapping[str, Any], completions: Sequence[str], spent: dict[str, Any]
+    info: Mapping[str, Any],
+    completions: Sequence[str],
+    spent: dict[str, Any],
+    question: str,
+    max_plan_chars: int,
 ) -> ServeError:
     error = info["parse_error"] or {"reason": "invalid", "detail": "no valid plan"}
+    last = completions[-1] if completions else ""
+    if error["reason"] == "too_long" and len(last) - _quoted_chars(question, last) <= (
+        max_plan_chars
+    ):
+        # The plan is over the parser's limit only by its copies of the question.
+        return ServeError(
+            413,
+            "invalid_request_error",
+            "question_too_long",
+            f"the conductor's plan quotes the question ({len(question)} characters) and "
+            f"so is over the limit of {max_plan_chars} characters a plan may have: send "
+            "a shorter question",
+            param="messages",
+            details={"parse_error": dict(error), "usage": spent},
+        )
     return ServeError(
         500,
         "conductor_error",

@@ -47,7 +47,9 @@ error. So Anthropic calls go without ``seed``, and GPT-5 runs at its only temper
   the key is never stored on the worker, in a :class:`Completion` or in a trace. Without
   it a provider model uses the provider's variable (``OPENAI_API_KEY``, ...), while an
   ``api_base`` is taken to need no key: a placeholder is sent, never a provider key from
-  the environment (a server that needs one: name its variable here).
+  the environment (a server that needs one: name its variable here). Which variables
+  a pool file may name, and for which hosts, is the policy of
+  :mod:`conductor_gym.workers.credentials` (checked when a pool is built from a file).
 * ``timeout_s``: seconds per call (default 600).
 * ``deployments``: a list of ``{api_base, api_key_env?, model?}`` tables, replicas of one
   model served as one worker through a ``litellm.Router`` (``model`` defaults to the
