@@ -15,7 +15,8 @@ submission (:mod:`conductor_gym.cli.leaderboard`). ``conductor-gym evaluate --ag
 reward, parse failures, steps, calls, tokens and cost per benchmark
 (:mod:`conductor_gym.cli.evaluate`); ``conductor-gym suites list`` shows the suites.
 ``conductor-gym serve --agent SPEC --pool POOL`` serves a conductor behind an
-OpenAI-compatible API (:mod:`conductor_gym.cli.serve`).
+OpenAI-compatible API (:mod:`conductor_gym.cli.serve`). ``conductor-gym sim audit`` attacks a
+simulated pool with an optimizer and reports what it over-pays (:mod:`conductor_gym.cli.sim`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from conductor_gym import ENV_ID, __version__
 from conductor_gym.cli.leaderboard import add_parser as add_leaderboard_parser
 from conductor_gym.cli.rescore import add_rescore_parser
 from conductor_gym.cli.serve import add_parser as add_serve_parser
+from conductor_gym.cli.sim import add_sim_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
@@ -81,19 +83,31 @@ def _pools_list(args: argparse.Namespace) -> int:
 
 
 def _pools_check(args: argparse.Namespace) -> int:
-    from conductor_gym.cli.pools import check_pool, format_checks, load_specs
+    from conductor_gym.cli.pools import (
+        check_pool,
+        credential_routes_of,
+        format_checks,
+        load_specs,
+    )
     from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.workers.credentials import CredentialPolicyError, format_routes
 
     try:
-        name, specs = load_specs(args.pool)
+        name, specs = load_specs(args.pool, trust_credentials=args.trust_pool_credentials)
     except PoolConfigError as exc:
         for line in exc.errors:
             print(line, file=sys.stderr)
         return 2
-    checks = check_pool(specs, timeout_s=args.timeout, ping=not args.skip_ping)
+    except CredentialPolicyError as exc:
+        print(format_routes(exc.routes))
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return 2
     ping = "no ping" if args.skip_ping else f"ping timeout {args.timeout:g} s"
     workers = f"{len(specs)} worker" + ("" if len(specs) == 1 else "s")
     print(f"pool {name!r}: {workers}, {ping}")
+    print(format_routes(credential_routes_of(specs)), flush=True)  # before anything is sent
+    checks = check_pool(specs, timeout_s=args.timeout, ping=not args.skip_ping)
     print(format_checks(checks))
     return 0 if all(check.ok for check in checks) else 1
 
@@ -169,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     pools_check.add_argument(
         "--skip-ping", action="store_true", help="check credentials only; build nothing"
     )
+    pools_check.add_argument(
+        "--trust-pool-credentials", action="store_true",
+        help="send the keys the pool file names wherever it says (default: only a "
+        "provider's API-key variables, to its hosts or to loopback)",
+    )  # fmt: skip
     pools_check.set_defaults(handler=_pools_check)
     add_leaderboard_parser(commands)
     _add_evaluate(commands)
@@ -176,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_view_parser(commands)
     add_rescore_parser(commands)
     add_serve_parser(commands)
+    add_sim_parser(commands)
     return parser
 
 
