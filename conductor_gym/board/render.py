@@ -343,21 +343,24 @@ def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
 def _md_section_title(section: Section) -> str:
     s = section
     env = f", env {markdown_text(s.env)}" if s.env else ""
+    graders = f", graders {markdown_text(s.graders)}" if s.graders else ""
     return (
         f"### Suite {_md_code(s.suite)} (`{markdown_text(s.fingerprint)}`), {s.pool_setting} "
-        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){env}"
+        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){env}{graders}"
     )
 
 
 def section_heading(section: Section) -> str:
     """A ranked section's heading on the page: ``Suite <name> (<fingerprint>), <setting>
     pool <name> (<fingerprint>)``, then ``, env <settings>`` when the runs changed env
-    settings (the README's heading, as plain text)."""
+    settings and ``, graders <graders>`` when a re-scoring replaced the tasks' graders
+    (the README's heading, as plain text)."""
     s = section
     env = f", env {s.env}" if s.env else ""
+    graders = f", graders {s.graders}" if s.graders else ""
     return (
         f"Suite {s.suite} ({s.fingerprint}), {s.pool_setting} pool {s.pool} "
-        f"({s.pool_fingerprint}){env}"
+        f"({s.pool_fingerprint}){env}{graders}"
     )
 
 
@@ -420,7 +423,9 @@ submission ships (no backend is reached; costs are priced again from the cached 
 where the pool file sets prices); without a cache the entry is *unverified*.
 
 A ranked section is one suite fingerprint on one pool (setting and the pool's own
-fingerprint) with the same env settings (those the agent declares aside). An entry is
+fingerprint) with the same env settings, as re-played (a plan limit that the agent's
+plans fill exactly, such as the 8-call mixture-of-agents' `max_steps = 8`, aside), and
+the same graders (a re-scored file's, their versions derived from the installed code). An entry is
 ranked when it was re-played, ran the whole suite (or a fixed subset suite such as
 `offline-160`), has at least {MIN_REPEATS} repeats, used the suite seed {SUITE_SEED} and
 had at most {100 * MAX_FAILED_SHARE:g} % infrastructure failures; otherwise it is listed
