@@ -11,13 +11,13 @@ from functools import cache
 
 import pytest
 from conductor_gym.agents import fixed
+from conductor_gym.agents.reference import REFERENCE_PLANS, plan_completion
 from support import plan_text
 
 from conductor_gym import ConductorEnv
 from conductor_gym.sim.difficulty import SIZE_SCALE
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.profiles import PAPER_ACCURACY, PAPER_PROFILES
-from conductor_gym.agents.reference import REFERENCE_PLANS, plan_completion
 from conductor_gym.tasks import make_task_source
 from conductor_gym.tasks.procedural.source import FAMILIES
 
