@@ -2,7 +2,7 @@
 context changes a simulated worker's chance of being right), per-family checkability
 (:data:`CHECK_BONUS`) and each version's defaults (:data:`VERSION_DYNAMICS`). What each
 parameter does, and where its number comes from, is in :mod:`conductor_gym.sim.v1` and
-:mod:`conductor_gym.sim.v2`."""
+:mod:`conductor_gym.sim.v2` and :mod:`conductor_gym.sim.v3`."""
 
 from __future__ import annotations
 
@@ -27,14 +27,25 @@ CHECK_BONUS: dict[str, float] = {
 shift, simulator v2): a countdown expression is checked by evaluating it, a traced
 value by re-running the loop, an option only by redoing most of the work."""
 
-VERSIONS = ("v1", "v2")
+VERSIONS = ("v1", "v2", "v3")
 """Simulator versions; ``v2`` (the default) reads its instructions, ``v1`` is the
-structure-only model of earlier results (preset ``sim-paper-v1``)."""
+structure-only model of earlier results (preset ``sim-paper-v1``), ``v3`` reads them
+failing closed (preset ``sim-paper-v3``; :mod:`conductor_gym.sim.v3`)."""
 DEFAULT_VERSION = "v2"
 
 VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
     "v1": {},
     "v2": {"call_correlation": 0.97, "relay": 0.98},
+    "v3": {
+        "call_correlation": 0.97,
+        "relay": 0.98,
+        "claim_pull": 0.35,
+        "claim_pull_checkable": 0.2,
+        "check_scale": 0.7,
+        "check_doubt": 0.04,
+        "candidate_penalty": 0.3,
+        "context_penalty": 0.15,
+    },
 }
 """Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
@@ -61,6 +72,11 @@ class SimDynamics:
     context_free_responses: int = 4
     context_penalty: float = 0.2
     check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
+    # Simulator v3 only (see conductor_gym.sim.v3; its values are in VERSION_DYNAMICS).
+    claim_pull: float = 0.0
+    claim_pull_checkable: float = 0.0
+    check_scale: float = 1.0
+    check_doubt: float = 0.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -75,11 +91,14 @@ class SimDynamics:
             "lineage_share",
             "habit",
             "trust_partial",
+            "claim_pull",
+            "claim_pull_checkable",
+            "check_doubt",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
-        for name in ("token_sigma", "candidate_penalty", "context_penalty"):
+        for name in ("token_sigma", "candidate_penalty", "context_penalty", "check_scale"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"SimDynamics.{name} must be >= 0")
         for name in ("candidate_free", "context_free_responses"):

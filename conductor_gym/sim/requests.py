@@ -263,6 +263,7 @@ VOCABULARY: frozenset[str] = _words(
     attempted tried evaluated determined derived traced simulated executed chose chosen
     picked selected compared combined reconciled
     double checked verified reviewed recomputed rechecked already independently
+    ends ended sound soundest quality highest
     """
 )
 """The closed vocabulary of requests about a problem and its answers (module docstring)."""

@@ -72,11 +72,12 @@ from conductor_gym.workers.base import Message
 if TYPE_CHECKING:
     from conductor_gym.sim.worker import SimulatedWorker, TaskBoundSimulatedWorker
 
-__all__ = ["decide", "reads", "skill"]
+__all__ = ["decide", "family_profile", "reads", "skill"]
 
 
 @lru_cache(maxsize=64)
-def _family_profile(family: str) -> str:
+def family_profile(family: str) -> str:
+    """The benchmark profile a procedural family borrows (its accuracies)."""
     from conductor_gym.tasks.procedural.source import FAMILIES
 
     return FAMILIES[family].profile
@@ -96,7 +97,7 @@ def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float
     dyn = worker.dynamics
     family = problem.family
     a = math.sqrt(dyn.call_correlation * dyn.task_correlation * dyn.structure_share)
-    p = worker.profile.p_correct(_family_profile(family))
+    p = worker.profile.p_correct(family_profile(family))
     t = threshold(p, family, a)
     level = latent(
         problem.key,

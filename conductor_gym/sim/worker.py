@@ -50,7 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from conductor_gym.sim import v1, v2
+from conductor_gym.sim import v1, v2, v3
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
 from conductor_gym.tasks.base import Task
@@ -103,7 +103,7 @@ Decide = Callable[
     ["TaskBoundSimulatedWorker", Sequence[Message], random.Random], tuple[str, str | None]
 ]
 
-DECIDE: Mapping[str, Decide] = MappingProxyType({"v1": v1.decide, "v2": v2.decide})
+DECIDE: Mapping[str, Decide] = MappingProxyType({"v1": v1.decide, "v2": v2.decide, "v3": v3.decide})
 """Each version's decision for a call: ``(mode, final answer or None)`` from the bound
 worker, its messages and the call's random stream (one entry per :data:`VERSIONS`)."""
 

@@ -65,3 +65,14 @@ def test_bad_budgets_fail_naming_the_field(capsys: pytest.CaptureFixture[str]) -
         audit(episodes=100, per_plan=20)
     assert main(["sim", "audit", "--episodes", "10"]) == 2
     assert "sim audit: audit: episodes=10" in capsys.readouterr().err
+
+
+def test_on_v3_no_off_task_twin_survives_and_claims_do_not_pay() -> None:
+    report = audit(pool="sim-paper-v3", episodes=3000, per_plan=30, ood_tasks=None)
+    assert report.twins == (len(report.best) + 1) * len(OFF_TASK) and report.findings == []
+    anchors = {a.name: a for a in report.anchors}
+    assert (
+        anchors["claims right as often as the worker"].difference
+        <= 2.0 + 2 * anchors["claims right as often as the worker"].se
+    )
+    assert anchors["random claimed options"].difference < 0
