@@ -22,9 +22,12 @@ works on this machine, ``OSError``).
   ``LANG=C.UTF-8``, ``PYTHONDONTWRITEBYTECODE=1``, ``OMP_NUM_THREADS=1`` (and ``TMPDIR``
   where ``/tmp`` is shared with the host): no API keys or tokens reach the program.
 * Limits: wall clock ``timeout_s`` (then the whole sandbox is killed with SIGKILL,
-  descendants and processes ignoring signals included); address space ``memory_mb``;
-  CPU ``ceil(timeout_s) + 1`` s; files written at most 16 MiB each; 256 open files;
-  128 processes and threads (per run: see the threat model); no core dumps.
+  descendants and processes ignoring signals included); memory ``memory_mb`` for the
+  whole run, all its processes together (a memory cgroup per run, :mod:`.cgroup`; where
+  this process cannot create cgroups, a warning is logged once and the limit holds per
+  process only), and address space ``memory_mb`` per process; CPU
+  ``ceil(timeout_s) + 1`` s; files written at most 16 MiB each; 256 open files; 128
+  processes and threads (per run: see the threat model); no core dumps.
 * The run ends when the main process exits: processes it left behind are killed.
 * stdout and stderr are read concurrently; each keeps its first ``max_output_bytes``
   (``truncated`` is set when anything was dropped). A stream that keeps flooding past
@@ -32,7 +35,8 @@ works on this machine, ``OSError``).
   ``"killed"``), so memory and time stay bounded. Output still buffered inside a killed
   program is lost.
 * Status: ``"timeout"`` (wall limit, or the CPU limit), ``"memory"`` (``MemoryError`` or
-  ``std::bad_alloc`` reported, or killed by the kernel with SIGKILL, i.e. the OOM killer),
+  ``std::bad_alloc`` reported, or killed by the kernel with SIGKILL, i.e. the OOM killer,
+  or failed after the OOM killer took one of its processes),
   ``"crashed"`` (other non-zero exit or signal), ``"killed"`` (we killed it for flooding
   output), ``"ok"`` (exit status 0). ``exit_code`` is ``None`` when a signal ended it.
   Under bwrap and unshare a signal death is only visible as exit status
@@ -72,9 +76,11 @@ What the program sees
     As root, bwrap runs without a user namespace (inside one, uid 0 would still be the
     host's root: ``--uid`` only renames it) and the interpreter is started by
     ``setpriv`` as a fresh unprivileged uid/gid, chosen at random per run, with no
-    supplementary groups and no capabilities (not even in the bounding set).
+    supplementary groups and no capabilities (not even in the bounding set), and a
+    seccomp filter refuses new user namespaces (:mod:`.seccomp`; x86-64 and AArch64),
+    so the program cannot become "root" in one and mount file systems.
     Unprivileged callers get a user namespace instead, with nested user namespaces
-    disabled where bwrap supports it (>= 0.8).
+    disabled where bwrap supports it (>= 0.8), and the same filter.
 ``"unshare"`` (root without usable bwrap)
     ``unshare`` (util-linux) gives new mount, pid, network, IPC and UTS namespaces; the
     interpreter builds the same view there itself, ``chroot`` s into it and drops to the

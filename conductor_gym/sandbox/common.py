@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from .cgroup import _CgroupBase
     from .view import _Op
 
 # One logger for the whole package: ``conductor_gym.sandbox``.
@@ -77,6 +78,8 @@ class _Config:
     site_paths: tuple[str, ...] = ()
     # What bwrap and unshare show the program (mode "none" has no view).
     view: tuple[_Op, ...] = ()
+    # Where each run's memory cgroup is made (None: memory is limited per process).
+    cgroup: _CgroupBase | None = None
 
 
 @dataclass(frozen=True)

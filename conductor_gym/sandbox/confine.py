@@ -53,9 +53,11 @@ def _command(
     argv: list[str],
     info_fd: int | None = None,
     root: str | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The command line of one run. ``root`` is the empty dir the ``"unshare"`` mode builds
-    its view in; ``info_fd`` receives bwrap's ``--info-fd`` report."""
+    its view in; ``info_fd`` receives bwrap's ``--info-fd`` report; ``seccomp_fd`` holds
+    the seccomp filter bwrap installs (:mod:`.seccomp`)."""
     # Without bwrap and without a uid of its own, RLIMIT_NPROC would count all of the
     # caller's processes, which can already exceed any sensible limit.
     with_nproc = config.mode == "bwrap" or uid is not None
@@ -109,6 +111,8 @@ def _command(
     cmd += ["--die-with-parent", "--new-session", "--clearenv"]
     if info_fd is not None:
         cmd += ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:
+        cmd += ["--seccomp", str(seccomp_fd)]
     for key, value in _environment(config, workdir).items():
         cmd += ["--setenv", key, value]
     cmd += _bwrap_args(_run_view(config.view, workdir), config.bwrap_version >= (0, 7))

@@ -3,6 +3,7 @@ first, each checked by running a trivial program before it is used."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 
 from .bootstrap import _site_paths
+from .cgroup import _cgroup_base, _CgroupBase
 from .common import (
     _MODES,
     _PROBE_CODE,
@@ -76,7 +78,14 @@ def _base_config(
     setpriv = shutil.which("setpriv") if drop else None
     site_paths = _site_paths()
     view = _static_view(python, site_paths) if mode != "none" else ()
-    return _Config(mode, python, drop, setpriv, tool, version, site_paths, view)
+    cgroup = _shared_cgroup_base()
+    return _Config(mode, python, drop, setpriv, tool, version, site_paths, view, cgroup)
+
+
+@functools.cache
+def _shared_cgroup_base() -> _CgroupBase | None:
+    """:func:`.cgroup._cgroup_base`, looked for once per process."""
+    return _cgroup_base()
 
 
 def _candidate(mode: _Mode) -> tuple[_Config | None, str]:

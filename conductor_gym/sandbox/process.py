@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .cgroup import _run_cgroup, _RunCgroup
 from .common import (
     _DRAIN_GRACE_S,
     _FLOOD_FACTOR,
@@ -29,6 +30,7 @@ from .common import (
     logger,
 )
 from .confine import _claim_uid, _command, _environment, _release_uid
+from .seccomp import _userns_filter
 from .workdir import _populate, _remove_tree
 
 
@@ -70,10 +72,16 @@ def _run(
     # only: on the host it stays empty).
     root = tempfile.mkdtemp(prefix="conductor-root-") if config.mode == "unshare" else None
     info_r, info_w = os.pipe() if config.mode == "bwrap" else (-1, -1)
+    seccomp_fd = _seccomp_pipe() if config.mode == "bwrap" else -1
+    group: _RunCgroup | None = None
     try:
         main = _populate(workdir, code, files, uid)
         info_fd = info_w if info_w >= 0 else None
-        cmd = _command(config, workdir, main, uid, limits, argv, info_fd, root)
+        filter_fd = seccomp_fd if seccomp_fd >= 0 else None
+        cmd = _command(config, workdir, main, uid, limits, argv, info_fd, root, filter_fd)
+        group = _run_cgroup(config.cgroup, limits.memory_bytes)
+        if group is not None:
+            cmd = group.join_command(cmd)
         start = time.monotonic()
         proc = subprocess.Popen(
             cmd,
@@ -84,24 +92,42 @@ def _run(
             env=_environment(config, workdir),
             start_new_session=True,
             close_fds=True,
-            pass_fds=(info_w,) if info_w >= 0 else (),
+            pass_fds=tuple(fd for fd in (info_w, seccomp_fd) if fd >= 0),
         )
-        if info_w >= 0:
-            os.close(info_w)
-            info_w = -1
-        supervision = _Supervision(config, proc, uid, start, info_r)
+        for fd in (info_w, seccomp_fd):
+            if fd >= 0:
+                os.close(fd)
+        info_w = seccomp_fd = -1
+        supervision = _Supervision(config, proc, uid, start, info_r, group)
         info_r = -1  # owned by the supervision now
         data = stdin.encode("utf-8", errors="surrogatepass")
         return supervision.run(data, timeout_s, max_output_bytes)
     finally:
-        for fd in (info_r, info_w):
+        for fd in (info_r, info_w, seccomp_fd):
             if fd >= 0:
                 os.close(fd)
+        if group is not None:
+            group.remove()
         _remove_tree(workdir)
         if root is not None:
             _remove_tree(root)
         if uid is not None:
             _release_uid(uid)
+
+
+def _seccomp_pipe() -> int:
+    """A pipe's read end holding the run's seccomp filter (:mod:`.seccomp`) for bwrap's
+    ``--seccomp``, or -1 where this machine has none. The filter is a few hundred bytes:
+    it fits the pipe's buffer, so writing it before bwrap starts cannot block."""
+    program = _userns_filter()
+    if program is None:
+        return -1
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 class _Supervision:
@@ -115,6 +141,7 @@ class _Supervision:
         uid: int | None,
         start: float,
         info_fd: int,
+        group: _RunCgroup | None = None,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.config = config
@@ -124,6 +151,7 @@ class _Supervision:
         self.stdin = proc.stdin
         self.sel = selectors.DefaultSelector()
         self.info_fd = info_fd
+        self.group = group
         self.info = b""
         self.ns_init_pidfd: int | None = None
         self.pidfd = _pidfd_open(proc.pid)
@@ -147,6 +175,9 @@ class _Supervision:
         wall_s = time.monotonic() - self.start
         truncated = out.seen > len(out.kept) or err.seen > len(err.kept)
         status, exit_code = _classify(self.config, proc.returncode, self.reason, err.tail)
+        if status == "crashed" and self.group is not None and self.group.oom_kills():
+            # The OOM killer took a process of the run: its total hit memory_mb.
+            status, exit_code = "memory", None
         return ExecResult(status, out.text(), err.text(), exit_code, wall_s, truncated)
 
     def _loop(
@@ -219,6 +250,8 @@ class _Supervision:
 
     def _kill_all(self) -> None:
         _kill_sandbox(self.proc, self.uid, self.config)
+        if self.group is not None:
+            self.group.kill()
         if self.ns_init_pidfd is not None:
             # bwrap's --die-with-parent already takes the namespace down with bwrap;
             # killing its init directly does not depend on that (it leads a session of
