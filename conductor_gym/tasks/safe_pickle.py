@@ -54,22 +54,58 @@ class _PlainDataUnpickler(pickle.Unpickler):
         raise UnsafePickleError(f"refused persistent id {pid!r}: only plain data may be unpickled")
 
 
-def _check_plain(value: Any, depth: int = 0) -> None:
-    if depth > 200:
-        raise UnsafePickleError("refused: the unpickled value is nested more than 200 levels deep")
-    if isinstance(value, _PLAIN_LEAVES):
-        return
-    if isinstance(value, list | tuple):
-        for item in value:
-            _check_plain(item, depth + 1)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str | int):
-                raise UnsafePickleError(f"refused: dict key of type {type(key).__name__}")
-            _check_plain(item, depth + 1)
-        return
-    raise UnsafePickleError(f"refused: unpickled a {type(value).__name__}, which is not plain data")
+def _check_plain(value: Any) -> None:
+    """Raise :class:`UnsafePickleError` unless ``value`` is plain data (see the module
+    docstring), nested at most 200 levels deep and without cycles.
+
+    Each container is checked once, however many times the pickle refers to it (its memo
+    lets a few bytes build a value with exponentially many paths), so the check is linear
+    in the number of distinct objects.
+    """
+    _PlainChecker().check(value, 0)
+
+
+class _PlainChecker:
+    """One walk of :func:`_check_plain`: ``done`` holds the ids of containers already
+    found plain, ``path`` those being checked (a container met again on its own path is a
+    cycle). Ids stay valid: every object walked is kept alive by the value itself."""
+
+    def __init__(self) -> None:
+        self.done: set[int] = set()
+        self.path: set[int] = set()
+        self.visits = 0
+
+    def check(self, value: Any, depth: int) -> None:
+        self.visits += 1
+        if depth > 200:
+            raise UnsafePickleError(
+                "refused: the unpickled value is nested more than 200 levels deep"
+            )
+        if isinstance(value, _PLAIN_LEAVES):
+            return
+        if not isinstance(value, list | tuple | dict):
+            raise UnsafePickleError(
+                f"refused: unpickled a {type(value).__name__}, which is not plain data"
+            )
+        key = id(value)
+        if key in self.done:
+            return
+        if key in self.path:
+            raise UnsafePickleError(
+                f"refused: the unpickled value contains a cycle (a {type(value).__name__} "
+                "that contains itself)"
+            )
+        self.path.add(key)
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if not isinstance(name, str | int):
+                    raise UnsafePickleError(f"refused: dict key of type {type(name).__name__}")
+                self.check(item, depth + 1)
+        else:
+            for item in value:
+                self.check(item, depth + 1)
+        self.path.discard(key)
+        self.done.add(key)
 
 
 def restricted_loads(data: bytes) -> Any:
