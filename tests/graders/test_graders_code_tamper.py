@@ -128,8 +128,8 @@ def test_unittest_static_patch_is_rejected() -> None:
     assert verdict.reason.startswith("unittest: rejected: the program writes an attribute")
 
 
-def test_unittest_runtime_patch_is_rejected() -> None:
-    # getattr with computed names slips past the static scan; the harness catches it.
+def test_unittest_runtime_patch_is_refused() -> None:
+    # getattr with computed names slips past the static scan; the machinery is frozen.
     program = """
 import unittest
 
@@ -141,13 +141,16 @@ def task_func(values):
     assert scan_program(program) is None
     verdict = unit(program)
     assert not verdict.correct
-    assert verdict.reason == "unittest: rejected: TestCase.assertEqual was replaced"
+    assert verdict.reason == (
+        "unittest: test_solution.TestCases.test_empty error: TypeError: cannot set "
+        "'assertEqual' attribute of immutable type 'TestCase'"
+    )
 
 
 def test_unittest_fake_result_line_cannot_pass() -> None:
     # The program prints a result line claiming success on every file descriptor, then
-    # leaves through libc's exit(0) so the harness never reports. Without the nonce the
-    # line is worthless.
+    # tries to leave through libc's exit(0) so the harness never reports. It has no
+    # descriptor to the run's output, and the C call is refused.
     program = """
 import ctypes, json, os
 
@@ -166,9 +169,7 @@ ctypes.CDLL(None).exit(0)
 """
     verdict = unit(program)
     assert not verdict.correct
-    assert verdict.reason == (
-        "unittest: the test run failed: expected one result line from the harness, found 0"
-    )
+    assert verdict.reason == "unittest: rejected: the program used ctypes (a C function)"
 
 
 def test_unittest_skipping_is_not_passing() -> None:

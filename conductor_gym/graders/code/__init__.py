@@ -42,29 +42,54 @@ modules the task needs. Libraries that cannot be imported here
 (:func:`missing_libraries`) raise ``GraderError`` naming them: that is the machine's
 fault, not the answer's. The program becomes ``solution.py``; the test module is run
 with the solution's globals in scope (as BigCodeBench's own harness, which concatenates
-the two) by a harness that reports the run on one line tagged with a per-run nonce read
-from stdin before the solution is imported. The parent then requires:
+the two). The verdict is kept out of the program's reach (:mod:`.harness` has the
+details):
 
-* no test failed, errored, was skipped (a program could raise ``SkipTest``) or
-  unexpectedly succeeded;
-* the number of tests run equals the number of ``test*`` methods found by parsing
-  ``test_code`` with :mod:`ast` here, in the parent;
-* exactly one result line carries the nonce (a program printing a fake line without
-  the nonce is ignored; one that printed a second tagged line is rejected);
-* the test machinery is intact: before the solution is imported the harness records the
-  attributes of ``unittest``'s classes and modules and of :mod:`builtins` (and, once
-  loaded, of the test classes), and checks after the import and after every test that
-  none was replaced, added to or removed (a module may gain attributes; nothing it had
-  may change).
+* A *referee* process, which never runs the program, forks the *test process*, only
+  then reads a per-run nonce from stdin, and alone writes the one nonce-tagged result
+  line; it is not dumpable, so the test process (same uid) can neither trace it nor
+  open its descriptors or memory, and it has no descriptor to the run's output.
+* The test process reads the tests and its configuration before it imports the
+  program (which may rewrite the files), runs every test, sends one message to the
+  referee and exits with status 0 only if every test passed with the machinery intact.
+* In the test process, ``unittest``'s classes, the harness's and the test classes are
+  frozen (CPython's immutable-type flag; test classes are thawed only while the suite
+  runs their class fixtures): no patch of them, not even one that undoes itself. An
+  audit hook, which nothing in the process can reach or remove, ends the process as
+  tampered when the program's own code takes a frame (``sys._getframe``, ``tb_frame``
+  and the like, also through ``inspect``, ``traceback`` or a debugger; libraries such
+  as logging and pandas may), walks the heap (``gc``), traces (``sys.settrace``, also
+  for new threads), calls C through ``ctypes``, calls ``os._exit`` (or re-creates
+  ``posix`` to get another), replaces itself (``os.exec*``), adds an audit hook,
+  rewrites a harness function or forges code posing as the harness's or a library's.
+  Before every assertion and after every test the hook checks that ``unittest``'s
+  modules, the builtins assertions use (``round``, ``len``, ``isinstance``...) and the
+  assertion helpers of the task's ``libs`` (``numpy.testing``, ``pandas.testing``,
+  imported before the program) are unchanged, and that no
+  operand of a comparison is an object whose comparison methods the program wrote
+  (or ``unittest.mock.ANY``).
+
+The parent then requires, besides a single tagged line from the referee: no tampering
+reported; exactly one message from the test process; no test failed, errored, was
+skipped (a program could raise ``SkipTest``) or unexpectedly succeeded; the number of
+tests run equal to the number of ``test*`` methods found by parsing ``test_code`` with
+:mod:`ast` here, in the parent; and the test process's exit status 0.
+
+What stays possible, as for any test that runs inside the program's interpreter: a
+comparison written in the test code itself (``assertTrue(a == b)``) or deep inside a
+library object (a DataFrame holding such objects) may call a method the program
+defines; a patch of a library's assertion helper (``numpy.testing``) that undoes itself
+when called passes unseen, as tests call those directly; and a program thread may race
+a builtin patch past the check before an assertion. The sandbox, not the grader, protects the
+host.
 
 Before anything runs, the program is also scanned statically (:func:`scan_program`) and
 rejected (wrong, with the reason) if it writes attributes of ``unittest`` / ``TestCase``
 / ``TestResult`` (or aliases of them) or of ``builtins``, or uses ``sys.modules``,
 ``sys._getframe``, frame objects (``f_back``, ``f_locals``, ``inspect.currentframe``,
 ``inspect.stack``...), ``gc.get_objects``/``get_referrers``, ``os._exit``, ``sys.exit``,
-``__import__``, ``__builtins__``, ``__subclasses__`` or ``__globals__``. These checks
-raise the bar for a program that games its tests; they are not a proof against one that
-reads its own process memory. The sandbox, not the grader, protects the host.
+``__import__``, ``__builtins__``, ``__subclasses__`` or ``__globals__``: a first,
+cheap line in front of the run-time checks above.
 
 The package is split by concern: :mod:`.extract` (finding the program in the response),
 :mod:`.compare` (output normalisation, JSON comparison), :mod:`.scan` (the static scan of

@@ -175,24 +175,48 @@ def _grade_unittest(code: str, metadata: Mapping[str, Any]) -> Grade:
     timeout_s, memory_mb = _limits(metadata)
     suite_timeout = timeout_s * expected
     nonce = secrets.token_hex(16)
-    stdin = json.dumps({"nonce": nonce, "entry_point": entry_point, "classes": sorted(counts)})
+    config = {
+        "entry_point": entry_point,
+        "classes": sorted(counts),
+        "expected": expected,
+        "libs": [str(lib) for lib in libs],
+    }
     result = _sandbox_run(
         _UNITTEST_HARNESS,
-        stdin=stdin,
-        files={"solution.py": code, "test_solution.py": test_code},
+        stdin=json.dumps({"nonce": nonce}),
+        files={
+            "solution.py": code,
+            "test_solution.py": test_code,
+            "harness.json": json.dumps(config),
+        },
         timeout_s=suite_timeout,
         memory_mb=memory_mb,
     )
     why = _failed_run(result, suite_timeout)
-    payload: Any = None
+    report: Any = None
     if why is None:
-        payload, why = _tagged_line(result, nonce)
-    if why is None and not isinstance(payload, dict):
+        report, why = _tagged_line(result, nonce)
+    if why is None and not (isinstance(report, dict) and "messages" in report):
         why = "the harness's result is malformed"
     if why is not None:
         return Grade(False, code, f"unittest: the test run failed: {why}")
-    if "tampered" in payload:
-        return Grade(False, code, f"unittest: rejected: {payload['tampered']}")
+    return _unittest_verdict(code, report, expected)
+
+
+def _unittest_verdict(code: str, report: Mapping[str, Any], expected: int) -> Grade:
+    """The grade from the referee's report on the test process (see :mod:`.harness`):
+    passed only when the process exited with status 0 after sending exactly one message,
+    the counts of a clean run of every expected test."""
+    payload = report.get("payload")
+    if report.get("tampered"):
+        return Grade(False, code, f"unittest: rejected: {report['tampered']}")
+    if report.get("messages") != 1 or not isinstance(payload, dict):
+        return Grade(
+            False,
+            code,
+            "unittest: the test process sent "
+            f"{report.get('messages')} result messages, expected one",
+        )
     if "error" in payload:
         return Grade(False, code, f"unittest: {payload['error']}")
     first = payload.get("first")
@@ -206,4 +230,11 @@ def _grade_unittest(code: str, metadata: Mapping[str, Any]) -> Grade:
             code,
             f"unittest: ran {run} tests, expected {expected}, with {bad} not passing",
         )
+    if report.get("exit") != 0:
+        ended = (
+            f"was killed by signal {report.get('signal')}"
+            if report.get("signal") is not None
+            else f"exited with status {report.get('exit')}"
+        )
+        return Grade(False, code, f"unittest: the test process {ended} after its tests")
     return Grade(True, code, f"unittest: passed all {expected} tests")
