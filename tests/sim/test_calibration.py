@@ -1,76 +1,52 @@
 """Simulator v2 against the paper: single models, fixed workflows, and the headroom
-that only orchestration unlocks (seeded; 2,000 in-domain and 1,500 unseen episodes,
-so a rate's standard error is about one point)."""
+that only orchestration unlocks (every task of ``offline`` and ``offline-ood`` played once
+by each planner, through :mod:`conductor_gym.bench.calibration`: 2,000 in-domain and
+1,500 unseen episodes, so a rate's standard error is about one point), and the README's
+table is exactly what that module prints."""
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable
-from functools import cache
+from pathlib import Path
 
 import pytest
 from conductor_gym.agents import fixed
-from conductor_gym.agents.reference import REFERENCE_PLANS, plan_completion
+from conductor_gym.agents.reference import REFERENCE_PLANS
 from support import plan_text
 
 from conductor_gym import ConductorEnv
+from conductor_gym.bench import calibration
+from conductor_gym.bench.calibration import by_domain, score
 from conductor_gym.sim.difficulty import SIZE_SCALE
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.profiles import PAPER_ACCURACY, PAPER_PROFILES
 from conductor_gym.tasks import make_task_source
 from conductor_gym.tasks.procedural.source import FAMILIES
 
-# The fixed baselines' own subtask texts (agents/fixed.py): the paper's workflows.
-SOLVE, REVISE, VOTE, AGGREGATE = (
-    t.replace("{question}", "{q}") for t in (fixed.SOLVE, fixed.REVISE, fixed.VOTE, fixed.AGGREGATE)
-)
-EPISODES = {"offline": 2000, "offline-ood": 1500}
+SOLVE = fixed.SOLVE.replace("{question}", "{q}")
 NAMES = list(PAPER_PROFILES)
 GPT5 = NAMES.index("gpt-5")
-
-
-@cache
-def play(tasks: str, name: str, max_steps: int = 5) -> tuple[tuple[str, bool], ...]:
-    """``(domain, correct)`` per episode for the plan registered as ``name``."""
-    plan = PLANS[name]
-    env = ConductorEnv(tasks=tasks, max_steps=max_steps)
-    out = []
-    for seed in range(EPISODES[tasks]):
-        _, info = env.reset(seed=seed)
-        _, _, _, _, info = env.step(plan(info["question"]))
-        out.append((env.tasks[info["task_index"]].domain, info["outcome"] == "correct"))
-    return tuple(out)
-
-
-def by_domain(results: tuple[tuple[str, bool], ...]) -> dict[str, float]:
-    groups: dict[str, list[bool]] = {}
-    for domain, ok in results:
-        groups.setdefault(domain, []).append(ok)
-    return {d: 100 * sum(v) / len(v) for d, v in groups.items()}
-
-
-def score(results: tuple[tuple[str, bool], ...]) -> float:
-    """Mean over domains, as the paper averages benchmarks."""
-    return statistics.mean(by_domain(results).values())
-
-
-PLANS: dict[str, Callable[[str], str]] = {
-    **{
-        f"single:{w}": (lambda q, w=w: plan_text([w], [SOLVE.format(q=q)], [[]]))
-        for w in range(len(NAMES))
-    },
-    "reflect": lambda q: plan_text(
-        [GPT5] * 5, [SOLVE.format(q=q)] + [REVISE.format(q=q)] * 4, [[], [0], [1], [2], [3]]
-    ),
-    "consensus": lambda q: plan_text(
-        [GPT5] * 6, [SOLVE.format(q=q)] * 5 + [VOTE.format(q=q, n=5)], [[]] * 5 + ["all"]
-    ),
-    "moa": lambda q: plan_text(
-        [*range(7), 0], [SOLVE.format(q=q)] * 7 + [AGGREGATE.format(q=q, n=7)], [[]] * 7 + ["all"]
-    ),
-    **{f"ref:{k}": (lambda q, f=f: plan_completion(f(q))) for k, f in REFERENCE_PLANS.items()},
+POOL = "sim-paper"
+SPECS = {
+    **{f"single:{w}": f"single:{w}" for w in range(len(NAMES))},
+    "reflect": f"reflect:{GPT5}:5",
+    "consensus": f"consensus:{GPT5}:5",
+    "moa": "moa",
+    **{f"ref:{k}": f"reference:{k}" for k in REFERENCE_PLANS},
 }
+
+
+def play(tasks: str, name: str) -> tuple[tuple[str, bool], ...]:
+    """``(domain, correct)`` for every task of ``tasks``, once each (no draw with
+    replacement), for the planner registered as ``name``."""
+    return calibration.play(POOL, tasks, SPECS[name])
+
+
+def test_the_readme_table_is_what_the_calibration_script_prints() -> None:
+    table = calibration.format_table(calibration.calibration_rows(POOL))
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert table in readme, f"regenerate with python -m conductor_gym.bench.calibration:\n{table}"
 
 
 def test_size_scale_matches_the_generated_tasks() -> None:
@@ -90,7 +66,7 @@ def test_single_workers_match_tables_7_and_8(tasks: str) -> None:
     off = []
     for w, name in enumerate(NAMES):
         measured = by_domain(play(tasks, f"single:{w}"))
-        n = EPISODES[tasks] / len(measured)
+        n = len(make_task_source(tasks)) / len(measured)
         for domain, rate in measured.items():
             paper = PAPER_ACCURACY[name][FAMILIES[domain].profile]
             se = 100 * math.sqrt(paper / 100 * (1 - paper / 100) / n)
@@ -104,8 +80,8 @@ def test_fixed_workflows_gain_what_the_paper_says() -> None:
     gpt5 = score(play("offline", f"single:{GPT5}"))
     best = max(score(play("offline", f"single:{w}")) for w in range(len(NAMES)))
     reflect = score(play("offline", "reflect"))
-    consensus = score(play("offline", "consensus", max_steps=6))
-    moa = score(play("offline", "moa", max_steps=8))
+    consensus = score(play("offline", "consensus"))
+    moa = score(play("offline", "moa"))
     assert -1 <= reflect - gpt5 <= 3  # paper: +0.8
     assert abs(consensus - gpt5) <= 2
     assert moa <= best  # paper: -2.0
