@@ -10,6 +10,11 @@ states a result (a :class:`~.base.Fact`), not a problem; ``= ?`` still poses it.
 
 Size: operators + 0.5 per multiplication or division + 0.5 per level of nesting +
 0.5 * log10(1 + |answer|).
+
+Work is bounded whatever the text: a run of more than :data:`MAX_TOKENS` tokens or
+parentheses nested deeper than :data:`MAX_NESTING` is no expression, nor is one whose
+value (or a partial value on the way) passes 2^:data:`MAX_BITS`; the partial sums of
+two terms are sub-problems only in chains of at most :data:`MAX_PAIRED` terms.
 """
 
 from __future__ import annotations
@@ -22,15 +27,33 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Union
 
-from conductor_gym.sim.perception.base import Fact, Problem, log_size, near_misses
+from conductor_gym.sim.perception.base import Fact, Problem, log_size, near_misses, read_int
 
-__all__ = ["ArithmeticProblem", "Node", "find_arithmetic", "parse_expression", "render"]
+__all__ = [
+    "MAX_BITS",
+    "MAX_NESTING",
+    "MAX_PAIRED",
+    "MAX_TOKENS",
+    "ArithmeticProblem",
+    "Node",
+    "find_arithmetic",
+    "parse_expression",
+    "render",
+    "value",
+]
+
+MAX_TOKENS = 1000
+MAX_NESTING = 60
+MAX_BITS = 14_000  # about 4214 digits: an answer Python can still write out
+MAX_PAIRED = 64
 
 # A canonical expression: an int, ("S", ((sign, node), ...)) for a +/- chain, or
 # ("P", (factor, ...), (divisor, ...)) for a * / chain; members sorted by their text.
 Node = Union[int, tuple[Any, ...]]  # noqa: UP007 (recursive alias)
 
-_RUN = re.compile(r"[-(]*\d[\d \t+\-*/()]*")
+# Starts only where no "-" or "(" precedes, so a long run of them without a digit is
+# scanned once, not once per position.
+_RUN = re.compile(r"(?<![-(])[-(]*+\d[\d \t+\-*/()]*")
 _TOKEN = re.compile(r"\d+|[-+*/()]")
 _RESULT = re.compile(r"[ \t]*=[ \t]*(-?\d+(?:/\d+)?)(?![\d*/+])")
 
@@ -45,6 +68,7 @@ def _tokens(text: str) -> list[str]:
 
 def _parse(tokens: list[str]) -> Node:
     pos = 0
+    depth = 0  # open parentheses and unary minus signs around the current atom
 
     def peek() -> str | None:
         return tokens[pos] if pos < len(tokens) else None
@@ -57,17 +81,21 @@ def _parse(tokens: list[str]) -> Node:
         return tokens[pos - 1]
 
     def atom() -> Node:
+        nonlocal depth
         tok = take()
-        if tok == "(":
-            inner = chain()
-            if take() != ")":
+        if tok in ("(", "-"):
+            depth += 1
+            if depth > MAX_NESTING:
                 raise _Syntax
+            inner = chain() if tok == "(" else _neg(atom())
+            if tok == "(" and take() != ")":
+                raise _Syntax
+            depth -= 1
             return inner
-        if tok == "-":
-            return _neg(atom())
-        if tok.isdigit():
-            return int(tok)
-        raise _Syntax
+        number = read_int(tok) if tok.isdecimal() else None
+        if number is None:
+            raise _Syntax
+        return number
 
     def term() -> Node:
         num: list[Node] = [atom()]
@@ -141,17 +169,27 @@ def render(node: Node) -> str:
 
 @lru_cache(maxsize=1 << 14)
 def value(node: Node) -> Fraction:
-    """Exact value; raises ``ZeroDivisionError``."""
+    """Exact value; raises ``ArithmeticError``: ``ZeroDivisionError``, or
+    ``OverflowError`` when a value on the way passes 2^:data:`MAX_BITS`."""
     if isinstance(node, int):
-        return Fraction(node)
+        return _bounded(Fraction(node))
     if node[0] == "S":
-        return sum((sign * value(sub) for sign, sub in node[1]), Fraction(0))
+        total = Fraction(0)
+        for sign, sub in node[1]:
+            total = _bounded(total + sign * value(sub))
+        return total
     out = Fraction(1)
     for x in node[1]:
-        out *= value(x)
+        out = _bounded(out * value(x))
     for x in node[2]:
-        out /= value(x)
+        out = _bounded(out / value(x))
     return out
+
+
+def _bounded(v: Fraction) -> Fraction:
+    if v.numerator.bit_length() > MAX_BITS or v.denominator.bit_length() > MAX_BITS:
+        raise OverflowError(f"a value of more than {MAX_BITS} bits")
+    return v
 
 
 def _ops(node: Node) -> tuple[int, int, int]:
@@ -167,10 +205,13 @@ def _ops(node: Node) -> tuple[int, int, int]:
 
 @lru_cache(maxsize=1 << 14)
 def parse_expression(text: str) -> Node | None:
-    """The canonical form of ``text`` as one expression, or ``None``."""
+    """The canonical form of ``text`` as one expression, or ``None`` (also past the
+    bounds of the module docstring)."""
     tokens = _tokens(text)
+    if not tokens or len(tokens) > MAX_TOKENS:
+        return None
     try:
-        return _parse(tokens) if tokens else None
+        return _parse(tokens)
     except (_Syntax, RecursionError):
         return None
 
@@ -195,7 +236,7 @@ def _sub_nodes(node: Node) -> list[Node]:
     out.append(node)
     for m in _members(node):
         out.extend(_sub_nodes(m))
-    if node[0] == "S" and len(node[1]) > 2:
+    if node[0] == "S" and 2 < len(node[1]) <= MAX_PAIRED:
         terms = node[1]
         for i in range(len(terms)):
             for j in range(i + 1, len(terms)):
@@ -217,7 +258,7 @@ class ArithmeticProblem(Problem):
             return False
         try:
             return value(parsed) == value(self.node)
-        except ZeroDivisionError:
+        except ArithmeticError:
             return False
 
     def sub_keys(self) -> frozenset[str]:
@@ -260,10 +301,8 @@ def _substitute(node: Node, facts: Mapping[str, Fact], used: list[Fact]) -> Node
     if node[0] == "S":
         terms = [(s, _substitute(n, facts, used)) for s, n in node[1]]
         # A stated partial sum of two terms of this chain replaces them.
-        for i in range(len(terms)):
+        for i in range(len(terms) if 2 < len(terms) <= MAX_PAIRED else 0):
             for j in range(i + 1, len(terms)):
-                if len(terms) < 3:
-                    break
                 pair = _sum([terms[i], terms[j]])
                 fact = facts.get("arithmetic:" + render(pair))
                 if fact is not None and (replacement := _fact_node(fact)) is not None:
@@ -290,10 +329,10 @@ def _made(node: Node) -> ArithmeticProblem | None:
         return None
     try:
         exact = value(node)
-    except ZeroDivisionError:
+    except ArithmeticError:
         return None
     ops, muls, depth = _ops(node)
-    size = ops + 0.5 * muls + 0.5 * (depth - 1) + 0.5 * log_size(float(exact))
+    size = ops + 0.5 * muls + 0.5 * (depth - 1) + 0.5 * log_size(exact)
     slips = near_misses(int(exact)) if exact.denominator == 1 else ()
     return ArithmeticProblem(
         family="arithmetic",
@@ -308,16 +347,19 @@ def _made(node: Node) -> ArithmeticProblem | None:
 
 
 def _trim(text: str) -> tuple[int, int]:
-    """Bounds of ``text`` without trailing operators/blanks and unbalanced parentheses."""
+    """Bounds of ``text`` without trailing operators/blanks and unbalanced parentheses
+    (in one pass: stripping operators and blanks moves no parenthesis)."""
     start, end = 0, len(text)
+    opened = text.count("(") - text.count(")")
     while True:
-        stripped = text[start:end].rstrip(" \t+-*/")
-        end = start + len(stripped)
-        opened = text[start:end].count("(") - text[start:end].count(")")
+        while end > start and text[end - 1] in " \t+-*/":
+            end -= 1
         if opened > 0 and text[start] == "(":
             start += 1
+            opened -= 1
         elif opened < 0 and text[end - 1] == ")":
             end -= 1
+            opened += 1
         else:
             return start, end
 
@@ -342,7 +384,7 @@ def find_arithmetic(
             claimed = parse_expression(result.group(1))
             try:
                 right = claimed is not None and value(claimed) == value(node)
-            except ZeroDivisionError:
+            except ArithmeticError:
                 right = False
             stated.append(("arithmetic:" + render(node), result.group(1), right))
             continue

@@ -7,15 +7,25 @@ family's own solver, and a structural ``size`` (the raw difficulty score the sim
 workers turn into a difficulty). It can judge a final answer (:meth:`Problem.check`),
 name plausible wrong answers (:meth:`Problem.slips`), and say what it becomes when
 some of its sub-problems are already solved (:meth:`Problem.reduce`).
+
+Perception is total: every finder returns the problems it can read in any text and
+raises nothing, with its work bounded on huge inputs (each module says how). A number
+longer than :data:`MAX_DIGITS` digits is no number to any parser (:func:`read_int`).
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 
-__all__ = ["Fact", "Problem"]
+__all__ = ["MAX_DIGITS", "Covered", "Fact", "Problem", "log_size", "near_misses", "read_int"]
+
+MAX_DIGITS = 4000
+"""The longest number (in digits) a parser reads; below Python's own limit on
+converting digits to an ``int`` (4300 by default)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,48 @@ def near_misses(value: int, modulus: int | None = None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def log_size(value: int | float) -> float:
-    """``log10(1 + |value|)``: the magnitude part of a size."""
-    return math.log10(1.0 + abs(float(value)))
+class Covered:
+    """Spans of a text already taken by an instance: ``x in covered`` is whether some
+    added ``[start, end)`` holds ``x``, in logarithmic time (kept as a sorted union), so
+    a text with thousands of instances is read in near-linear time."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def add(self, start: int, end: int) -> None:
+        """Take ``[start, end)``."""
+        if end <= start:
+            return
+        i = bisect.bisect_left(self._ends, start)  # first span that ends at or after start
+        j = bisect.bisect_right(self._starts, end)  # spans from i to j touch the new one
+        if i < j:
+            start = min(start, self._starts[i])
+            end = max(end, self._ends[j - 1])
+        self._starts[i:j] = [start]
+        self._ends[i:j] = [end]
+
+    def __contains__(self, x: int) -> bool:
+        i = bisect.bisect_right(self._starts, x) - 1
+        return i >= 0 and x < self._ends[i]
+
+
+def read_int(digits: str) -> int | None:
+    """The integer ``digits`` (decimal digits, any script) write, or ``None`` when they
+    are more than :data:`MAX_DIGITS` or not an integer at all."""
+    if len(digits) > MAX_DIGITS:
+        return None
+    try:
+        return int(digits)
+    except ValueError:  # not digits, or a lower int_max_str_digits than the default
+        return None
+
+
+def log_size(value: int | float | Fraction) -> float:
+    """``log10(1 + |value|)``: the magnitude part of a size (also for values past a
+    float's range, where the ``1 +`` no longer shows)."""
+    try:
+        return math.log10(1.0 + abs(float(value)))
+    except OverflowError:
+        exact = Fraction(value)
+        return math.log10(abs(exact.numerator)) - math.log10(exact.denominator)

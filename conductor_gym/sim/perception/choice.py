@@ -26,6 +26,11 @@ option (:meth:`ChoiceProblem.reduce`).
 
 Size: log10 of the largest number in the stem or options + a per-kind weight + 0.2
 per option.
+
+Work is bounded whatever the text: divisor counts, divisor sums and totients are
+computed for numbers up to :data:`MAX_FACTORED` (a larger one poses no problem), and
+primality is decided exactly (Miller-Rabin with fixed bases) for options up to
+:data:`MAX_PRIME_DIGITS` digits (options with a longer number pose none).
 """
 
 from __future__ import annotations
@@ -36,10 +41,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from conductor_gym.sim.perception.base import Fact, Problem, log_size, near_misses
+from conductor_gym.sim.perception.base import (
+    MAX_DIGITS,
+    Covered,
+    Fact,
+    Problem,
+    log_size,
+    near_misses,
+    read_int,
+)
 from conductor_gym.tasks.procedural.number_theory import divisors, totient
 
-__all__ = ["ChoiceProblem", "find_choice"]
+__all__ = ["MAX_FACTORED", "MAX_PRIME_DIGITS", "ChoiceProblem", "find_choice"]
+
+MAX_FACTORED = 10**12
+MAX_PRIME_DIGITS = 400
+# Bases for which Miller-Rabin is exact below 3.3 * 10^24 (and a strong test above).
+_WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 
 _OPTION = re.compile(r"^[ \t]*\(?(?P<letter>[A-F])(?:\)|\.|:)[ \t]+(?P<text>\S[^\n]*)$", re.M)
 _FIRST_OPTION = re.compile(r"^[ \t]*\(?A(?:\)|\.|:)[ \t]", re.M)
@@ -80,18 +98,46 @@ _KINDS: tuple[tuple[str, str, re.Pattern[str], float], ...] = (
 
 
 def _is_prime(n: int) -> bool:
-    return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1))
+    if n < 2:
+        return False
+    for p in _WITNESSES:
+        if n % p == 0:
+            return n == p
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in _WITNESSES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _ints(groups: tuple[str | None, ...]) -> tuple[int, ...] | None:
+    """The numbers a stem pattern captured, or ``None`` if one is too long to read."""
+    out = tuple(read_int(g) for g in groups if g is not None)
+    return None if None in out else out  # type: ignore[return-value]
 
 
 def _compute(kind: str, args: tuple[int, ...]) -> int | None:
     if kind == "lcm":
-        return math.lcm(*args)
+        lcm = math.lcm(*args)
+        # No longer than a number a parser reads, so that it can be written out.
+        return lcm if lcm.bit_length() <= MAX_DIGITS * 3 else None
+    if kind in ("totient", "sigma", "num_divisors") and not 1 <= args[0] <= MAX_FACTORED:
+        return None
     if kind == "totient":
-        return totient(args[0]) if args[0] >= 1 else None
+        return totient(args[0])
     if kind == "sigma":
-        return sum(divisors(args[0])) if args[0] >= 1 else None
+        return sum(divisors(args[0]))
     if kind == "num_divisors":
-        return len(divisors(args[0])) if args[0] >= 1 else None
+        return len(divisors(args[0]))
     if kind == "remainder":
         return args[0] % args[1] if args[1] else None
     if kind == "gcd":
@@ -142,7 +188,9 @@ def _read_stem(stem: str) -> tuple[str, str, tuple[int, ...], float] | None:
             continue
         match = pattern.search(stem)
         if match is not None:
-            args = tuple(int(g) for g in match.groups() if g is not None)
+            args = _ints(match.groups())
+            if args is None:
+                continue
             return kind, family, args, weight
     return None
 
@@ -171,7 +219,9 @@ def _with_options(
     texts = [t for _, t in options]
     correct: str | None = None
     if kind == "prime":
-        numbers = [int(t) if t.isdigit() else None for t in texts]
+        numbers = [
+            read_int(t) if t.isdecimal() and len(t) <= MAX_PRIME_DIGITS else None for t in texts
+        ]
         if None in numbers:
             return None
         primes = [
@@ -181,22 +231,24 @@ def _with_options(
         largest = max(n or 0 for n in numbers)
     elif kind == "largest_fraction":
         parsed = [_FRACTION.match(t) for t in texts]
-        if not all(parsed):
+        pairs = [(read_int(m.group(1)), read_int(m.group(2))) for m in parsed if m]
+        if len(pairs) != len(texts):
             return None
-        values = [
-            Fraction(int(m.group(1)), int(m.group(2))) for m in parsed if m and int(m.group(2))
-        ]
+        values = [Fraction(a, b) for a, b in pairs if a is not None and b]
         if len(values) != len(texts):
             return None
         best = max(values)
         correct = options[values.index(best)][0] if values.count(best) == 1 else None
-        largest = max(int(m.group(2)) for m in parsed if m)
+        largest = max(b for _, b in pairs if b is not None)
     else:
         wanted = _compute(kind, args)
         if wanted is None:
             return None
         correct = next((k for k, t in options if t == str(wanted)), None)
-        largest = max([*args, *(int(x) for t in texts for x in _NUMBER.findall(t))], default=0)
+        in_options = [read_int(x) for t in texts for x in _NUMBER.findall(t)]
+        if None in in_options:
+            return None
+        largest = max([*args, *(x for x in in_options if x is not None)], default=0)
     letters = [k for k, _ in options if k != correct]
     size = log_size(largest) + weight + 0.2 * len(options)
     return ChoiceProblem(
@@ -209,7 +261,7 @@ def _with_options(
 def find_choice(text: str) -> list[ChoiceProblem]:
     """Lettered questions posed in ``text``, then free-value stems outside them."""
     out: list[ChoiceProblem] = []
-    covered: list[tuple[int, int]] = []
+    covered = Covered()
     previous_end = 0
     for start, end, options in _options(text) if _FIRST_OPTION.search(text) else ():
         # The stem is the paragraph before the options (at most 400 characters).
@@ -223,17 +275,17 @@ def find_choice(text: str) -> list[ChoiceProblem]:
         problem = _with_options(*read, options, stem_start, end)
         if problem is not None:
             out.append(problem)
-            covered.append((stem_start, end))
+            covered.add(stem_start, end)
     lowered = text.lower()
     for kind, family, pattern, weight in _KINDS:
         if kind in ("prime", "largest_fraction") or not any(c in lowered for c in _CUE[kind]):
             continue
         for match in pattern.finditer(text):
-            if any(a <= match.start() < b for a, b in covered):
+            if match.start() in covered:
                 continue
-            args = tuple(int(g) for g in match.groups() if g is not None)
-            wanted = _compute(kind, args)
-            if wanted is None:
+            args = _ints(match.groups())
+            wanted = None if args is None else _compute(kind, args)
+            if args is None or wanted is None:
                 continue
             out.append(
                 ChoiceProblem(
@@ -248,5 +300,5 @@ def find_choice(text: str) -> list[ChoiceProblem]:
                     args=args,
                 )
             )
-            covered.append((match.start(), match.end()))
+            covered.add(match.start(), match.end())
     return out

@@ -12,6 +12,10 @@ The solver searches every expression over sub-multisets of the numbers (``+ - * 
 each number at most once, intermediate values positive integers) and keeps a shortest
 one. Size: numbers a shortest solution needs + 0.6 * log10(target) + 0.1 * numbers
 given - 0.3 * ln(1 + subsets that reach the target).
+
+Work is bounded whatever the text: a list or target with a number longer than
+:data:`MAX_NUMBER_DIGITS` digits is no instance (the search's expressions would grow
+with every digit).
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from conductor_gym.sim.perception.arithmetic import parse_expression, value
-from conductor_gym.sim.perception.base import Fact, Problem
+from conductor_gym.sim.perception.base import Covered, Fact, Problem, read_int
 
-__all__ = ["CountdownProblem", "find_countdown", "solve_countdown"]
+__all__ = ["MAX_NUMBER_DIGITS", "CountdownProblem", "find_countdown", "solve_countdown"]
+
+MAX_NUMBER_DIGITS = 100
 
 _LIST = re.compile(
     r"\b(?:numbers?|using|from|with)\b[:\s]*(?:the\s+)?(?:numbers?\s*)?"
@@ -112,12 +118,12 @@ class CountdownProblem(Problem):
         node = parse_expression(answer.split("=")[0])
         if node is None:
             return False
-        used = Counter(int(t) for t in re.findall(r"\d+", answer.split("=")[0]))
-        if used - Counter(self.numbers):
+        used = Counter(read_int(t) for t in re.findall(r"\d+", answer.split("=")[0]))
+        if None in used or used - Counter(self.numbers):
             return False
         try:
             return value(node) == self.target
-        except ZeroDivisionError:
+        except ArithmeticError:
             return False
 
     def sub_keys(self) -> frozenset[str]:
@@ -138,7 +144,8 @@ class CountdownProblem(Problem):
             reduced = make_countdown((*rest, part_target), self.target, self.start, self.end)
             if reduced.answer is None:
                 continue
-            answer = re.sub(rf"\b{part_target}\b", f"({fact.value})", reduced.answer, count=1)
+            written = f"({fact.value})".replace("\\", "\\\\")  # literal in a template
+            answer = re.sub(rf"\b{part_target}\b", written, reduced.answer, count=1)
             problem = CountdownProblem(
                 family="countdown",
                 key=self.key,
@@ -192,17 +199,20 @@ def _solved(ordered: tuple[int, ...], target: int) -> tuple[str | None, float, t
 def find_countdown(text: str) -> list[CountdownProblem]:
     """Countdown instances posed in ``text`` (module docstring)."""
     out: list[CountdownProblem] = []
-    seen: list[tuple[int, int]] = []
+    seen = Covered()
     for run in _ANY_LIST.finditer(text):
-        if any(a <= run.start() < b for a, b in seen):
+        if run.start() in seen:
             continue
         listed = _LIST.search(text, max(0, run.start() - 40), run.end() + 200)
         if listed is None:
             continue
-        seen.append((listed.start(), listed.end()))
-        numbers = tuple(int(x) for x in re.findall(r"\d+", listed.group("list")))
-        if not 2 <= len(numbers) <= 6:
+        seen.add(listed.start(), listed.end())
+        listed_digits = re.findall(r"\d+", listed.group("list"))
+        if not 2 <= len(listed_digits) <= 6 or any(
+            len(x) > MAX_NUMBER_DIGITS for x in listed_digits
+        ):
             continue
+        numbers = tuple(int(x) for x in listed_digits)
         window_start = max(0, listed.start() - 400)
         # The nearest target phrase after the list, else the nearest before it.
         best = None
@@ -216,6 +226,8 @@ def find_countdown(text: str) -> list[CountdownProblem]:
         if best is None:
             continue
         target_match = best[1]
+        if len(target_match.group("target")) > MAX_NUMBER_DIGITS:
+            continue
         target = int(target_match.group("target"))
         start = min(listed.start(), target_match.start())
         end = max(listed.end(), target_match.end())

@@ -7,24 +7,38 @@ integer, string and list literals; names; ``= += -= *= //= %=``; ``for`` over
 ``+ - * // % **`` (exponents up to 64), comparisons, ``and``/``or``/``not``;
 indexing and slicing; calls of ``len``, ``range``, ``abs``, ``min``, ``max``,
 ``sum``, ``print`` and the program's own functions. Anything else, more than
-:data:`MAX_STEPS` evaluated statements, or a value outside 10^30 is
-:class:`Unsupported`. :func:`run` returns what the program printed and how many
+:data:`MAX_STEPS` evaluated statements, an integer result outside 10^30, more than
+:data:`MAX_WORK` elements copied or compared, or an operation Python itself refuses (a
+type mismatch such as ``3 > [1, 2]``, a zero division, an index out of range) is
+:class:`Unsupported`: :func:`run` raises nothing else, and its work is bounded by those
+limits whatever the program. It returns what the program printed and how many
 statements it executed (its size).
+
+Work is counted before it is done: a concatenation or repetition is charged the length
+of its result, a loop the length it iterates, a comparison, ``print``, ``min``, ``max``
+and ``sum`` the size of their operands (every element of nested lists, a shared list as
+often as it is reached, an integer by its digits), so that ``x = [x, x]`` doubled sixty
+times is refused when printed rather than printed for ever.
 """
 
 from __future__ import annotations
 
 import ast
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.errors import ConductorGymError
 
-__all__ = ["MAX_STEPS", "Run", "Unsupported", "run"]
+__all__ = ["MAX_STEPS", "MAX_WORK", "WALK_COST", "Run", "Unsupported", "run"]
 
 MAX_STEPS = 20_000
+MAX_WORK = 10_000_000
+"""Elements a run may copy in all; an element compared or printed counts
+:data:`WALK_COST` (its walk runs in Python, not C). See the module docstring."""
+WALK_COST = 32
 _MAX_DEPTH = 60
 _LIMIT = 10**30
 
@@ -46,6 +60,11 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
+# A %-format whose width or precision is read from the arguments or has four or more
+# digits: its output has no small bound.
+_WIDE_FORMAT = re.compile(r"%[^a-zA-Z%]*(?:\*|\d{4})")
+# What Python raises on values the subset allows but an operation refuses.
+_REFUSED = (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError)
 
 
 class Unsupported(ConductorGymError):
@@ -73,6 +92,7 @@ class _Machine:
         self.loops = 0
         self.calls = 0
         self.depth = 0
+        self.work = 0
         self.printed: list[str] = []
         self.functions: dict[str, ast.FunctionDef] = {}
 
@@ -87,15 +107,16 @@ class _Machine:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             self.assign(node.targets[0], self.expr(node.value, env), env)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            op = _BINARY.get(type(node.op))
-            if op is None:
-                raise Unsupported("operator")
-            env[node.target.id] = self.check(
-                op(self.name(node.target.id, env), self.expr(node.value, env))
-            )
+            current = self.name(node.target.id, env)
+            value = self.expr(node.value, env)
+            env[node.target.id] = self.binary(node.op, current, value, augmented=True)
         elif isinstance(node, ast.For) and not node.orelse:
             self.loops += 1
-            for item in list(self.expr(node.iter, env)):
+            iterable = self.expr(node.iter, env)
+            if not isinstance(iterable, list | str | range):
+                raise Unsupported(f"iteration over {type(iterable).__name__}")
+            self.charge(len(iterable))
+            for item in list(iterable):
                 self.assign(node.target, item, env)
                 self.block(node.body, env)
         elif isinstance(node, ast.While) and not node.orelse:
@@ -128,7 +149,11 @@ class _Machine:
             container = self.expr(target.value, env)
             if not isinstance(container, list):
                 raise Unsupported("item assignment")
-            container[self.expr(target.slice, env)] = value
+            index = self.expr(target.slice, env)
+            try:
+                container[index] = value
+            except _REFUSED as exc:
+                raise Unsupported(str(exc)) from None
         else:
             raise Unsupported("assignment target")
 
@@ -144,6 +169,55 @@ class _Machine:
             raise Unsupported("value too large")
         return value
 
+    def charge(self, work: int) -> None:
+        """Count ``work`` elements toward :data:`MAX_WORK`, before doing it."""
+        self.work += work
+        if self.work > MAX_WORK:
+            raise Unsupported("too much work")
+
+    def weigh(self, *values: Any) -> None:
+        """Charge the size of ``values`` (module docstring), walking at most what is left
+        of the budget."""
+        for value in values:
+            self.charge(WALK_COST * _weight(value, (MAX_WORK - self.work) // WALK_COST))
+
+    def binary(
+        self, op_node: ast.operator, left: Any, right: Any, *, augmented: bool = False
+    ) -> Any:
+        """``left op right``, its cost charged first (shared by ``a op b`` and, with
+        ``augmented``, ``a op= b``)."""
+        op = _BINARY.get(type(op_node))
+        if op is None:
+            raise Unsupported("operator")
+        if isinstance(op_node, ast.Pow) and not augmented:
+            if not isinstance(right, int) or right > 64:
+                raise Unsupported("operator")
+        elif (
+            isinstance(op_node, ast.Pow)
+            and isinstance(left, int)
+            and isinstance(right, int)
+            and abs(left) >= 2
+            and right > 100
+        ):
+            # ``a **= b`` bounds no exponent; a result past 10^30 (|a| >= 2 and b > 100
+            # is past it) is refused before it is computed.
+            raise Unsupported("value too large")
+        if isinstance(op_node, ast.Add) and _sequence(left) and type(left) is type(right):
+            self.charge(len(left) + len(right))
+        elif isinstance(op_node, ast.Mult):
+            for seq, count in ((left, right), (right, left)):
+                if _sequence(seq) and isinstance(count, int):
+                    self.charge(len(seq) * max(count, 0))
+        elif isinstance(op_node, ast.Mod) and isinstance(left, str):
+            if _WIDE_FORMAT.search(left):
+                raise Unsupported("format width")
+            self.charge(len(left))
+            self.weigh(right)
+        try:
+            return self.check(op(left, right))
+        except _REFUSED as exc:
+            raise Unsupported(str(exc)) from None
+
     def expr(self, node: ast.expr, env: dict[str, Any]) -> Any:
         if isinstance(node, ast.Constant) and type(node.value) in (int, str, bool):
             return node.value
@@ -152,19 +226,13 @@ class _Machine:
         if isinstance(node, ast.List | ast.Tuple):
             return [self.expr(e, env) for e in node.elts]
         if isinstance(node, ast.BinOp):
-            op = _BINARY.get(type(node.op))
             left, right = self.expr(node.left, env), self.expr(node.right, env)
-            if op is None or (
-                isinstance(node.op, ast.Pow) and (not isinstance(right, int) or right > 64)
-            ):
-                raise Unsupported("operator")
-            try:
-                return self.check(op(left, right))
-            except (ZeroDivisionError, TypeError) as exc:
-                raise Unsupported(str(exc)) from None
+            return self.binary(node.op, left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self.expr(node.operand, env)
             if isinstance(node.op, ast.USub):
+                if not isinstance(operand, int | float):
+                    raise Unsupported(f"bad operand type for unary -: {type(operand).__name__}")
                 return -operand
             if isinstance(node.op, ast.Not):
                 return not operand
@@ -187,8 +255,15 @@ class _Machine:
             left = self.expr(node.left, env)
             for cmp, comp in zip(node.ops, node.comparators, strict=True):
                 right = self.expr(comp, env)
-                if not _COMPARE[type(cmp)](left, right):
-                    return False
+                compare = _COMPARE.get(type(cmp))
+                if compare is None:
+                    raise Unsupported(type(cmp).__name__)
+                self.weigh(left, right)
+                try:
+                    if not compare(left, right):
+                        return False
+                except _REFUSED as exc:
+                    raise Unsupported(str(exc)) from None
                 left = right
             return True
         if isinstance(node, ast.Subscript):
@@ -198,10 +273,17 @@ class _Machine:
                     None if p is None else self.expr(p, env)
                     for p in (node.slice.lower, node.slice.upper, node.slice.step)
                 ]
-                return container[slice(*parts)]
+                try:
+                    part = container[slice(*parts)]
+                except _REFUSED as exc:
+                    raise Unsupported(str(exc)) from None
+                if isinstance(part, list | str):
+                    self.charge(len(part))
+                return part
+            index = self.expr(node.slice, env)
             try:
-                return container[self.expr(node.slice, env)]
-            except (IndexError, TypeError, KeyError) as exc:
+                return container[index]
+            except _REFUSED as exc:
                 raise Unsupported(str(exc)) from None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             return self.call(node.func.id, [self.expr(a, env) for a in node.args], env)
@@ -226,17 +308,62 @@ class _Machine:
                 self.depth -= 1
             return result
         if name == "print":
-            self.printed.append(" ".join(str(a) for a in args))
+            self.weigh(*args)
+            try:
+                self.printed.append(" ".join(str(a) for a in args))
+            except _REFUSED as exc:  # an integer too long to write out
+                raise Unsupported(str(exc)) from None
             return None
         builtin = _BUILTINS.get(name)
         if builtin is None:
             raise Unsupported(f"call of {name}")
+        if name in ("min", "max", "sum"):
+            self.weigh(*args)
+        if name == "sum" and len(args) == 2 and _sequence(args[1]) and _sequence(args[0]):
+            # sum(lists, start) concatenates: each partial sum is copied again.
+            self.charge(len(args[0]) * _weight(args[0], MAX_WORK // WALK_COST))
         try:
-            return builtin(*args)
-        except (TypeError, ValueError) as exc:
+            result = builtin(*args)
+        except _REFUSED as exc:
             raise Unsupported(str(exc)) from None
+        return self.check(result) if name == "sum" else result
 
     globals: dict[str, Any]  # the program's top-level names, set by run()
+
+
+def _sequence(value: Any) -> bool:
+    return isinstance(value, list | str)
+
+
+def _weight(value: Any, budget: int) -> int:
+    """The size of ``value`` as the module docstring counts it, or a number above
+    ``budget`` once the walk passes it (the walk stops there). A list met again inside
+    itself counts as its ``[...]``; the walk keeps its own stack, so any depth is fine."""
+    total = 0
+    inside: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, leaving = stack.pop()
+        if leaving:
+            inside.discard(id(item))
+            continue
+        if type(item) is list:
+            if id(item) in inside:
+                total += 5
+                continue
+            total += 2 + len(item)
+            inside.add(id(item))
+            stack.append((item, True))
+            stack.extend((element, False) for element in item)
+        elif isinstance(item, str):
+            total += 2 + len(item)
+        elif isinstance(item, int):
+            total += 1 + item.bit_length() // 3
+        else:
+            total += 1
+        if total > budget:
+            break
+    return total
 
 
 _BUILTINS: dict[str, Callable[..., Any]] = {

@@ -9,6 +9,14 @@ so a prefix of a program with its own ``print`` is a sub-problem ("the state aft
 some lines"); its result is not used to shorten the whole program's trace (not
 modelled). Size: log2(executed statements) + 0.5 * calls^0.5 + 1.0 per function +
 0.5 per nested loop.
+
+Work is bounded whatever the text: a syntax tree deeper than :data:`MAX_DEPTH` is no
+program, an answer longer than :data:`MAX_ANSWER_DIGITS` digits is none, the search for
+unfenced programs parses at most :data:`PARSE_BUDGET` characters in all (up to the
+line of each syntax error, at least 100 an attempt; the programs nearest the end
+first), then tries each ``print`` line alone; of one text's programs the last ones are
+traced, at most :data:`MAX_PROGRAMS` of them and :data:`TRACE_BUDGET` characters in
+all (a longer program is none); the interpreter bounds each run (:mod:`.interpreter`).
 """
 
 from __future__ import annotations
@@ -21,9 +29,54 @@ from functools import lru_cache
 from conductor_gym.sim.perception.base import Problem, near_misses
 from conductor_gym.sim.perception.interpreter import Unsupported, run
 
-__all__ = ["find_trace"]
+__all__ = [
+    "MAX_ANSWER_DIGITS",
+    "MAX_DEPTH",
+    "MAX_PROGRAMS",
+    "PARSE_BUDGET",
+    "TRACE_BUDGET",
+    "find_trace",
+]
+
+MAX_DEPTH = 300
+MAX_ANSWER_DIGITS = 1000
+PARSE_BUDGET = 100_000
+MAX_PROGRAMS = 16
+TRACE_BUDGET = 20_000
+_ATTEMPT_COST = 100  # what one parse attempt is charged at least (its fixed cost)
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(?P<code>.*?)```", re.S | re.I)
+
+
+def _parse(code: str) -> ast.Module | None:
+    """The syntax tree of ``code``, or ``None`` if it does not parse (or is too deep for
+    Python's own recursion to walk)."""
+    return _parse_costed(code)[0]
+
+
+def _parse_costed(code: str) -> tuple[ast.Module | None, int]:
+    """:func:`_parse`, and the characters the parser read: up to the line of a syntax
+    error (the parser stops there), else all of them."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        if exc.lineno is None:
+            return None, len(code)
+        read = code.split("\n", exc.lineno)
+        return None, len(code) - (len(read[-1]) if len(read) > exc.lineno else 0)
+    except (ValueError, RecursionError, MemoryError):
+        return None, len(code)
+    return (tree if _depth(tree) <= MAX_DEPTH else None), len(code)
+
+
+def _depth(tree: ast.AST) -> int:
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _nested_loops(tree: ast.AST) -> int:
@@ -40,9 +93,8 @@ def _nested_loops(tree: ast.AST) -> int:
 @lru_cache(maxsize=1 << 12)
 def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
     """``(key, answer, size, family)`` of ``code``, or ``None`` if it is not a program."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = _parse(code)
+    if tree is None:
         return None
     if not any(
         isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print" for n in ast.walk(tree)
@@ -55,7 +107,11 @@ def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
         steps, calls = 1, 0
     else:
         printed = result.printed[-1] if result.printed else ""
-        answer = printed if re.fullmatch(r"-?\d+", printed) else None
+        answer = (
+            printed
+            if len(printed) <= MAX_ANSWER_DIGITS and re.fullmatch(r"-?\d+", printed)
+            else None
+        )
         steps, calls = result.steps, result.calls
     functions = sum(isinstance(n, ast.FunctionDef) for n in ast.walk(tree))
     nested = _nested_loops(tree)
@@ -66,7 +122,8 @@ def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
 
 def _unfenced(text: str) -> list[tuple[int, int, str]]:
     out = []
-    for match in re.finditer(r"^[^\n]*\bprint\(", text, re.M):
+    budget = PARSE_BUDGET
+    for match in reversed(list(re.finditer(r"^[^\n]*\bprint\(", text, re.M))):
         end = text.find("\n", match.start())
         end = len(text) if end < 0 else end
         block_start = text.rfind("\n\n", 0, match.start())
@@ -74,15 +131,20 @@ def _unfenced(text: str) -> list[tuple[int, int, str]]:
         # Walk forward from the paragraph start to the first line that parses with the
         # rest: prose lines before the code are dropped.
         lines = text[block_start:end].split("\n")
+        offset = block_start
         for i in range(len(lines)):
-            code = "\n".join(lines[i:])
-            try:
-                ast.parse(code)
-            except (SyntaxError, ValueError):
-                continue
-            offset = block_start + sum(len(line) + 1 for line in lines[:i])
-            out.append((offset, end, code))
-            break
+            if budget <= 0:  # spent: only the print line itself is still tried
+                offset = end - len(lines[-1])
+            code = text[offset:end]
+            tree, cost = _parse_costed(code)
+            budget -= max(cost, _ATTEMPT_COST)
+            if tree is not None:
+                out.append((offset, end, code))
+                break
+            if offset == end - len(lines[-1]):
+                break
+            offset += len(lines[i]) + 1
+    out.reverse()
     return out
 
 
@@ -92,11 +154,17 @@ def find_trace(text: str) -> list[Problem]:
     if not blocks and "print(" in text:
         blocks = _unfenced(text)
     out: list[Problem] = []
-    for start, end, code in blocks:
-        traced = trace_program(code.strip("\n"))
+    budget = TRACE_BUDGET
+    for start, end, code in reversed(blocks[-MAX_PROGRAMS:]):
+        code = code.strip("\n")
+        if len(code) > budget:
+            continue
+        budget -= len(code)
+        traced = trace_program(code)
         if traced is None:
             continue
         key, answer, size, family = traced
         slips = near_misses(int(answer)) if answer is not None else ()
         out.append(Problem(family, key, answer, size, start, end, slips))
+    out.reverse()
     return out
