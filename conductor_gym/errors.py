@@ -86,6 +86,13 @@ class InfrastructureError(ConductorGymError):
         return {"kind": self.kind, "error_type": type(self).__name__, "message": str(self)}
 
 
+class SimulatorFault(ConductorGymError, RuntimeError):
+    """A bug in the simulated pool (:mod:`conductor_gym.sim`), not a worker's failure and
+    not the policy's: it is raised through the episode (never retried, never scored, never
+    reported as an infrastructure failure of the worker), so that it is fixed, not
+    trained around."""
+
+
 class ConfigurationError(ConductorGymError, ValueError):
     """A bad setting, raised at construction.
 

@@ -52,7 +52,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES, PromptTemplates
-from conductor_gym.errors import InfrastructureError, PolicyError
+from conductor_gym.errors import InfrastructureError, PolicyError, SimulatorFault
 from conductor_gym.plan import Plan
 from conductor_gym.seeding import stream_seed
 from conductor_gym.workers.base import Completion, Message, WorkerError
@@ -260,7 +260,7 @@ async def _call(
             if not exc.transient or attempt >= retry.max_attempts:
                 exc.worker = exc.worker or bound.name
                 raise _Failed(exc, attempt) from exc
-        except (PolicyFailure, BudgetExceeded):
+        except (PolicyFailure, BudgetExceeded, SimulatorFault):
             raise
         except Exception as exc:  # an unexpected backend exception is a permanent failure
             error = WorkerError(f"{type(exc).__name__}: {exc}", transient=False, worker=bound.name)

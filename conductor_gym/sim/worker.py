@@ -50,6 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from conductor_gym.errors import SimulatorFault
 from conductor_gym.sim import v1, v2, v3
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
@@ -206,7 +207,13 @@ class TaskBoundSimulatedWorker(Worker):
     ) -> Completion:
         dyn = self.worker.dynamics
         rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
-        mode, answer = DECIDE[self.worker.version](self, messages, rng)
+        try:
+            mode, answer = DECIDE[self.worker.version](self, messages, rng)
+        except Exception as exc:  # a simulator bug: raised through, never a worker failure
+            raise SimulatorFault(
+                f"simulator {self.worker.version} failed for worker {self.name!r} on task "
+                f"{self.task.id!r}: {type(exc).__name__}: {exc}"
+            ) from exc
         profile = self.worker.profile
         mean = profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
         sigma = dyn.token_sigma

@@ -1,0 +1,29 @@
+"""A simulator bug is raised through the episode as :class:`SimulatorFault`, never
+reported as a worker's infrastructure failure (which would truncate the episode and hide
+the bug from whoever trains on it). The fault is injected with monkeypatch: the one mock
+here, and it only injects the fault."""
+
+from __future__ import annotations
+
+import pytest
+from support import plan_text
+
+from conductor_gym import ConductorEnv
+from conductor_gym.errors import ConductorGymError, InfrastructureError, SimulatorFault
+from conductor_gym.sim import v2
+
+
+def test_a_simulator_bug_is_raised_not_reported_as_a_worker_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("injected")
+
+    monkeypatch.setattr(v2, "read", broken)
+    env = ConductorEnv(pool="sim-paper")
+    env.reset(seed=0)
+    with pytest.raises(SimulatorFault, match=r"simulator v2 failed for worker 'gemini-2.5-pro'.*"
+                       r"ZeroDivisionError: injected") as raised:  # fmt: skip
+        env.step(plan_text([0], ["Solve it."], [[]]))
+    assert isinstance(raised.value, ConductorGymError)
+    assert not isinstance(raised.value, InfrastructureError)
