@@ -1,9 +1,10 @@
-"""Simulator v2 speed: a full 3-step episode on the zero-latency ``sim-paper`` pool
-(target: under 2 ms median) and reading a 1 KB context for problems (under 200 us).
-Run: ``make bench``."""
+"""Simulator speed, v1, v2 and v3 side by side: a cold 3-step episode on the zero-latency
+paper pool of each version (target: 1 ms median for v3) and reading a 1 KB context for
+problems (under 200 us). Run: ``make bench``."""
 
 from __future__ import annotations
 
+import pytest
 from support import plan_text
 
 from conductor_gym import ConductorEnv
@@ -11,8 +12,9 @@ from conductor_gym.sim.perception import find_problems
 from conductor_gym.tasks import make_task_source
 
 
-def test_v2_episode_three_steps(benchmark) -> None:  # type: ignore[no-untyped-def]
-    env = ConductorEnv(pool="sim-paper")
+@pytest.mark.parametrize("pool", ["sim-paper-v1", "sim-paper", "sim-paper-v3"])
+def test_episode_three_steps(benchmark, pool: str) -> None:  # type: ignore[no-untyped-def]
+    env = ConductorEnv(pool=pool)
     state = {"seed": 0}
 
     def episode() -> float:
