@@ -58,6 +58,19 @@ class Draws:
     relay: float
     partial: float
 
+    @classmethod
+    def draw(cls, rng: random.Random) -> Draws:
+        """One call's draws from ``rng``, in the fixed order."""
+        return cls(
+            rng.gauss(0.0, 1.0),
+            rng.gauss(0.0, 1.0),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+            rng.random(),
+        )
+
 
 @dataclass(frozen=True)
 class Skill:

@@ -148,15 +148,7 @@ def decide(
     """Read the messages, then act; a task v2 does not read is decided by v1."""
     if not reads(bound.task.domain, bound.task.question):
         return v1.decide(bound, messages, rng)
-    draws = Draws(
-        rng.gauss(0.0, 1.0),
-        rng.gauss(0.0, 1.0),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-    )
+    draws = Draws.draw(rng)
     reading = read(tuple((m["role"], m["content"]) for m in messages))
     decision = act(reading, skill(bound.worker, reading.responses), draws)
     return decision.mode, decision.answer

@@ -128,15 +128,7 @@ def decide(
         if recognition.kind == "literal":
             return "literal", recognition.literal
         return v1.decide(bound, messages, rng)
-    draws = Draws(
-        rng.gauss(0.0, 1.0),
-        rng.gauss(0.0, 1.0),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-        rng.random(),
-    )
+    draws = Draws.draw(rng)
     adopt, doubt, slip = rng.random(), rng.random(), rng.random()
     reading = read(tuple((m["role"], m["content"]) for m in messages))
     claims = [c for c in reading.candidates if c.claim]
