@@ -6,7 +6,9 @@ its grader in ``task.grader``. A wrong, missing or malformed answer is a ``Grade
 ``correct=False`` and a ``reason``; only a failure of the grader itself (a malformed
 reference, missing metadata, a bug) is an error, and :func:`grade` reports any such
 exception as :class:`GraderError`, so an infrastructure fault never reads as a wrong
-answer.
+answer. The one exception raised as it is, :class:`GraderSetupError`, says that the
+install itself cannot grade as defined (math-verify on an ANTLR runtime whose LaTeX
+parser differs from the one it is verified with).
 
 Importing this package registers the built-in graders (importing only the standard library):
 
@@ -34,6 +36,7 @@ from conductor_gym.graders.base import (
     Grade,
     GraderError,
     GraderFn,
+    GraderSetupError,
     get_grader,
     grade,
     grader_blocks,
@@ -45,6 +48,7 @@ __all__ = [
     "Grade",
     "GraderError",
     "GraderFn",
+    "GraderSetupError",
     "choice",
     "code",
     "countdown",

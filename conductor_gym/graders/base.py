@@ -6,13 +6,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conductor_gym.errors import InfrastructureError
+from conductor_gym.errors import ConfigurationError, InfrastructureError
 from conductor_gym.registry import Registry
 
 __all__ = [
     "Grade",
     "GraderError",
     "GraderFn",
+    "GraderSetupError",
     "get_grader",
     "grade",
     "grader_blocks",
@@ -42,6 +43,16 @@ class GraderError(InfrastructureError, RuntimeError):
     """The grader itself failed (an infrastructure error, never a wrong answer)."""
 
     kind = "grader"
+
+
+class GraderSetupError(ConfigurationError):
+    """This install cannot run the grader as its verdicts are defined (an incompatible
+    dependency, such as the ANTLR runtime math-verify parses LaTeX with).
+
+    A configuration error, not a :class:`GraderError`: it is never a wrong answer nor a
+    truncated episode, it stops the run, and :func:`grade` raises it as it is. The message
+    names what is installed, what is needed and how to fix it.
+    """
 
 
 GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
@@ -88,12 +99,13 @@ def grade(name: str, response: str, reference: str, **metadata: Any) -> Grade:
     """Grade ``response`` against ``reference`` with the grader called ``name``.
 
     Lets a user audit one answer without building an environment. Any exception
-    raised inside the grader is re-raised as :class:`GraderError`.
+    raised inside the grader is re-raised as :class:`GraderError`, except a
+    :class:`GraderSetupError` (an install that cannot grade as defined), raised as it is.
     """
     fn = get_grader(name)
     try:
         return fn(response, reference, metadata)
-    except GraderError:
+    except (GraderError, GraderSetupError):
         raise
     except Exception as exc:  # a broken grader run must never read as a wrong answer
         raise GraderError(f"grader {name!r} failed: {type(exc).__name__}: {exc}") from exc

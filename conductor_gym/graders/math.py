@@ -52,6 +52,26 @@ the caller's ``__main__`` hidden from it, so ``spawn`` neither re-runs an unguar
 script nor loads a training script's heavy imports into it. :func:`shutdown_worker` stops
 the worker early (it is otherwise stopped at interpreter exit).
 
+ANTLR runtimes. math-verify parses LaTeX with ``latex2sympy2_extended``, whose ANTLR
+parser is generated once per ANTLR runtime and picked by the installed
+``antlr4-python3-runtime`` version. Only the 4.13.2 parser (:data:`ANTLR_RUNTIME`) is
+built from its current grammar; the 4.9.3 and 4.11 ones are older, and under them some
+answers silently read differently (``\boxed{10\%}`` is then no longer ``10``). verl's
+config stack (Hydra, OmegaConf) needs 4.9, so a verl node has it. Verdicts must not
+depend on the install, so on any runtime but :data:`ANTLR_RUNTIME`:
+
+* when the environment variable :data:`ANTLR_PATH_ENV` names a folder holding
+  antlr4-python3-runtime 4.13.2 (``pip install --no-deps --target DIR
+  antlr4-python3-runtime==4.13.2``), every check runs in the worker process, with that
+  folder first on its path (the worker verifies it loaded that runtime); verdicts are
+  then those of a 4.13.2 install;
+* otherwise the first check raises :class:`~conductor_gym.graders.base.GraderSetupError`
+  naming the installed and needed versions and the fix, never a different verdict.
+
+:func:`check_antlr_runtime` runs that decision on its own (a trainer can call it at
+start-up). The variable is read at each check; the worker keeps the folder it started
+with.
+
 A math-verify timeout or crash, a dead worker, or a missing install is a
 :class:`~conductor_gym.graders.base.GraderError`, never a wrong answer. (math-verify is
 called with ``raise_on_error=True``; a comparison between answers of different kinds,
@@ -61,6 +81,7 @@ such as an interval and a number, returns ``False`` there rather than raising.)
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import multiprocessing
 import os
 import signal
@@ -74,10 +95,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from conductor_gym.graders.base import Grade, GraderError, register_grader
+from conductor_gym.graders.base import Grade, GraderError, GraderSetupError, register_grader
 from conductor_gym.graders.extract import last_anchored, last_boxed
 
 __all__ = [
+    "ANTLR_PATH_ENV",
+    "ANTLR_RUNTIME",
     "MAX_ANSWER_CHARS",
     "MAX_RESPONSE_CHARS",
     "PARSE_TIMEOUT_S",
@@ -86,6 +109,7 @@ __all__ = [
     "MathCheck",
     "Mode",
     "ReferenceParseError",
+    "check_antlr_runtime",
     "grade_math",
     "math_equal",
     "shutdown_worker",
@@ -109,6 +133,14 @@ WORKER_TIMEOUT_S = 30.0
 
 WORKER_START_TIMEOUT_S = 120.0
 """Wall-clock limit on starting the worker process and importing math-verify in it."""
+
+ANTLR_RUNTIME = "4.13.2"
+"""The ``antlr4-python3-runtime`` version math-verify's verdicts are defined with (the one
+whose generated LaTeX parser ``latex2sympy2_extended`` keeps up to date)."""
+
+ANTLR_PATH_ENV = "CONDUCTOR_GYM_MATH_ANTLR"
+"""Environment variable: a folder holding antlr4-python3-runtime :data:`ANTLR_RUNTIME`,
+used by the worker process when this interpreter has another runtime (a verl node)."""
 
 _INSTALL_HINT = "math-verify is not installed; install it with `pip install math-verify`"
 _DELIMITERS = ("$", "\\(", "\\[")
@@ -222,20 +254,91 @@ def _check(
         return _Outcome("error", False, None, f"math-verify failed: {type(exc).__name__}: {exc}")
 
 
-# -- the worker process (used off the main thread) ----------------------------------------
+# -- the ANTLR runtime --------------------------------------------------------------------
+
+
+def _antlr_version() -> str | None:
+    """The installed ``antlr4-python3-runtime`` version, found as ``latex2sympy2_extended``
+    finds it to pick its parser (package metadata, first match on ``sys.path``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("antlr4-python3-runtime")
+    except PackageNotFoundError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _interpreter_runtime() -> tuple[bool, str | None]:
+    """Whether math-verify is installed here, and this interpreter's ANTLR runtime version
+    (looked up once: an install does not change under a running process)."""
+    return importlib.util.find_spec("math_verify") is not None, _antlr_version()
+
+
+def _setup_error(problem: str) -> GraderSetupError:
+    return GraderSetupError(
+        f"math: {problem}; math-verify reads LaTeX as defined only with "
+        f"antlr4-python3-runtime {ANTLR_RUNTIME} (latex2sympy2_extended's parsers for other "
+        "runtimes are built from an older grammar: verdicts such as '\\boxed{10\\%}' "
+        f"equals '10' change silently). Fix: install antlr4-python3-runtime=={ANTLR_RUNTIME}; "
+        "or, where another package needs this runtime (verl's Hydra and OmegaConf need 4.9), "
+        f"run `pip install --no-deps --target DIR antlr4-python3-runtime=={ANTLR_RUNTIME}` and "
+        f"set {ANTLR_PATH_ENV}=DIR, so that math-verify runs in a worker process on that runtime"
+    )
+
+
+def check_antlr_runtime() -> str | None:
+    """Decide where math-verify may run so that its verdicts are those of a
+    :data:`ANTLR_RUNTIME` install (see the module docstring).
+
+    Returns ``None`` when it runs in this interpreter (its runtime is
+    :data:`ANTLR_RUNTIME`, or math-verify is not installed, which the first check reports),
+    or the absolute folder named by :data:`ANTLR_PATH_ENV` that the worker process puts
+    first on its path. Raises :class:`~conductor_gym.graders.base.GraderSetupError` when the
+    runtime is another and the variable is unset or names no folder.
+    """
+    has_math_verify, installed = _interpreter_runtime()
+    if not has_math_verify or installed == ANTLR_RUNTIME:
+        return None
+    shown = "not installed" if installed is None else installed
+    folder = os.environ.get(ANTLR_PATH_ENV, "").strip()
+    if not folder:
+        raise _setup_error(
+            f"the installed antlr4-python3-runtime is {shown} and {ANTLR_PATH_ENV} is unset"
+        )
+    if not os.path.isdir(folder):
+        raise _setup_error(
+            f"the installed antlr4-python3-runtime is {shown} and {ANTLR_PATH_ENV}={folder!r} "
+            "is not a folder"
+        )
+    return os.path.abspath(folder)
+
+
+# -- the worker process (off the main thread, or on a side ANTLR runtime) -----------------
 
 _pool_lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _pool_pid: int | None = None
 
 
-def _worker_start() -> int:
-    """Run in the new worker: import math-verify once, return the worker's pid."""
+def _worker_init(antlr_folder: str | None) -> None:
+    """Run first in the new worker: put the side ANTLR runtime first on its path."""
+    if antlr_folder is not None:
+        sys.path.insert(0, antlr_folder)
+
+
+def _worker_start() -> tuple[int, str | None, str | None]:
+    """Run in the new worker: import math-verify once; return the worker's pid (``-1``
+    when math-verify is missing), its ANTLR runtime version and the folder it came from."""
+    runtime = _antlr_version()
     try:
         _math_verify()
     except ImportError:
-        return -1
-    return os.getpid()
+        return -1, runtime, None
+    antlr4 = sys.modules.get("antlr4")
+    origin = getattr(antlr4, "__file__", None)
+    where = os.path.dirname(os.path.dirname(origin)) if origin else None
+    return os.getpid(), runtime, where
 
 
 def _discard_pool(kill: bool) -> None:
@@ -271,19 +374,33 @@ def _main_module_hidden() -> Iterator[None]:
             del sys.modules["__main__"]
 
 
-def _ensure_pool() -> ProcessPoolExecutor:
-    """The worker pool, started on first use; caller holds the lock."""
+def _ensure_pool(antlr_folder: str | None) -> ProcessPoolExecutor:
+    """The worker pool, started on first use (with ``antlr_folder`` first on the worker's
+    path when given, see :func:`check_antlr_runtime`); caller holds the lock."""
     global _pool, _pool_pid
     if _pool is not None:
         return _pool
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_worker_init,
+        initargs=(antlr_folder,),
+    )
     try:
         with _main_module_hidden():  # the worker process is spawned inside ``submit``
             started = pool.submit(_worker_start)
-        pid = started.result(timeout=WORKER_START_TIMEOUT_S)
+        pid, runtime, where = started.result(timeout=WORKER_START_TIMEOUT_S)
     except Exception as exc:
         pool.shutdown(wait=False, cancel_futures=True)
         raise GraderError(f"math: could not start the math-verify worker: {exc!r}") from exc
+    if antlr_folder is not None and (
+        runtime != ANTLR_RUNTIME or (pid >= 0 and where != antlr_folder)
+    ):
+        pool.shutdown(wait=False, cancel_futures=True)
+        found = f"antlr4-python3-runtime {runtime or 'none'}"
+        if runtime == ANTLR_RUNTIME:
+            found += f" loaded from {where!r} instead"
+        raise _setup_error(f"{ANTLR_PATH_ENV}={antlr_folder!r} gave the worker {found}")
     if pid < 0:
         pool.shutdown(wait=False, cancel_futures=True)
         raise GraderError(f"math: {_INSTALL_HINT}")
@@ -292,10 +409,15 @@ def _ensure_pool() -> ProcessPoolExecutor:
 
 
 def _check_in_worker(
-    reference: str, candidate: str, mode: Mode, parse_timeout: int, verify_timeout: int
+    antlr_folder: str | None,
+    reference: str,
+    candidate: str,
+    mode: Mode,
+    parse_timeout: int,
+    verify_timeout: int,
 ) -> _Outcome:
     with _pool_lock:
-        pool = _ensure_pool()
+        pool = _ensure_pool(antlr_folder)
         future: Future[_Outcome] = pool.submit(
             _check, reference, candidate, mode, parse_timeout, verify_timeout
         )
@@ -323,10 +445,11 @@ def shutdown_worker() -> None:
 
 def _run_check(reference: str, candidate: str, mode: Mode) -> _Outcome:
     args = (reference, candidate, mode, PARSE_TIMEOUT_S, VERIFY_TIMEOUT_S)
-    if threading.current_thread() is threading.main_thread():
+    antlr_folder = check_antlr_runtime()
+    if antlr_folder is None and threading.current_thread() is threading.main_thread():
         outcome = _check(*args)
     else:
-        outcome = _check_in_worker(*args)
+        outcome = _check_in_worker(antlr_folder, *args)
     if outcome.status == "ok":
         return outcome
     if outcome.status == "no-gold":
@@ -345,8 +468,9 @@ def verify_answer(reference: str, candidate: str, *, mode: Mode = "answer") -> M
 
     Safe to call from any thread (see the module docstring). Raises
     :class:`~conductor_gym.graders.base.GraderError` when math-verify is missing, times
-    out or crashes, and its subclass :class:`ReferenceParseError` when it cannot read the
-    reference.
+    out or crashes, its subclass :class:`ReferenceParseError` when it cannot read the
+    reference, and :class:`~conductor_gym.graders.base.GraderSetupError` when its ANTLR
+    runtime would change verdicts (:func:`check_antlr_runtime`).
     """
     if not candidate.strip() or (mode == "answer" and len(candidate) > MAX_ANSWER_CHARS):
         return MathCheck(False, None)

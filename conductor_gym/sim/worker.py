@@ -50,7 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from conductor_gym.errors import SimulatorFault
+from conductor_gym.errors import ConductorGymError, SimulatorFault
 from conductor_gym.sim import v1, v2, v3
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
@@ -209,6 +209,8 @@ class TaskBoundSimulatedWorker(Worker):
         rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
         try:
             mode, answer = DECIDE[self.worker.version](self, messages, rng)
+        except ConductorGymError:  # our own errors (a grader set-up error) pass as they are
+            raise
         except Exception as exc:  # a simulator bug: raised through, never a worker failure
             raise SimulatorFault(
                 f"simulator {self.worker.version} failed for worker {self.name!r} on task "
