@@ -156,7 +156,8 @@ def run_serve(args: argparse.Namespace) -> int:
     auth = f"bearer token from ${args.api_key_env}" if api_key else "none"
     print(
         f"serving {args.name!r} (agent {model.spec!r}, pool {args.pool!r}) on "
-        f"http://{args.host}:{args.port}/v1; authentication: {auth}",
+        f"http://{args.host}:{args.port}/v1 (health: /health, Prometheus: /metrics); "
+        f"authentication: {auth}",
         flush=True,
     )
     run(

@@ -1,16 +1,24 @@
 """The HTTP server: an OpenAI-compatible ASGI app (Starlette) over conductor models.
 
-Routes: ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``
-(:mod:`conductor_gym.serve.protocol`). Every response is JSON; every error is OpenAI's
+Routes: ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``,
+``POST /v1/completions`` (:mod:`conductor_gym.serve.protocol`; ``stream: true`` is
+answered with server-sent events once the episode has run), ``GET /health`` (200
+``{"status": "ok"}`` while the app serves, 503 once it shuts down) and ``GET /metrics``
+(Prometheus's text format: :mod:`conductor_gym.serve.metrics`); the last two need no
+token (probes and scrapers carry none, and neither plays an episode). Every other
+response is JSON; every error is OpenAI's
 ``{"error": {"message", "type", "param", "code"}}`` (with a ``conductor`` field of
 details where there are some): 400 a malformed request (the field named; a body that
 is not JSON, nests too deeply for the parser, or holds text that is not valid Unicode
 included), 401 a missing or wrong bearer token, 404 an unknown model or route, 405 a
 wrong method, 408 a body not received within ``body_timeout_s``, 413 a body over
 ``max_request_bytes`` or a question over ``max_question_chars``, 429 when
-``max_concurrency`` episodes run and ``max_queue`` more wait, and the 5xx of
+``max_concurrency`` episodes run and ``max_queue`` more wait (with ``x-should-retry:
+true`` and ``retry-after: 1``: no episode ran), and the 429, 502 and 503 of
 :mod:`conductor_gym.serve.service` when an episode gives no answer. A client error is
-never a 500. An unexpected exception is a 500 naming only its class.
+never a 500. An unexpected exception is a 500 naming only its class. Every 5xx, and
+every failure of an episode that ran, carries ``x-should-retry: false``: the official
+``openai`` client would otherwise re-send it twice, playing the episode again each time.
 
 Logs (the ``conductor_gym.serve`` logger, rate-limited by
 :class:`~conductor_gym.serve.logs.RateLimitedLog`: one line per kind per
@@ -40,20 +48,28 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from conductor_gym._validate import require_int
 from conductor_gym.serve.logs import DEFAULT_LOG_INTERVAL_S, limit_logs
+from conductor_gym.serve.metrics import CONTENT_TYPE, Metrics
 from conductor_gym.serve.protocol import (
     DEFAULT_MAX_QUESTION_CHARS,
+    ChatRequest,
+    Kind,
     chat_completion,
     model_card,
     model_list,
     parse_chat_request,
+    parse_completion_request,
+    stream_events,
+    text_completion,
 )
-from conductor_gym.serve.service import ConductorModel, ServeError, redact
+from conductor_gym.serve.service import ConductorModel, ServedAnswer, ServeError, redact
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_S",
@@ -81,7 +97,13 @@ class _Admission:
         self.limit = running + waiting
         self.running = running
         self.admitted = 0
+        self.active = 0
         self._slots = asyncio.Semaphore(running)
+
+    @property
+    def waiting(self) -> int:
+        """Requests admitted that wait for a slot."""
+        return self.admitted - self.active
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
@@ -92,13 +114,39 @@ class _Admission:
                 "server_busy",
                 f"the server is at capacity ({self.running} running, "
                 f"{self.limit - self.running} waiting): retry later",
+                retry=True,
+                retry_after_s=1,
             )
         self.admitted += 1
         try:
             async with self._slots:
-                yield
+                self.active += 1
+                try:
+                    yield
+                finally:
+                    self.active -= 1
         finally:
             self.admitted -= 1
+
+
+class _CountResponses:
+    """ASGI middleware: every HTTP response's status, counted by route in ``metrics``."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def counting(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.metrics.request(scope["path"], int(message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, counting)
 
 
 def create_app(
@@ -145,12 +193,16 @@ def create_app(
         raise ValueError("model names must be unique")
     secrets_ = (api_key,) if api_key else ()
     admission = _Admission(max_concurrency, max_queue)
+    metrics = Metrics(by_name)
     created = int(time.time())
+    serving = True
     limit_logs([logger.name], log_interval_s)
 
     def error(exc: ServeError) -> JSONResponse:
-        # The rest of an unread or late body would be read as the next request.
-        headers = {"connection": "close"} if exc.status in (408, 413) else None
+        headers = exc.headers()
+        if exc.status in (408, 413):
+            # The rest of an unread or late body would be read as the next request.
+            headers["connection"] = "close"
         return JSONResponse(exc.body(secrets_), status_code=exc.status, headers=headers)
 
     def guarded(
@@ -215,14 +267,62 @@ def create_app(
         authorize(request)
         return JSONResponse(model_card(model(request.path_params["model"], None), created))
 
-    async def chat_endpoint(request: Request) -> Response:
-        authorize(request)
-        body = await _read_json(request, max_request_bytes, body_timeout_s)
-        parsed = parse_chat_request(body, max_question_chars=max_question_chars)
-        served = model(parsed.model)
+    async def play(served: ConductorModel, parsed: ChatRequest) -> ServedAnswer:
+        """One episode, counted in ``metrics``."""
         async with admission.slot():
-            answer = await served.answer(parsed.question, seed=parsed.seed)
-        return JSONResponse(chat_completion(served.name, answer))
+            metrics.started(served.name)
+            started = time.perf_counter()
+            result, spent = "cancelled", None
+            try:
+                answer = await served.answer(parsed.question, seed=parsed.seed)
+                result = "answered"
+                spent = {
+                    "conductor": answer.conductor.to_dict(),
+                    "workers": answer.workers.to_dict(),
+                }
+                return answer
+            except ServeError as exc:
+                result = exc.code
+                spent = (exc.details or {}).get("usage")
+                raise
+            except Exception:
+                result = "internal_error"
+                raise
+            finally:
+                metrics.finished(served.name, result, time.perf_counter() - started, spent)
+
+    def completions_endpoint(kind: Kind) -> Callable[[Request], Awaitable[Response]]:
+        parse = parse_chat_request if kind == "chat" else parse_completion_request
+        respond = chat_completion if kind == "chat" else text_completion
+
+        async def endpoint(request: Request) -> Response:
+            authorize(request)
+            body = await _read_json(request, max_request_bytes, body_timeout_s)
+            parsed = parse(body, max_question_chars=max_question_chars)
+            served = model(parsed.model)
+            answer = await play(served, parsed)
+            if not parsed.stream:
+                return JSONResponse(respond(served.name, answer, parsed))
+
+            async def events() -> AsyncIterator[str]:
+                for event in stream_events(kind, served.name, answer, parsed):
+                    yield event
+
+            return StreamingResponse(
+                events(),
+                media_type="text/event-stream",
+                headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+            )
+
+        return endpoint
+
+    async def health_endpoint(request: Request) -> Response:
+        body = {"status": "ok" if serving else "shutting_down", "models": sorted(by_name)}
+        return JSONResponse(body, status_code=200 if serving else 503)
+
+    async def metrics_endpoint(request: Request) -> Response:
+        metrics.waiting = admission.waiting
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -231,9 +331,11 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        nonlocal serving
         try:
             yield
         finally:
+            serving = False
             for served in by_name.values():
                 served.close()
 
@@ -241,8 +343,12 @@ def create_app(
         routes=[
             Route("/v1/models", guarded(models_endpoint), methods=["GET"]),
             Route("/v1/models/{model:path}", guarded(model_endpoint), methods=["GET"]),
-            Route("/v1/chat/completions", guarded(chat_endpoint), methods=["POST"]),
+            Route("/v1/chat/completions", guarded(completions_endpoint("chat")), methods=["POST"]),
+            Route("/v1/completions", guarded(completions_endpoint("completion")), methods=["POST"]),
+            Route("/health", guarded(health_endpoint), methods=["GET"]),
+            Route("/metrics", guarded(metrics_endpoint), methods=["GET"]),
         ],
+        middleware=[Middleware(_CountResponses, metrics=metrics)],
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )

@@ -19,13 +19,20 @@ simulated outcome; with a conductor that depends only on its input, the whole an
 
 Failures are never answers: :class:`ServeError` carries the HTTP status and the
 OpenAI-style error fields. A worker that fails after its retries is a 502
-``worker_error`` naming the step, the worker and the error class; a spent budget a 429;
+``worker_error`` naming the step, the worker and the error class; a spent episode budget
+a 429 ``budget_exhausted``, a spent run budget (the pool's, for every request) a 503;
 the conductor's own model failing (``AgentError``) a 502 ``conductor_error``; a
 completion that is not a valid plan a 500 ``conductor_error`` whose code is the parse
 reason, except a plan over ``max_plan_chars`` only by its copies of the question (a
 conductor that quotes it in every step): that is the question's size, a 413
 ``question_too_long``. The error's ``conductor`` details carry what failed and the tokens and cost
 already spent (``usage``). Messages pass through :func:`redact` first.
+
+Retries. Every failure of an episode that ran (each of the above) says
+``x-should-retry: false`` (:meth:`ServeError.headers`): the official ``openai`` client
+obeys it, where it would otherwise re-send a 429 or 5xx twice and so play, and pay for,
+the whole episode three times. A worker's transient errors are already retried inside
+the episode (the env's ``retry`` policy); the client cannot do better by re-sending.
 """
 
 from __future__ import annotations
@@ -130,6 +137,10 @@ class ServeError(ConductorGymError):
         param: The request field at fault, or ``None``.
         details: JSON-ready facts for the response's ``conductor`` field (the failed
             worker, the conductor's completion, ...), or ``None``.
+        retry: Whether a client should re-send the request (the ``x-should-retry``
+            header), or ``None`` to leave it to the client; a 5xx defaults to ``False``.
+        retry_after_s: Seconds a client should wait before re-sending
+            (``retry-after``), or ``None``.
     """
 
     def __init__(
@@ -141,6 +152,8 @@ class ServeError(ConductorGymError):
         *,
         param: str | None = None,
         details: dict[str, Any] | None = None,
+        retry: bool | None = None,
+        retry_after_s: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -149,6 +162,17 @@ class ServeError(ConductorGymError):
         self.message = message
         self.param = param
         self.details = details
+        self.retry = False if retry is None and status >= 500 else retry
+        self.retry_after_s = retry_after_s
+
+    def headers(self) -> dict[str, str]:
+        """The response headers that tell a client whether and when to re-send."""
+        headers = {}
+        if self.retry is not None:
+            headers["x-should-retry"] = "true" if self.retry else "false"
+        if self.retry_after_s is not None:
+            headers["retry-after"] = str(self.retry_after_s)
+        return headers
 
     def body(self, secrets_: Sequence[str] = ()) -> dict[str, Any]:
         """The JSON error body: OpenAI's ``{"error": {...}}``, plus ``conductor``."""
@@ -364,6 +388,7 @@ def _conductor_failure(failure: Mapping[str, Any]) -> ServeError:
         "conductor_unavailable",
         f"the conductor's model gave no completion: {failure.get('message', 'unknown error')}",
         details={"error": dict(failure)},
+        retry=False,
     )
 
 
@@ -396,6 +421,7 @@ def _invalid_plan(
             "a shorter question",
             param="messages",
             details={"parse_error": dict(error), "usage": spent},
+            retry=False,
         )
     return ServeError(
         500,
@@ -403,6 +429,7 @@ def _invalid_plan(
         str(error["reason"]),
         f"the conductor wrote no valid plan ({error['reason']}): {error['detail']}",
         details={"parse_error": dict(error), "completions": list(completions), "usage": spent},
+        retry=False,
     )
 
 
@@ -410,12 +437,15 @@ def _episode_failure(error: Mapping[str, Any], spent: dict[str, Any]) -> ServeEr
     details = {"error": dict(error), "usage": spent}
     kind = error.get("kind")
     if kind == "budget":
+        # The run budget is the pool's, for every request: the server is out of credit.
+        run = error.get("scope") == "run"
         return ServeError(
-            429,
-            "rate_limit_error",
+            503 if run else 429,
+            "server_error" if run else "rate_limit_error",
             "budget_exhausted",
             f"a spending budget ran out: {error.get('message', '')}",
             details=details,
+            retry=False,
         )
     if kind == "infrastructure":
         return ServeError(
@@ -425,5 +455,6 @@ def _episode_failure(error: Mapping[str, Any], spent: dict[str, Any]) -> ServeEr
             f"worker {error['worker']!r} ({error['error_type']}) failed at step "
             f"{error['step']} after {error['attempts']} attempt(s): {error['message']}",
             details=details,
+            retry=False,
         )
     return ServeError(500, "server_error", f"{kind}_failed", f"{kind} failed", details=details)

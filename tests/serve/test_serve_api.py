@@ -137,9 +137,9 @@ def test_request_errors_name_the_field(client: Any, base_url: str) -> None:
         _ask(client, "gpt-5")
     assert _error(missing)["error"]["code"] == "model_not_found"
     assert _error(missing)["error"]["param"] == "model"
-    with pytest.raises(openai.BadRequestError) as streamed:
-        _ask(client, "reflect", stream=True)
-    assert _error(streamed)["error"]["param"] == "stream"
+    with pytest.raises(openai.BadRequestError) as json_mode:
+        _ask(client, "reflect", response_format={"type": "json_object"})
+    assert _error(json_mode)["error"]["param"] == "response_format"
     with pytest.raises(openai.BadRequestError) as no_user:
         client.chat.completions.create(
             model="reflect", messages=[{"role": "system", "content": "hi"}]
