@@ -13,6 +13,11 @@ preference:
    ``token`` (the argument, else the ``HF_TOKEN`` environment variable). When
    ``HF_HUB_OFFLINE`` is set (read at call time, so setting it after import works) only
    the local cache is consulted (``local_files_only=True``); nothing is downloaded.
+   Otherwise one TCP connection to the Hub endpoint (or to the proxy the environment
+   names for it) is tried first, for at most :data:`HUB_PROBE_TIMEOUT_S`
+   (:func:`hub_unreachable`): when it fails, the machine is taken to be offline and only
+   the cache is consulted, so an offline machine gets the offline error at once instead
+   of after ``huggingface_hub``'s retries (five, about 23 s).
 
 :func:`read_rows` reads the resolved files with ``datasets.load_dataset`` and its packaged
 ``json``/``parquet``/``csv`` builders, which never touch the network. ``datasets`` and
@@ -44,12 +49,16 @@ __all__ = [
     "cached_locally",
     "hf_offline",
     "hf_token",
+    "hub_unreachable",
     "read_rows",
     "resolve_files",
 ]
 
 FileFormat = Literal["json", "parquet", "csv"]
 """A ``datasets`` packaged builder name."""
+
+HUB_PROBE_TIMEOUT_S = 3.0
+"""Seconds :func:`hub_unreachable` waits for its one TCP connection."""
 
 _GLOB_CHARS = frozenset("*?[")
 _TRUE = frozenset({"1", "on", "yes", "true"})
@@ -83,6 +92,44 @@ def hf_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
 
 
+def hub_unreachable(
+    endpoint: str | None = None, *, timeout_s: float = HUB_PROBE_TIMEOUT_S
+) -> str | None:
+    """Why the Hub cannot be reached from here, or ``None`` when it can.
+
+    One TCP connection to ``endpoint`` (default: ``huggingface_hub``'s, ``HF_ENDPOINT``)
+    or, when the environment names a proxy for its scheme (``HTTPS_PROXY``, ...) and
+    ``NO_PROXY`` does not exempt it, to that proxy; it is closed at once, no request is
+    sent and nothing is retried. Not reachable: a refused connection, an unknown host or
+    no answer within ``timeout_s``; the reason names the address and the error.
+    """
+    import socket
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    if endpoint is None:
+        from huggingface_hub import constants
+
+        endpoint = constants.ENDPOINT
+    parts = urlsplit(endpoint)
+    if not parts.hostname:
+        return f"the endpoint {endpoint!r} names no host"
+    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    target = f"{host}:{port}"
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(host):
+        via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        if via.hostname:
+            host, port = via.hostname, via.port or (443 if via.scheme == "https" else 80)
+            target = f"the proxy {host}:{port} for {target}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        return f"no connection to {target}: {exc.strerror or exc}"
+    return None
+
+
 def hf_token(token: str | None = None) -> str | None:
     """``token`` if given, else the ``HF_TOKEN`` environment variable (``None`` if unset)."""
     if token:
@@ -110,7 +157,9 @@ def _local_hint() -> str:
     return "Or pass data_dir=<a local copy laid out like the Hub repository>."
 
 
-def _offline_error(files: HubFiles, cache_dir: str | None, exc: BaseException) -> TaskSourceError:
+def _offline_error(
+    files: HubFiles, cache_dir: str | None, exc: BaseException, unreachable: str | None = None
+) -> TaskSourceError:
     where = cache_dir or "the default Hugging Face cache (HF_HUB_CACHE / HF_HOME)"
     if hf_offline():
         problem = (
@@ -118,6 +167,15 @@ def _offline_error(files: HubFiles, cache_dir: str | None, exc: BaseException) -
             f"({type(exc).__name__})."
         )
         fix = "Download it once with network access (unset HF_HUB_OFFLINE), then retry."
+    elif unreachable:
+        problem = (
+            f"this machine looks offline ({unreachable}; nothing was downloaded) and "
+            f"{', '.join(files.patterns)} is not in {where}."
+        )
+        fix = (
+            "Check the network connection (and HF_ENDPOINT or the proxy settings), or set "
+            "HF_HUB_OFFLINE=1 to use only the cache."
+        )
     else:
         problem = (
             f"the Hugging Face Hub could not be reached and {', '.join(files.patterns)} is "
@@ -130,7 +188,11 @@ def _offline_error(files: HubFiles, cache_dir: str | None, exc: BaseException) -
 
 
 def _translate_hub_error(
-    exc: Exception, files: HubFiles, pattern: str, cache_dir: str | None
+    exc: Exception,
+    files: HubFiles,
+    pattern: str,
+    cache_dir: str | None,
+    unreachable: str | None = None,
 ) -> TaskSourceError:
     """Map a ``huggingface_hub`` exception to a :class:`TaskSourceError` with a fix."""
     from huggingface_hub import errors
@@ -153,7 +215,7 @@ def _translate_hub_error(
             "Pass revision=None for the main branch, or an existing branch, tag or commit.",
         )
     if isinstance(exc, errors.LocalEntryNotFoundError):
-        return _offline_error(files, cache_dir, exc)
+        return _offline_error(files, cache_dir, exc, unreachable)
     if isinstance(exc, errors.EntryNotFoundError):
         return TaskSourceError(
             files.repo_id,
@@ -245,7 +307,8 @@ def _download(
             "the huggingface_hub package is not installed.",
             _install_hint("datasets"),
         ) from exc
-    offline = hf_offline()
+    unreachable = None if hf_offline() else hub_unreachable()
+    offline = hf_offline() or unreachable is not None  # then the cache only
     auth = hf_token(token)
     found: list[Path] = []
     for pattern in files.patterns:
@@ -283,7 +346,7 @@ def _download(
         except TaskSourceError:
             raise
         except Exception as exc:
-            raise _translate_hub_error(exc, files, pattern, cache_dir) from exc
+            raise _translate_hub_error(exc, files, pattern, cache_dir, unreachable) from exc
     return found
 
 

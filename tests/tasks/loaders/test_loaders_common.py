@@ -98,10 +98,17 @@ def _response(status: int) -> Any:
 def test_hub_errors_become_task_source_errors(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    import socket
+
     import huggingface_hub
-    from huggingface_hub import errors
+    from huggingface_hub import constants, errors
 
     monkeypatch.delenv("HF_HUB_OFFLINE")
+    # the reachability probe connects to the endpoint first: a loopback listener answers it
+    listener = socket.create_server(("127.0.0.1", 0))
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_TOKEN", "hf_fixture_token")
     calls: list[dict[str, Any]] = []
     raised: list[Exception] = []
@@ -131,6 +138,7 @@ def test_hub_errors_become_task_source_errors(
     with pytest.raises(TaskSourceError):
         make_task_source("gpqa-diamond", token="explicit").load()
     assert calls[-1]["token"] == "explicit" and calls[-1]["local_files_only"] is True
+    listener.close()
 
 
 def test_local_data_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
