@@ -34,12 +34,16 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
 * **Concurrency.** At most ``concurrency`` episodes are in flight, as coroutines
   stepping :meth:`ConductorEnv.astep` on one event loop.
 * **Resumable.** With ``out``, every finished episode is appended (and flushed) as one
-  JSON line of ``<out>.episodes.jsonl``, after a header line naming the run (suite
-  fingerprint, agent, pool, env arguments, seed, repeats, env version). With
-  ``resume=True`` an existing file with the same header is read and its episodes are
-  skipped; a different header raises :class:`ResumeMismatchError` (use another ``out``);
-  a torn last line (a crash mid-write) is dropped. ``resume=False`` starts the file
-  afresh. At the end ``out`` gets the :class:`~conductor_gym.bench.results.Results` JSON.
+  JSON line of ``<out>.episodes.jsonl``, with a header beside it naming the run (suite
+  fingerprint, agent, pool, env arguments, seed, repeats, env version:
+  :func:`~conductor_gym.bench.results.open_journal`). With ``resume=True`` an existing
+  journal with the same header is read: its scored episodes are kept and skipped, its
+  infrastructure failures (outcome ``"error"``, never scored) are played again, so
+  re-running a run that failed for infrastructure retries just what failed; a different
+  header raises :class:`ResumeMismatchError` (how many episodes the journal holds, what
+  differs, and to pass ``resume=False`` or another ``out``); a torn last line (a crash
+  mid-write) is dropped. ``resume=False`` starts the journal afresh. At the end ``out``
+  gets the :class:`~conductor_gym.bench.results.Results` JSON.
   Episodes are sorted into plan order, so a resumed run's results equal an
   uninterrupted run's (but for ``started_at`` and ``wall_time_s``).
 * **Progress.** A tqdm bar on stderr (episodes, running accuracy, tokens, cost) when
@@ -480,7 +484,8 @@ async def aevaluate(
     started_at = header["started_at"]
     if out is not None:
         journal, loaded, started_at = open_journal(journal_path(out), header, resume)
-        done = {r.key: r for r in loaded if r.key in order}
+        latest = {r.key: r for r in loaded if r.key in order}  # a retried failure: its last
+        done = {key: r for key, r in latest.items() if r.outcome != "error"}
     todo = iter([s for s in plan if s.key not in done])
     batcher = Batcher(agent, concurrency)
     bar = _Progress(len(plan), list(done.values()), progress)

@@ -1,12 +1,14 @@
 """The results schema of ``conductor-gym evaluate`` and of leaderboard submissions.
 
 Contract. A results file is one JSON object, :class:`Results` (schema
-``"conductor-gym/results/v3"``), holding what ran (env version, suite with its
+``"conductor-gym/results/v4"``), holding what ran (env version, suite with its
 fingerprints, pool, every worker's settings, agent, env settings, repeats, seed), one
 :class:`EpisodeRecord` per episode, and :class:`Metrics` per benchmark and ``"overall"``,
 computed by :func:`aggregate`, a pure, deterministic function of the records (a
 leaderboard recomputes the metrics from the episodes and compares, and re-plays the
-episodes, :mod:`conductor_gym.bench.replay`). Every model forbids unknown fields.
+episodes, :mod:`conductor_gym.bench.replay`), and per task family (the episodes'
+``domain``, over every benchmark) in ``domain_metrics`` (:func:`aggregate_domains`). Every
+model forbids unknown fields.
 
 The env settings are recorded once, in :attr:`Results.env_kwargs`: the settings of the
 run's :class:`~conductor_gym.core.config.EnvConfig` that are not its defaults, as
@@ -15,7 +17,10 @@ run's :class:`~conductor_gym.core.config.EnvConfig` that are not its defaults, a
 :attr:`Results.workers`). :meth:`~conductor_gym.core.config.EnvConfig.from_dict` reads
 them back (:mod:`conductor_gym.bench.replay`).
 
-Versions. ``v3`` records the env settings once: ``v2`` had a second copy,
+Versions. ``v4`` adds ``domain_metrics``: always computed from the episodes (a stored
+copy is recomputed when read, so it can never disagree with them), written only by ``v4``
+files (an older file keeps its tag and is written without it, so older readers, which
+forbid unknown keys, still read it). ``v3`` records the env settings once: ``v2`` had a second copy,
 ``env_config``, that nothing read, and wrote a dataclass setting as
 ``{"type": "RewardScheme", ...}``. ``v2`` added :attr:`Results.workers` (one
 :class:`WorkerRecord` per configured worker: what a re-play needs to rebuild the pool)
@@ -50,8 +55,12 @@ Metric definitions (:func:`aggregate`), over a set of episodes:
 Sums use :func:`math.fsum`, so the result does not depend on the order of the records.
 
 The episodes journal (:func:`open_journal`) is the resumable form of a run in progress:
-``<out>.episodes.jsonl``, a header line ``{"header": {...}}`` naming the run, then one
-:class:`EpisodeRecord` per line in order of completion.
+``<out>.episodes.jsonl`` holds one :class:`EpisodeRecord` per line in order of completion
+and nothing else, so ``pandas.read_json(path, lines=True)`` reads it as a table with exact
+integer seeds (63-bit seeds stay ``int64``); the header naming the run is beside it, in
+``<out>.episodes.header.json`` (:func:`journal_header_path`). A journal of the older form
+(a first line ``{"header": {...}}``, whose empty cells made pandas read every seed as a
+float) still reads, and is rewritten in the new form when a run resumes it.
 """
 
 from __future__ import annotations
@@ -69,6 +78,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    computed_field,
     model_serializer,
     model_validator,
 )
@@ -92,6 +102,9 @@ __all__ = [
     "SuiteInfo",
     "WorkerRecord",
     "aggregate",
+    "aggregate_domains",
+    "is_journal",
+    "journal_header_path",
     "journal_path",
     "json_safe",
     "load_results",
@@ -100,12 +113,20 @@ __all__ = [
 ]
 
 SchemaTag = Literal[
-    "conductor-gym/results/v1", "conductor-gym/results/v2", "conductor-gym/results/v3"
+    "conductor-gym/results/v1",
+    "conductor-gym/results/v2",
+    "conductor-gym/results/v3",
+    "conductor-gym/results/v4",
 ]
-SCHEMA: SchemaTag = "conductor-gym/results/v3"
+SCHEMA: SchemaTag = "conductor-gym/results/v4"
 """The ``schema`` value of every :class:`Results` file this version writes."""
 
-SCHEMAS: tuple[SchemaTag, ...] = ("conductor-gym/results/v1", "conductor-gym/results/v2", SCHEMA)
+SCHEMAS: tuple[SchemaTag, ...] = (
+    "conductor-gym/results/v1",
+    "conductor-gym/results/v2",
+    "conductor-gym/results/v3",
+    SCHEMA,
+)
 """Every ``schema`` value :meth:`Results.load` reads, oldest first."""
 
 RECORDED_OPTIONS = ("simulated",)
@@ -295,7 +316,8 @@ class Results(_Model):
     ``started_at`` is when the run first started (ISO 8601, UTC); ``wall_time_s`` the
     wall time of the invocation that finished it. ``workers``: every configured worker of
     the pool, in pool order (``None`` in ``v1`` files). ``env_kwargs``: the env settings
-    (module docstring). ``rescored`` is ``None`` for a file
+    (module docstring). ``domain_metrics``: :func:`aggregate_domains` of the episodes,
+    computed, never stored state (module docstring). ``rescored`` is ``None`` for a file
     written by ``evaluate``; a re-scored file lists every re-scoring that led to it,
     oldest first (:class:`RescoreInfo`).
     """
@@ -326,7 +348,8 @@ class Results(_Model):
         if not isinstance(data, Mapping):
             return data
         data = dict(data)
-        if data.get("schema", data.get("schema_")) in _OLDER:
+        data.pop("domain_metrics", None)  # computed from the episodes, never trusted
+        if data.get("schema", data.get("schema_")) in _BEFORE_V3:
             data.pop("env_config", None)  # v2's second copy of the settings, never read
             if isinstance(data.get("env_kwargs"), Mapping):
                 data["env_kwargs"] = {
@@ -336,12 +359,20 @@ class Results(_Model):
             data["env_kwargs"] = {key: _untagged(v) for key, v in data["env_kwargs"].items()}
         return data
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def domain_metrics(self) -> dict[str, Metrics]:
+        """:class:`Metrics` per task family (episode ``domain``), over every benchmark."""
+        return aggregate_domains(self.episodes, self.repeats)
+
     @model_serializer(mode="wrap")
     def _drop_unset_rescored(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # A file evaluate wrote has no "rescored" key at all (older readers keep reading it).
         data: dict[str, Any] = handler(self)
         if self.rescored is None:
             data.pop("rescored", None)
+        if self.schema_ in _OLDER:  # an older file stays readable by older readers
+            data.pop("domain_metrics", None)
         return data
 
     def to_json(self) -> str:
@@ -361,7 +392,9 @@ class Results(_Model):
         return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-_OLDER = ("conductor-gym/results/v1", "conductor-gym/results/v2")
+_OLDER = ("conductor-gym/results/v1", "conductor-gym/results/v2", "conductor-gym/results/v3")
+
+_BEFORE_V3 = ("conductor-gym/results/v1", "conductor-gym/results/v2")
 
 _TAGGED = ("RewardScheme", "RetryPolicy", "Budget", "PromptTemplates", "FewShotExample")
 """The dataclass settings older files wrote as ``{"type": name, **fields}``."""
@@ -381,20 +414,13 @@ def _untagged(value: Any) -> Any:
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:
-    """The run in ``path``: a results JSON file, or an episodes journal (a JSON Lines
-    file whose first line is ``{"header": ...}``), whose metrics are then computed from
-    its records (``wall_time_s`` is 0: the run may not have finished). Files of every
-    version in :data:`SCHEMAS` read (module docstring). Raises ``ValueError``
-    (pydantic's ``ValidationError`` among them) for a malformed file."""
+    """The run in ``path``: a results JSON file, or an episodes journal (:func:`is_journal`),
+    whose metrics are then computed from its records (``wall_time_s`` is 0: the run may
+    not have finished). Files of every version in :data:`SCHEMAS` read (module docstring).
+    Raises ``ValueError`` (pydantic's ``ValidationError`` among them) for a malformed
+    file."""
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        first = handle.readline()
-    try:
-        line = json.loads(first)
-        is_journal = isinstance(line, dict) and "header" in line
-    except ValueError:
-        is_journal = False  # an indented results file: its first line is "{"
-    if not is_journal:
+    if not is_journal(path):
         return Results.load(path)
     header, records = read_journal(path)
     repeats = int(header.get("repeats", 1))
@@ -469,6 +495,13 @@ def aggregate(episodes: Sequence[EpisodeRecord], repeats: int) -> dict[str, Metr
     return result
 
 
+def aggregate_domains(episodes: Sequence[EpisodeRecord], repeats: int) -> dict[str, Metrics]:
+    """Metrics per task family: one entry per episode ``domain`` (sorted), each over the
+    episodes of that domain in every benchmark, with :func:`aggregate`'s definitions."""
+    domains = sorted({e.domain for e in episodes})
+    return {name: _metrics([e for e in episodes if e.domain == name], repeats) for name in domains}
+
+
 class ResumeMismatchError(ConfigurationError):
     """An episodes journal belongs to a different run than the one asked for."""
 
@@ -498,10 +531,58 @@ def journal_path(out: str | os.PathLike[str]) -> Path:
     return Path(f"{os.fspath(out)}.episodes.jsonl")
 
 
-def _journal_records(path: Path, lines: list[str]) -> list[EpisodeRecord]:
-    """The records after the header line; a torn last line is dropped."""
+def journal_header_path(journal: str | os.PathLike[str]) -> Path:
+    """Where the header of the journal ``journal`` is: ``run.json.episodes.jsonl`` ->
+    ``run.json.episodes.header.json``."""
+    path = Path(journal)
+    return path.with_name(path.name.removesuffix(".jsonl") + ".header.json")
+
+
+def _header_line(line: str) -> dict[str, Any] | None:
+    """The header of an older journal's first line ``{"header": {...}}``, else ``None``."""
+    try:
+        found = json.loads(line)
+    except ValueError:
+        return None
+    header = found.get("header") if isinstance(found, dict) else None
+    return header if isinstance(header, dict) else None
+
+
+def is_journal(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is an episodes journal: its header file is beside it, or (the older
+    form) its first line is ``{"header": {...}}``."""
+    path = Path(path)
+    if journal_header_path(path).is_file():
+        return True
+    with path.open(encoding="utf-8") as handle:
+        return _header_line(handle.readline()) is not None
+
+
+def _read_header(path: Path, lines: list[str]) -> tuple[dict[str, Any] | None, int]:
+    """The run header of the journal ``path`` (its sidecar, else an older journal's first
+    line) and how many of ``lines`` it took (0 or 1)."""
+    old = _header_line(lines[0]) if lines else None
+    if old is not None:
+        return old, 1
+    try:
+        found = json.loads(journal_header_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, 0
+    header = found.get("header") if isinstance(found, dict) else None
+    return (header if isinstance(header, dict) else None), 0
+
+
+def _write_header(path: Path, header: Mapping[str, Any]) -> None:
+    sidecar = journal_header_path(path)
+    tmp = sidecar.with_name(sidecar.name + ".tmp")
+    tmp.write_text(json.dumps({"header": header}, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(sidecar)
+
+
+def _journal_records(path: Path, lines: list[str], skip: int = 0) -> list[EpisodeRecord]:
+    """The records of ``lines`` after the first ``skip``; a torn last line is dropped."""
     records: list[EpisodeRecord] = []
-    body = [(n, line) for n, line in enumerate(lines[1:], start=2) if line.strip()]
+    body = [(n, line) for n, line in enumerate(lines[skip:], start=skip + 1) if line.strip()]
     for position, (number, line) in enumerate(body):
         try:
             records.append(EpisodeRecord.model_validate_json(line))
@@ -514,17 +595,16 @@ def _journal_records(path: Path, lines: list[str]) -> list[EpisodeRecord]:
 
 def read_journal(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[EpisodeRecord]]:
     """The header and the records of an episodes journal, read without changing it (a
-    torn last line is dropped; a file without a header or with a malformed record line
+    torn last line is dropped; a journal without a header or with a malformed record line
     raises :class:`ResumeMismatchError`, a ``ValueError``)."""
     path = Path(path)
     lines = path.read_text(encoding="utf-8").split("\n")
-    try:
-        header = json.loads(lines[0])["header"]
-    except (ValueError, KeyError, TypeError):
-        header = None
-    if not isinstance(header, dict):
-        raise ResumeMismatchError(f"{path} does not start with a run header") from None
-    return header, _journal_records(path, lines)
+    header, skip = _read_header(path, lines)
+    if header is None:
+        raise ResumeMismatchError(
+            f"{path} has no run header ({journal_header_path(path)} is missing or unreadable)"
+        )
+    return header, _journal_records(path, lines, skip)
 
 
 def open_journal(
@@ -533,36 +613,39 @@ def open_journal(
     """Open the episodes journal for appending; return it, the records it already holds
     and the run's ``started_at``.
 
-    Without ``resume``, or when there is no file yet, a new file gets ``header``. With
-    ``resume`` an existing file must carry the same header (``started_at`` aside), else
-    :class:`ResumeMismatchError` names the differing keys; a torn last line (a crash
-    mid-write) is dropped, and the file is rewritten with the good records.
+    Without ``resume``, or when there is no journal yet, a new, empty journal is started
+    and ``header`` written beside it (:func:`journal_header_path`). With ``resume`` an
+    existing journal must carry the same header (``started_at`` aside), else
+    :class:`ResumeMismatchError` says how many episode lines it holds, names the differing
+    keys and the ways on (``--no-resume``/``resume=False`` starts it afresh, or a new
+    ``--out``); a torn last line (a crash mid-write) is dropped, and the journal is
+    rewritten with the good records (an older journal in the new form).
     """
     started_at = str(header["started_at"])
     if not (resume and path.is_file() and path.stat().st_size > 0):
-        handle = path.open("w", encoding="utf-8")
-        handle.write(json.dumps({"header": header}) + "\n")
-        handle.flush()
-        return handle, [], started_at
+        _write_header(path, header)
+        return path.open("w", encoding="utf-8"), [], started_at
     lines = path.read_text(encoding="utf-8").split("\n")
-    try:
-        found = json.loads(lines[0])["header"]
-        started_at = str(found.pop("started_at"))
-    except (ValueError, KeyError, TypeError, AttributeError):
+    found, skip = _read_header(path, lines)
+    held = sum(1 for line in lines[skip:] if line.strip())
+    afresh = "pass --no-resume (resume=False) to start it afresh, or a new --out (out=)"
+    if found is None or not isinstance(found.get("started_at"), str):
         raise ResumeMismatchError(
-            f"{path} does not start with a run header; pass a new --out (out=) "
-            "or delete the file to start afresh"
-        ) from None
+            f"{path} holds {held} episode line(s) but no run header "
+            f"({journal_header_path(path)} is missing or unreadable); {afresh}"
+        )
+    found = dict(found)
+    started_at = str(found.pop("started_at"))
     wanted = {k: v for k, v in json.loads(json.dumps(header)).items() if k != "started_at"}
     if found != wanted:
         keys = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
         raise ResumeMismatchError(
-            f"{path} holds episodes of a different run (it differs in {', '.join(keys)}); "
-            "pass a new --out (out=) to start a new run, or delete the file"
+            f"{path} holds {held} episode line(s) of a different run (it differs in "
+            f"{', '.join(keys)}); {afresh}"
         )
-    records = _journal_records(path, lines)
-    kept = [lines[0], *(r.model_dump_json() for r in records)]
+    records = _journal_records(path, lines, skip)
+    _write_header(path, {**found, "started_at": started_at})
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    tmp.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
     tmp.replace(path)
     return path.open("a", encoding="utf-8"), records, started_at

@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from conductor_gym.bench.replay import Replayer, ReplayError, real_backends
-from conductor_gym.bench.results import OVERALL, EpisodeRecord, Results, aggregate, load_results
+from conductor_gym.bench.results import (
+    OVERALL,
+    EpisodeRecord,
+    Results,
+    aggregate,
+    is_journal,
+    load_results,
+)
 from conductor_gym.core.render_html import VIEW_SCHEMA, episode_view, render_page, round_view
 from conductor_gym.plan import PlanParseError, parse_plan
 
@@ -280,6 +287,8 @@ def _traces_view(items: Sequence[Mapping[str, Any]], title: str) -> dict[str, An
 
 def _is_run(path: Path) -> bool:
     """A results file or journal (else a trace list)."""
+    if is_journal(path):
+        return True
     with path.open(encoding="utf-8") as handle:
         head = handle.read(4096)
     first = head.split("\n", 1)[0]

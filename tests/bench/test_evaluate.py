@@ -55,9 +55,9 @@ def test_random_agent_on_offline_gives_plausible_metrics(tmp_path: Path) -> None
     assert list(data)[:3] == ["schema", "env_id", "env_version"]
     assert set(data) == {
         "schema", "env_id", "env_version", "suite", "pool", "workers", "agent", "env_kwargs",
-        "repeats", "seed", "started_at", "wall_time_s", "metrics", "episodes",
+        "repeats", "seed", "started_at", "wall_time_s", "metrics", "episodes", "domain_metrics",
     }  # fmt: skip
-    assert data["schema"] == "conductor-gym/results/v3"
+    assert data["schema"] == "conductor-gym/results/v4"
     assert [w["name"] for w in data["workers"]] == [w["name"] for w in data["pool"]["workers"]]
     assert data["workers"][2] == {
         "name": "gpt-5", "backend": "simulated", "model": "gpt-5", "max_tokens": 4096,

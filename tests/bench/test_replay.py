@@ -32,7 +32,7 @@ def test_a_v2_file_loads_with_its_settings_once_and_replays_exactly(tmp_path: Pa
     assert raw["schema"] == "conductor-gym/results/v2" and "env_config" in raw
     assert raw["env_kwargs"]["reward"]["type"] == "RewardScheme"
     results = load_results(V2_FILE)
-    assert results.schema_ == "conductor-gym/results/v2" and SCHEMA.endswith("/v3")
+    assert results.schema_ == "conductor-gym/results/v2" and SCHEMA.endswith("/v4")
     assert "env_config" not in Results.model_fields
     assert results.env_kwargs == {"max_steps": 4, "reward": PAPER}
     assert replay_config(results) == EnvConfig(max_steps=4, reward=RewardScheme())

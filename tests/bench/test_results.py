@@ -173,7 +173,7 @@ def test_a_v1_file_still_loads_and_keeps_its_tag(tmp_path: Path) -> None:
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(data))
     loaded = Results.load(path)
-    assert loaded.schema_ == "conductor-gym/results/v1" and SCHEMA.endswith("/v3")
+    assert loaded.schema_ == "conductor-gym/results/v1" and SCHEMA.endswith("/v4")
     assert loaded.workers is None and loaded.episodes[0].final_answer is None
     assert json.loads(loaded.to_json())["schema"] == "conductor-gym/results/v1"
     data["schema"] = "conductor-gym/results/v9"
@@ -193,7 +193,7 @@ def test_journal_drops_a_torn_line_and_rejects_another_run(tmp_path: Path) -> No
     handle, records, started = open_journal(path, {**header, "started_at": "now"}, resume=True)
     handle.close()
     assert [r.task_index for r in records] == [0, 1, 2] and started == "then"
-    assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 4
+    assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 3
     with pytest.raises(ResumeMismatchError, match=r"differs in seed.*new --out"):
         open_journal(path, {**header, "seed": 1}, resume=True)
     lines = path.read_text().splitlines()
@@ -202,4 +202,4 @@ def test_journal_drops_a_torn_line_and_rejects_another_run(tmp_path: Path) -> No
         open_journal(path, header, resume=True)
     handle, records, _ = open_journal(path, {**header, "seed": 1}, resume=False)
     handle.close()
-    assert records == [] and len(path.read_text().splitlines()) == 1
+    assert records == [] and path.read_text() == ""
