@@ -7,7 +7,10 @@ Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
 returns the exit status: 0 on success, 1 when every episode failed for infrastructure
 (an agent or worker that never answered: the distinct causes are printed on stderr), 2
 for a bad argument (unknown suite, agent or pool, a bad ``--env``, an episodes file of
-another run), 130 when interrupted (rerun the same command to resume).
+another run: the message says what it holds and to pass ``--no-resume``), 130 when
+interrupted (rerun the same command to resume). Resuming, it first says on stderr how
+many finished episodes the journal keeps and how many infrastructure failures it plays
+again (rerunning a run that failed for infrastructure retries what failed).
 ``--env KEY=VALUE`` sets one :class:`~conductor_gym.core.config.EnvConfig` setting
 (``VALUE`` read as JSON when it parses, else as a string), e.g. ``--env max_recursions=1``;
 every setting also has its own flag (``--k 3``, ``--max-steps 3``, ``--pool local-smol``:
@@ -20,7 +23,12 @@ every setting also has its own flag (``--k 3``, ``--max-steps 3``, ``--pool loca
 filled with the price); it prints accuracy, reward, cost, tokens and calls per question
 for every point, then the Pareto front, and with ``--frontier PNG`` draws it. With
 ``--out``, each point's results go beside it. :func:`format_suites` renders
-:func:`conductor_gym.bench.suites.list_suites`.
+:func:`conductor_gym.bench.suites.list_suites` (``suites list --json``: the rows as JSON).
+
+``--json`` prints one JSON object on stdout instead of the tables (every other line goes
+to stderr): :func:`summary_json` of the run (what ran, the metrics per benchmark and per
+task family, the wall time; the episodes are in ``--out``), or for a sweep
+``{"points": [...], "front": [...]}`` (each point's fields).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.core.config import add_config_arguments, settings_from_arguments
@@ -46,9 +55,11 @@ __all__ = [
     "format_results",
     "format_suites",
     "format_sweep",
+    "resume_note",
     "run_evaluate",
     "run_suites_list",
     "run_sweep",
+    "summary_json",
 ]
 
 MAX_CAUSES = 5
@@ -102,6 +113,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
     parser.add_argument("--concurrency", type=int, default=64, help="episodes in flight")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--json", action="store_true", help="print the metrics as JSON instead of tables"
+    )
     parser.add_argument(
         "--no-resume", action="store_true", help="restart the episodes file from scratch"
     )
@@ -243,11 +257,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     limit_text = f", first {args.limit} tasks per source" if args.limit else ""
+    say = sys.stderr if args.json else sys.stdout  # --json: stdout holds the JSON only
     print(
         f"conductor-gym evaluate: agent {args.agent!r}, suite {args.suite!r}{limit_text}, "
         f"pool {_pool_name(env_kwargs)!r}, {args.repeats} repeats, seed {args.seed} ...",
+        file=say,
         flush=True,
     )
+    if args.out and not args.no_resume and (note := resume_note(journal_path(args.out))):
+        print(f"conductor-gym evaluate: {note}", file=sys.stderr, flush=True)
     try:
         results = evaluate(args.agent, args.suite, **_run_arguments(args), **env_kwargs)
     except _argument_errors() as exc:
@@ -259,15 +277,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 130
     suite = results.suite
     limit = f", first {suite.limit} tasks per source" if suite.limit else ""
-    print(
-        f"{results.env_id} {results.env_version}: agent {results.agent['spec']!r}, suite "
-        f"{suite.name!r} ({suite.fingerprint}{limit}), pool {results.pool.get('name')!r}, "
-        f"{results.repeats} repeats, seed {results.seed}"
-    )
-    print(format_results(results))
-    print(format_latency(results))
     saved = f"; results in {args.out}" if args.out else ""
-    print(f"wall time {results.wall_time_s:.1f} s{saved}")
+    if args.json:
+        print(json.dumps(summary_json(results), indent=1))
+        print(f"wall time {results.wall_time_s:.1f} s{saved}", file=sys.stderr)
+    else:
+        print(
+            f"{results.env_id} {results.env_version}: agent {results.agent['spec']!r}, suite "
+            f"{suite.name!r} ({suite.fingerprint}{limit}), pool {results.pool.get('name')!r}, "
+            f"{results.repeats} repeats, seed {results.seed}"
+        )
+        print(format_results(results))
+        print(format_latency(results))
+        print(f"wall time {results.wall_time_s:.1f} s{saved}")
     overall = results.metrics["overall"]
     if overall.n and overall.infra_failures == overall.n:
         causes = sorted({str((e.error or {}).get("message")) for e in results.episodes})
@@ -275,11 +297,50 @@ def run_evaluate(args: argparse.Namespace) -> int:
         more = f"\n  ... and {len(causes) - MAX_CAUSES} more" if len(causes) > MAX_CAUSES else ""
         print(
             f"conductor-gym evaluate: all {overall.n} episodes failed for infrastructure; "
-            f"nothing was scored. Cause(s):\n{shown}{more}",
+            f"nothing was scored. Cause(s):\n{shown}{more}"
+            + ("\nRerun the same command to play them again." if args.out else ""),
             file=sys.stderr,
         )
         return 1
     return 0
+
+
+def summary_json(results: Results) -> dict[str, Any]:
+    """What ``evaluate --json`` prints: the results file's fields but the episodes and
+    the workers (``schema``, ``env_id``, ``suite``, ``pool``, ``agent``, ``metrics``,
+    ``domain_metrics``, ...), and the mean latencies of :func:`format_latency`
+    (``latency_s``: ``{"in_order", "parallel"}`` per sample, ``None`` if not recorded)."""
+    data: dict[str, Any] = json.loads(results.to_json())
+    del data["episodes"], data["workers"]
+    timed = [e for e in results.episodes if e.critical_path_s is not None]
+    data["latency_s"] = (
+        {
+            "in_order": math.fsum(e.latency_s for e in timed) / len(timed),
+            "parallel": math.fsum(e.critical_path_s or 0.0 for e in timed) / len(timed),
+        }
+        if timed
+        else None
+    )
+    return data
+
+
+def resume_note(journal: Path) -> str | None:
+    """What resuming ``journal`` keeps and plays again, or ``None`` when there is no
+    journal (or it cannot be read: the run itself then says why)."""
+    from conductor_gym.bench.results import read_journal
+
+    if not journal.is_file():
+        return None
+    try:
+        _, records = read_journal(journal)
+    except (OSError, ValueError):
+        return None
+    latest = {r.key: r for r in records}
+    failed = sum(r.outcome == "error" for r in latest.values())
+    return (
+        f"resuming {journal}: {len(latest) - failed} finished episode(s) kept, {failed} "
+        "infrastructure failure(s) played again (--no-resume starts afresh)"
+    )
 
 
 def format_sweep(points: Sequence[FrontierPoint]) -> str:
@@ -325,9 +386,16 @@ def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
     limit = f", first {args.limit} tasks per source" if args.limit else ""
     print(
         f"cost-lambda sweep: suite {args.suite!r}{limit}, pool {_pool_name(env_kwargs)!r}, "
-        f"{args.repeats} repeats, seed {args.seed}, price per {args.cost_unit}"
+        f"{args.repeats} repeats, seed {args.seed}, price per {args.cost_unit}",
+        file=sys.stderr if args.json else sys.stdout,
     )
-    print(format_sweep(points))
+    if args.json:
+        from conductor_gym.bench.frontier import pareto_front
+
+        front = [p.to_dict() for p in pareto_front(points)]
+        print(json.dumps({"points": [p.to_dict() for p in points], "front": front}, indent=1))
+    else:
+        print(format_sweep(points))
     if args.frontier:
         note = f"suite {args.suite}{limit}, pool {_pool_name(env_kwargs)}, {args.repeats} repeats"
         try:
@@ -335,7 +403,7 @@ def run_sweep(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int:
         except RuntimeError as exc:
             print(f"conductor-gym evaluate: {exc}", file=sys.stderr)
             return 2
-        print(f"frontier plot in {path}")
+        print(f"frontier plot in {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -347,8 +415,10 @@ def format_suites(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def run_suites_list(args: argparse.Namespace) -> int:
-    """Print every suite (nothing is downloaded)."""
+    """Print every suite (nothing is downloaded): a table, or with ``--json`` a JSON list
+    of the rows."""
     from conductor_gym.bench.suites import list_suites
 
-    print(format_suites(list_suites()))
+    rows = list_suites()
+    print(json.dumps(rows, indent=2) if getattr(args, "json", False) else format_suites(rows))
     return 0

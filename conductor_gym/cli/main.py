@@ -17,11 +17,26 @@ reward, parse failures, steps, calls, tokens and cost per benchmark
 ``conductor-gym serve --agent SPEC --pool POOL`` serves a conductor behind an
 OpenAI-compatible API (:mod:`conductor_gym.cli.serve`). ``conductor-gym sim audit`` attacks a
 simulated pool with an optimizer and reports what it over-pays (:mod:`conductor_gym.cli.sim`).
+
+``demo`` takes every env setting as a flag (``--tasks``, ``--pool``, ``--k``,
+``--max-steps``, ...: :func:`conductor_gym.core.config.add_config_arguments`). ``tasks
+list``, ``suites list``, ``pools list`` and ``pools check`` print a JSON list with
+``--json`` (``pools check`` then writes its other lines, the credential routes among them,
+to stderr, still before anything is sent); ``evaluate --json`` prints its metrics as one
+JSON object (:mod:`conductor_gym.cli.evaluate`).
+
+Errors. A :class:`~conductor_gym.errors.ConductorGymError` that reaches the top level is
+printed as one line, ``conductor-gym COMMAND: --FLAG: what is wrong`` (with the command
+that lists the valid names when the flag is ``--tasks`` or ``--pool``), never a traceback:
+exit status 1 for an infrastructure failure (a worker, grader or budget), 2 for anything
+else (a bad setting or input). A reader that stops reading (``| head``) ends the command
+quietly, exit status 141 as for a shell tool killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -35,15 +50,30 @@ from conductor_gym.cli.sim import add_sim_parser
 from conductor_gym.cli.train import add_train_parser
 from conductor_gym.cli.view import add_view_parser
 from conductor_gym.core.agent_spec import make_agent
-from conductor_gym.pool.pool import DEFAULT_POOL
-from conductor_gym.tasks import DEFAULT_TASKS
+from conductor_gym.core.config import add_config_arguments, config_from_arguments
+from conductor_gym.errors import ConductorGymError, ConfigurationError, InfrastructureError
+
+LISTING = {"tasks": "conductor-gym tasks list", "pool": "conductor-gym pools list"}
+"""The command that lists the valid values of a setting, named in its errors."""
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
 def _demo(args: argparse.Namespace) -> int:
-    env = gym.make(ENV_ID, tasks=args.tasks, pool=args.pool, render_mode="ansi")
+    try:
+        config = config_from_arguments(args)
+        env = gym.make(ENV_ID, config=config, render_mode="ansi")
+    except ConductorGymError:
+        raise  # main prints it
+    except (ValueError, TypeError) as exc:  # a setting checked below the config (pool's k)
+        print(f"conductor-gym demo: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
     agent = make_agent("random", seed=args.seed)
     rewards: list[float] = []
-    print(f"{ENV_ID}: tasks={args.tasks!r} pool={args.pool!r}, random planner, seed={args.seed}")
+    pool = config.pool if isinstance(config.pool, str) else "custom"
+    print(f"{ENV_ID}: tasks={config.tasks!r} pool={pool!r}, random planner, seed={args.seed}")
     for episode in range(args.episodes):
         obs, info = env.reset(seed=args.seed + episode)
         action = agent.act(obs, info)
@@ -70,8 +100,15 @@ def _demo(args: argparse.Namespace) -> int:
 def _tasks_list(args: argparse.Namespace) -> int:
     from conductor_gym.cli.tasks import format_table, list_sources
 
-    print(format_table(list_sources()))
+    rows = list_sources()
+    print(_json_list(rows) if args.json else format_table(rows))
     return 0
+
+
+def _json_list(rows: Sequence[object]) -> str:
+    import json
+
+    return json.dumps(list(rows), indent=2)
 
 
 def _pools_list(args: argparse.Namespace) -> int:
@@ -105,10 +142,12 @@ def _pools_check(args: argparse.Namespace) -> int:
         return 2
     ping = "no ping" if args.skip_ping else f"ping timeout {args.timeout:g} s"
     workers = f"{len(specs)} worker" + ("" if len(specs) == 1 else "s")
-    print(f"pool {name!r}: {workers}, {ping}")
-    print(format_routes(credential_routes_of(specs)), flush=True)  # before anything is sent
+    say = sys.stderr if args.json else sys.stdout  # --json: stdout holds the JSON only
+    print(f"pool {name!r}: {workers}, {ping}", file=say)
+    # before anything is sent
+    print(format_routes(credential_routes_of(specs)), file=say, flush=True)
     checks = check_pool(specs, timeout_s=args.timeout, ping=not args.skip_ping)
-    print(format_checks(checks))
+    print(_json_list([c.to_dict() for c in checks]) if args.json else format_checks(checks))
     return 0 if all(check.ok for check in checks) else 1
 
 
@@ -135,6 +174,7 @@ def _add_evaluate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     suites = commands.add_parser("suites", help="evaluation suites")
     suites_commands = suites.add_subparsers(dest="suites_command", required=True)
     suites_list = suites_commands.add_parser("list", help="every suite and its sources")
+    suites_list.add_argument("--json", action="store_true", help="print a JSON list")
     suites_list.set_defaults(handler=_suites_list)
 
 
@@ -159,12 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="play episodes of the random planner offline")
     demo.add_argument("--episodes", type=int, default=8)
     demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--tasks", default=DEFAULT_TASKS, help="task source name")
-    demo.add_argument("--pool", default=DEFAULT_POOL, help="pool preset or .toml file")
+    add_config_arguments(demo)  # --tasks, --pool and every other env setting
     demo.set_defaults(handler=_demo)
     tasks = commands.add_parser("tasks", help="task sources")
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
     tasks_list = tasks_commands.add_parser("list", help="every source, size, domain, offline?")
+    tasks_list.add_argument("--json", action="store_true", help="print a JSON list")
     tasks_list.set_defaults(handler=_tasks_list)
     pools = commands.add_parser("pools", help="worker pools")
     pools_commands = pools.add_subparsers(dest="pools_command", required=True)
@@ -183,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     pools_check.add_argument(
         "--skip-ping", action="store_true", help="check credentials only; build nothing"
     )
+    pools_check.add_argument("--json", action="store_true", help="print a JSON list")
     pools_check.add_argument(
         "--trust-pool-credentials", action="store_true",
         help="send the keys the pool file names wherever it says (default: only a "
@@ -199,12 +240,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def error_line(command: str, exc: ConductorGymError) -> str:
+    """The one line ``main`` prints for ``exc`` raised by ``command``: the setting at fault
+    as its flag (``--tasks: unknown task source ...``), the message on one line, and for
+    ``--tasks`` and ``--pool`` the command that lists the valid names."""
+    text = _one_line(str(exc))
+    field = exc.field if isinstance(exc, ConfigurationError) else None
+    if field:
+        root = field.split(".")[0]
+        text = text.removeprefix(f"{field}: ")
+        flag = "--task-option" if root == "task_options" else f"--{root.replace('_', '-')}"
+        if not text.startswith(flag):
+            text = flag + (f" ({field})" if field != root else "") + f": {text}"
+        if root in LISTING:
+            text += f" (see `{LISTING[root]}`)"
+    return f"conductor-gym {command}: {text or type(exc).__name__}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: ``sys.argv[1:]``); return its exit status
+    (module docstring)."""
     args = build_parser().parse_args(argv)
     if getattr(args, "episodes", 1) < 1:
         print("conductor-gym: --episodes must be >= 1", file=sys.stderr)
         return 2
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except BrokenPipeError:  # the reader left (`| head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except ConductorGymError as exc:
+        print(error_line(args.command, exc), file=sys.stderr)
+        return 1 if isinstance(exc, InfrastructureError) else 2
 
 
 if __name__ == "__main__":

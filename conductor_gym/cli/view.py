@@ -3,7 +3,9 @@
 Writes one self-contained HTML page (:mod:`conductor_gym.view.page`) for a results
 file, an episodes journal or a trace list, and prints where it went. Steps are re-played
 from the recorded completions when every worker is simulated (or from the run's response
-cache with ``--replay CACHE``); nothing is ever called. Exit status 0, or 2 for an input
+cache with ``--replay CACHE``); nothing is ever called. When stderr is a terminal, a
+line there says what is being read before the work starts; the last line (stdout) says
+what was written and how long it took. Exit status 0, or 2 for an input
 that cannot be read, with one line saying why (JSON nested too deep for the parser and
 integers too long for Python included: never a traceback).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 __all__ = ["add_view_parser", "default_page", "run_view"]
@@ -30,6 +33,11 @@ def run_view(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else default_page(args.input)
     replay = "never" if args.no_replay else (args.replay or "auto")
+    steps = {"never": "", "auto": ", re-playing the steps where it can"}
+    doing = steps.get(replay, f", re-playing the steps from {replay}")
+    if sys.stderr.isatty():  # as evaluate's bar: a pipe or a log gets the outcome only
+        print(f"conductor-gym view: reading {args.input}{doing} ...", file=sys.stderr, flush=True)
+    clock = time.monotonic()
     try:
         data = write_view(args.input, out, replay=replay, title=args.title)
     except (OSError, ValueError, RecursionError) as exc:  # ValidationError is a ValueError
@@ -38,7 +46,12 @@ def run_view(args: argparse.Namespace) -> int:
         print(f"conductor-gym view: {shown}", file=sys.stderr)
         return 2
     details = (data.get("run") or {}).get("details")
-    print(f"wrote {out}: {len(data['episodes'])} episode(s)" + (f"; {details}" if details else ""))
+    took = f" in {time.monotonic() - clock:.1f} s"
+    print(
+        f"wrote {out}: {len(data['episodes'])} episode(s)"
+        + (f"; {details}" if details else "")
+        + took
+    )
     return 0
 
 
