@@ -40,6 +40,15 @@ Contract.
   those that graded a re-scored file, :func:`recorded_graders`) the final answer is then
   graded by another grader (:func:`regrade`): the workers always see the task as it is.
 
+* **Re-running the agent.** With ``agent`` (a deterministic agent, rebuilt by the
+  caller), each re-played round first asks the agent on the env's observation and info
+  (with ``agent_seed`` as :func:`~conductor_gym.bench.evaluate.evaluate` derives it, the
+  agent reseeded with it when it reseeds; one request per ``act_batch`` call at a time,
+  through :class:`~conductor_gym.bench.evaluate.Batcher`) and keeps its answers in
+  :attr:`Replayed.regenerated`; the recorded action is then played whatever it answered.
+  :meth:`Replayer.verify` reports each round whose regenerated completion is not the
+  recorded one as a :class:`Difference` of field :data:`AGENT_COMPLETION`.
+
 * **Verification** (:meth:`Replayer.verify`, the leaderboard's): every episode is
   re-played (concurrently, each coroutine with its own envs) and must end exactly at its
   last recorded action (or still be running after it when the agent failed mid-episode),
@@ -76,9 +85,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from conductor_gym._loop import LoopRunner
-from conductor_gym.bench.evaluate import episode_record, recorded_settings
+from conductor_gym.bench.evaluate import Batcher, episode_record, recorded_settings
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
 from conductor_gym.bench.suites import EpisodeSpec, LimitedTasks, Suite, get_suite
+from conductor_gym.core.agent import BaseAgent
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import ResetInfo, StepInfo
@@ -86,6 +96,7 @@ from conductor_gym.core.reward import Outcome, RewardScheme, make_reward_scheme
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import Grade, GraderError, grade
 from conductor_gym.pool.pool import WorkerPool, make_pool
+from conductor_gym.seeding import hash_seed
 from conductor_gym.tasks import ProceduralTasks, Task, TaskSource
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 from conductor_gym.workers.budget import Budget
@@ -95,6 +106,7 @@ if TYPE_CHECKING:
     from conductor_gym.workers.cache import ResponseCache
 
 __all__ = [
+    "AGENT_COMPLETION",
     "COMPARED",
     "RECORDED",
     "Difference",
@@ -147,6 +159,9 @@ COMPARED = (
     "final_answer",
 )
 """The record fields a verified replay must reproduce (``error``: its ``kind``)."""
+
+AGENT_COMPLETION = "agent completion"
+"""The :class:`Difference` field of a round whose re-run agent answered otherwise."""
 
 _AFTER_FAILURE = ("domain", "task_id", "outcome", "correct", "reward", "error")
 """What a cache replay compares for a recorded infrastructure failure."""
@@ -506,6 +521,8 @@ class Replayed:
         completions: The completions played, in round order.
         miss: A step's call was not in the response cache (nothing was called instead).
         ended: The env ended the episode (terminated or truncated) at the last one.
+        regenerated: With a re-run agent, what it answered before each played
+            completion (``None`` for a round it failed); ``None`` without one.
     """
 
     record: EpisodeRecord
@@ -514,6 +531,7 @@ class Replayed:
     completions: tuple[str, ...]
     miss: bool
     ended: bool = True
+    regenerated: tuple[str | None, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -608,6 +626,8 @@ class Replayer:
         graders: Which graders grade the tasks (:data:`GraderChoice`); by default
             (:data:`RECORDED`) those that graded the run (:func:`recorded_graders`), so
             the re-play of a re-scored file reproduces it.
+        agent: A deterministic agent to re-run on every re-played round (module
+            docstring); ``None``: the recorded completions are only played.
 
     Attributes:
         config: The run's env settings as :func:`replay_config` decodes them (no task
@@ -625,8 +645,11 @@ class Replayer:
         cache: str | os.PathLike[str] | None = None,
         pool: str | os.PathLike[str] | None = None,
         graders: GraderChoice | Literal["recorded"] = RECORDED,
+        agent: BaseAgent | None = None,
     ) -> None:
         self.results = results
+        self.agent = agent
+        self._batcher: Batcher | None = None
         self.sources = dict(sources) if sources is not None else run_sources(results)
         if not self.sources:
             raise ReplayError(f"suite {results.suite.name!r} has no task source")
@@ -685,13 +708,16 @@ class Replayer:
         """:meth:`replay` as a coroutine, on ``env`` (one of :attr:`configs`' envs that no
         other coroutine steps meanwhile)."""
         task = recorded_task(self.sources, record)
-        _, last = env.reset(seed=record.seed, options={"task_index": record.task_index})
+        observation, last = env.reset(seed=record.seed, options={"task_index": record.task_index})
         info: ResetInfo | StepInfo = last
         played: list[str] = []
+        regenerated: list[str | None] | None = None if self.agent is None else []
         reward, done = 0.0, False
         for action in _actions(record):
+            if regenerated is not None:
+                regenerated.append(await self._ask(observation, info, record.seed, len(played)))
             played.append(action)
-            _, reward, terminated, truncated, info = await env.astep(action)
+            observation, reward, terminated, truncated, info = await env.astep(action)
             if terminated or truncated:
                 done = True
                 break
@@ -724,8 +750,22 @@ class Replayer:
                 "grade": verdict if graded else None,
                 "error": new.error if new.outcome == "error" else info.get("error"),
             }
-            return Replayed(new, view, task, tuple(played), miss, done)
-        return Replayed(new, dict(info), task, tuple(played), miss, done)
+            view_info = view
+        else:
+            view_info = dict(info)
+        again = None if regenerated is None else tuple(regenerated)
+        return Replayed(new, view_info, task, tuple(played), miss, done, again)
+
+    async def _ask(
+        self, observation: str, info: ResetInfo | StepInfo, seed: int, round_: int
+    ) -> str | None:
+        """The re-run agent's answer for one round, as evaluate asks it (``None`` when
+        the agent failed with its own error)."""
+        assert self.agent is not None
+        if self._batcher is None:
+            self._batcher = Batcher(self.agent, max_batch=16)
+        answer = await self._batcher.act(observation, dict(info), hash_seed("agent", seed, round_))
+        return answer[0]
 
     # -- verification --------------------------------------------------------------
 
@@ -749,6 +789,9 @@ class Replayer:
             differences.append(Difference(key, "episode end", want, have))
         if differences:
             return differences
+        for again, action in zip(replayed.regenerated or (), actions, strict=False):
+            if again != action:
+                differences.append(Difference(key, AGENT_COMPLETION, action, again))
         failed = self.method == "response cache" and record.outcome == "error"
         for field in _AFTER_FAILURE if failed else compared:
             old: Any = getattr(record, field)
@@ -762,6 +805,7 @@ class Replayer:
     async def averify(self, concurrency: int = 16) -> Replay:
         """:meth:`verify` as a coroutine."""
         results = self.results
+        self._batcher = None  # one per event loop: a fresh one for this verification
         run_budget = not _budget(results.pool.get("run_budget"), "run_budget").unlimited
         report = Replay(self.method, episodes=0, settings=recorded_settings(self.config))
         compared = compared_fields(results)
@@ -810,6 +854,9 @@ class Replayer:
         for env in self._envs.values():
             env.close()
         self._envs = {}
+        if self._batcher is not None:
+            self._batcher.close()
+            self._batcher = None
         self._runner.close()
         if self.pool.cache is not None:
             self.pool.cache.close()
@@ -821,12 +868,14 @@ def replay_results(
     *,
     cache: str | os.PathLike[str] | None = None,
     concurrency: int = 16,
+    agent: BaseAgent | None = None,
 ) -> Replay:
     """Verify ``results`` on ``sources`` (suite-source name -> the task source the run
-    used): :meth:`Replayer.verify` of a :class:`Replayer` built for it, then closed.
-    ``cache`` is read only when the pool has real workers: a simulated pool is re-played
-    by the simulator itself, which no submitted file can forge. Raises
-    :class:`ReplayError` when the run cannot be rebuilt here."""
+    used): :meth:`Replayer.verify` of a :class:`Replayer` built for it (re-running
+    ``agent`` when given), then closed. ``cache`` is read only when the pool has real
+    workers: a simulated pool is re-played by the simulator itself, which no submitted
+    file can forge. Raises :class:`ReplayError` when the run cannot be rebuilt here."""
     cache = cache if real_backends(results) else None
-    with contextlib.closing(Replayer(results, sources=sources, cache=cache)) as replayer:
+    replayer = Replayer(results, sources=sources, cache=cache, agent=agent)
+    with contextlib.closing(replayer):
         return replayer.verify(concurrency)

@@ -55,9 +55,11 @@ from conductor_gym.bench.frontier import (
     plot_accuracy_cost,
 )
 from conductor_gym.board.sections import (
+    AGENT_CHECKS,
     MAX_FAILED_SHARE,
     MIN_REPEATS,
     SUITE_SEED,
+    TRUST_LEVELS,
     Section,
     failed_share,
     price_table,
@@ -139,7 +141,7 @@ def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
                 section=placement.section,
                 ranked=placement.ranked,
                 reasons=placement.reasons,
-                verified=str(placement.verification),
+                verified=f"{placement.verification}; {placement.identity}",
                 prices=price_table(res),
                 repeats=res.repeats,
                 tasks=sum(s.size for s in res.suite.sources),
@@ -408,6 +410,10 @@ def render_markdown(entries: Sequence[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _levels(levels: dict[str, str]) -> str:
+    return "\n".join(f"- *{name}*: {meaning}." for name, meaning in levels.items())
+
+
 VERIFIED_MD = f"""\
 ## What is verified
 
@@ -423,14 +429,26 @@ submission ships (no backend is reached; costs are priced again from the cached 
 where the pool file sets prices); without a cache the entry is *unverified*.
 
 A ranked section is one suite fingerprint on one pool (setting and the pool's own
-fingerprint) with the same env settings, as re-played (a plan limit that the agent's
-plans fill exactly, such as the 8-call mixture-of-agents' `max_steps = 8`, aside), and
+fingerprint) and one trust level, with the same env settings, as re-played (a plan
+limit that the agent's plans fill exactly, such as the 8-call mixture-of-agents'
+`max_steps = 8`, aside), and
 the same graders (a re-scored file's, their versions derived from the installed code). An entry is
 ranked when it was re-played, ran the whole suite (or a fixed subset suite such as
 `offline-160`), has at least {MIN_REPEATS} repeats, used the suite seed {SUITE_SEED} and
 had at most {100 * MAX_FAILED_SHARE:g} % infrastructure failures; otherwise it is listed
 apart with the reason. The planner's own tokens and cost are as
-the agent reported them."""
+the agent reported them.
+
+The *Verified* column names each entry's trust level, and whose completions it shows:
+
+{_levels(TRUST_LEVELS)}
+{_levels({("agent re-run" if k == "re-run" else k): v for k, v in AGENT_CHECKS.items()})}
+
+A real pool's cache is checked before it is re-played: token counts against the text
+(about 4 characters a token, within wide bounds), costs against the pool file's prices,
+latencies present and plausible; `conductor-gym leaderboard spot-check ENTRY --pool
+POOL --sample N` re-asks the live endpoints a random sample of the cached calls and
+reports how many agree."""
 
 SUBMITTING_MD = """\
 ## Submitting

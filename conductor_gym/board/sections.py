@@ -5,9 +5,12 @@ name and fingerprint, the pool setting (``simulated``, ``constrained``,
 ``unconstrained``) and the pool's own fingerprint (:func:`pool_fingerprint`: every
 worker's backend, model, generation settings, prices and simulator options, ``k``,
 ``shuffle`` and the episode budget), the env settings the run changed
-(:func:`env_setting`) and the graders in force (:func:`grader_setting`), so entries are
-compared like with like only. Nothing in the key is taken on the file's word where it
-can be derived:
+(:func:`env_setting`), the graders in force (:func:`grader_setting`) and the entry's
+**trust level** (:data:`TRUST_LEVELS`: a re-play from a submitted response cache rests
+on the submitter's claim, so it is never ranked with simulated re-plays), so entries are
+compared like with like only. Each placement also says whose completions the entry
+shows (:class:`AgentIdentity`, :data:`AGENT_CHECKS`; :mod:`conductor_gym.board.identity`).
+Nothing in the key is taken on the file's word where it can be derived:
 
 * the env settings are those the re-play's envs ran with
   (:attr:`conductor_gym.bench.replay.Replay.settings`; without a re-play, the recorded
@@ -30,9 +33,10 @@ An entry is **ranked** in its section when every rule below holds; otherwise it 
 rule                why
 ==================  =========================================================================
 verified            every episode was re-played and matched
-                    (:mod:`conductor_gym.bench.replay`): on a simulated pool, or on a real
-                    pool from the submitted response cache; hub suites (datasets that need
-                    downloads) and local ``jsonl:`` suites cannot be re-played offline
+                    (:mod:`conductor_gym.bench.replay`): on a simulated pool (trust level
+                    ``simulated re-play``), or on a real pool from the submitted response
+                    cache (``cache re-play``); hub suites (datasets that need downloads)
+                    and local ``jsonl:`` suites cannot be re-played offline
 whole suite         no ``limit``: the suite's full task set, or a fixed subset suite with its
                     own fingerprint (``offline-160``)
 repeats             at least :data:`MIN_REPEATS` (the paper reports up to 16)
@@ -54,7 +58,7 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from conductor_gym.bench.results import Results, WorkerRecord
 from conductor_gym.core.config import EnvConfig
@@ -64,11 +68,16 @@ if TYPE_CHECKING:
     from conductor_gym.bench.suites import Suite
 
 __all__ = [
+    "AGENT_CHECKS",
     "MAX_FAILED_SHARE",
     "MIN_REPEATS",
     "SUITE_SEED",
+    "TRUST_LEVELS",
+    "AgentCheck",
+    "AgentIdentity",
     "Placement",
     "Section",
+    "TrustLevel",
     "Verification",
     "env_setting",
     "excused_overrides",
@@ -94,16 +103,72 @@ SUITE_SEED = 0
 ``r``) is ``episode_seed(SUITE_SEED, source, i, r)``."""
 
 
+TrustLevel = Literal["simulated re-play", "cache re-play", "unverified"]
+"""How far the board checked an entry's episodes (:data:`TRUST_LEVELS`)."""
+
+TRUST_LEVELS: dict[str, str] = {
+    "simulated re-play": (
+        "every episode was re-played on the simulated pool, which answers by itself: no "
+        "submitted file can forge its answers"
+    ),
+    "cache re-play": (
+        "every episode was re-played from the response cache the submitter shipped: the "
+        "cache is the submitter's claim about what the real workers answered, checked for "
+        "plausibility (tokens, prices, latencies) and open to a spot check against the live "
+        "endpoints (`conductor-gym leaderboard spot-check`); ranked only among cache re-plays"
+    ),
+    "unverified": "the episodes were not re-played; never ranked",
+}
+"""Each trust level and what it means (the board's README says the same)."""
+
+AgentCheck = Literal["re-run", "self-reported completions"]
+"""Whose word the completions rest on (:data:`AGENT_CHECKS`)."""
+
+AGENT_CHECKS: dict[str, str] = {
+    "re-run": (
+        "a deterministic built-in agent (random with its per-episode seed included): the "
+        "validator built it from its spec, asked it on every re-played observation and "
+        "got the recorded completions"
+    ),
+    "self-reported completions": (
+        "an agent the validator cannot re-run (an LLM or policy conductor, an agent file): "
+        "the completions are the submitter's, with the checkpoint's hash where the results "
+        "record one"
+    ),
+}
+"""Each agent check and what it means."""
+
+
 @dataclass(frozen=True)
 class Verification:
-    """Whether the entry's episodes were re-played: ``how`` names the method
-    (``"simulated"``, ``"response cache"``) or says why they were not."""
+    """How the entry's episodes were checked: ``trust`` (:data:`TRUST_LEVELS`) and
+    ``how`` (what was re-played, or why nothing was)."""
 
-    replayed: bool
+    trust: TrustLevel
     how: str
 
+    @property
+    def replayed(self) -> bool:
+        """Every episode was re-played and matched."""
+        return self.trust != "unverified"
+
     def __str__(self) -> str:
-        return f"re-played ({self.how})" if self.replayed else f"unverified: {self.how}"
+        if not self.replayed:
+            return f"unverified: {self.how}"
+        return f"{self.trust} ({self.how})"
+
+
+@dataclass(frozen=True)
+class AgentIdentity:
+    """Whether the completions are the named agent's: ``check`` (:data:`AGENT_CHECKS`)
+    and ``detail`` (what was re-run, or the checkpoint's hash)."""
+
+    check: AgentCheck
+    detail: str = ""
+
+    def __str__(self) -> str:
+        check = "agent re-run" if self.check == "re-run" else self.check
+        return f"{check} ({self.detail})" if self.detail else check
 
 
 @dataclass(frozen=True, order=True)
@@ -117,17 +182,20 @@ class Section:
     pool_fingerprint: str
     env: str = ""
     graders: str = ""
+    trust: str = "simulated re-play"
 
     def title(self) -> str:
         """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
-        ``, env <settings>`` when the run changed env settings (:func:`env_setting`) and
+        ``, env <settings>`` when the run changed env settings (:func:`env_setting`),
         ``, graders <graders>`` when graders replaced the tasks' own
-        (:func:`grader_setting`)."""
+        (:func:`grader_setting`) and ``, cache re-play`` for a section of cache re-plays
+        (:data:`TRUST_LEVELS`)."""
         env = f", env {self.env}" if self.env else ""
         graders = f", graders {self.graders}" if self.graders else ""
+        trust = f", {self.trust}" if self.trust == "cache re-play" else ""
         return (
             f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
-            f"({self.pool_fingerprint}){env}{graders}"
+            f"({self.pool_fingerprint}){env}{graders}{trust}"
         )
 
 
@@ -138,13 +206,14 @@ class Placement:
     section: Section
     verification: Verification
     reasons: tuple[str, ...]
+    identity: AgentIdentity = AgentIdentity("self-reported completions")
 
     @property
     def ranked(self) -> bool:
         return not self.reasons
 
     def __str__(self) -> str:
-        where = f"{self.section.title()}; {self.verification}"
+        where = f"{self.section.title()}; {self.verification}; {self.identity}"
         if self.ranked:
             return f"ranked in {where}"
         return f"listed apart ({'; '.join(self.reasons)}), in {where}"
@@ -367,9 +436,11 @@ def place(
     *,
     pool: str | None = None,
     replay: Replay | None = None,
+    identity: AgentIdentity | None = None,
 ) -> Placement:
     """The entry's :class:`Placement` (module docstring); ``replay`` is what its
-    re-play found (its env settings and longest plan set the section's env)."""
+    re-play found (its env settings and longest plan set the section's env);
+    ``identity`` whether its agent was re-run (default: self-reported completions)."""
     section = Section(
         suite=results.suite.name,
         fingerprint=results.suite.fingerprint,
@@ -378,6 +449,7 @@ def place(
         pool_fingerprint=pool_fingerprint(results),
         env=env_setting(results, replay),
         graders=grader_setting(results),
+        trust=verification.trust,
     )
     reasons: list[str] = []
     if not verification.replayed:
@@ -397,4 +469,5 @@ def place(
             f"{100 * share:.1f} % of the episodes failed (infrastructure), above the "
             f"{100 * MAX_FAILED_SHARE:g} % cap"
         )
-    return Placement(section, verification, tuple(reasons))
+    identity = identity or AgentIdentity("self-reported completions")
+    return Placement(section, verification, tuple(reasons), identity)

@@ -48,8 +48,18 @@ accepting it, and reports every problem with its own message (``check: message``
   reward is the paper's for the outcome);
 * ``metrics``: every stored aggregate equals :func:`conductor_gym.bench.results.aggregate`
   recomputed from the episodes (floats within 1e-9, counts exactly);
+* ``agent``: when ``results.agent.spec`` names a deterministic built-in agent
+  (:mod:`conductor_gym.board.identity`), the agent rebuilt here records the same
+  ``results.agent``, and, re-run on every re-played observation, writes every recorded
+  completion (a cherry-picked or renamed run is refused); any other agent's entry is
+  marked *self-reported completions*;
+* ``cache``: a real pool's response cache is plausible, call by call and as a whole
+  (token counts, prices, latencies: :mod:`conductor_gym.board.plausibility`), before
+  anything is re-played from it;
 * ``replay``: when every check above passed and the suite reads offline, every episode is
-  re-played (:mod:`conductor_gym.bench.replay`) and must match field by field.
+  re-played (:mod:`conductor_gym.bench.replay`) and must match field by field; its trust
+  level (:data:`~conductor_gym.board.sections.TRUST_LEVELS`) says whether the simulator
+  or the submitter's cache answered.
 
 An accepted submission then gets its :class:`~conductor_gym.board.sections.Placement`:
 its section (env settings as the re-play ran them, graders in force with derived
@@ -78,7 +88,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from conductor_gym.bench.results import Metrics, Results, aggregate
 from conductor_gym.board.sections import (
+    AgentIdentity,
     Placement,
+    TrustLevel,
     Verification,
     excused_overrides,
     offline_suite,
@@ -98,6 +110,7 @@ from conductor_gym.board.untrusted import (
 
 if TYPE_CHECKING:
     from conductor_gym.bench.replay import Replay
+    from conductor_gym.core.agent import BaseAgent
     from conductor_gym.tasks import TaskSource
 
 __all__ = [
@@ -327,16 +340,22 @@ def validate_submission(
     _check_metrics(results, report)
     if not report.ok:
         return report
+    agent = _rerun_agent(results, report) if replay else None
     with contextlib.ExitStack() as stack:
         if cache_file is not None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cg-replay-")))
             digest = submission.metadata.response_cache_sha256
             cache_file = _pinned_copy(cache_file, digest, folder, report)
+            if report.ok and replay:
+                _check_cache(results, cache_file, report)
         if report.ok:
-            verification = _replay(results, sources, cache_file, replay, report)
+            verification = _replay(results, sources, cache_file, replay, report, agent)
     if report.ok:
         setting = submission.metadata.pool_setting
-        report.placement = place(results, setting, verification, replay=report.replay)
+        identity = _identity(results, agent, report)
+        report.placement = place(
+            results, setting, verification, replay=report.replay, identity=identity
+        )
         _warn_unexcused(results, report)
     return report
 
@@ -829,48 +848,150 @@ def _compare_metrics(key: str, stored: Metrics, recomputed: Metrics, report: Rep
         report.error("metrics", f"metrics[{key!r}] differs from the episodes: " + "; ".join(diffs))
 
 
+def _rerun_agent(results: Results, report: Report) -> BaseAgent | None:
+    """The built-in agent to re-run (:mod:`conductor_gym.board.identity`), or ``None``
+    for an agent that cannot be re-run; a spec the registry refuses, or a recorded
+    description that is not the rebuilt agent's, is an ``agent`` error."""
+    from conductor_gym.board.identity import description_differences, is_rerunnable, rerun_agent
+
+    spec = str(results.agent.get("spec", ""))
+    if not is_rerunnable(spec):
+        return None
+    try:
+        agent = rerun_agent(spec)
+    except ValueError as exc:
+        report.error("agent", f"results.agent.spec {spec!r} names a built-in agent, but: {exc}")
+        return None
+    if differences := description_differences(results, agent):
+        report.error(
+            "agent",
+            f"results.agent is not what the built-in agent {spec!r} records ("
+            + _listing(differences)
+            + "): re-run evaluate with that agent",
+        )
+        return None
+    return agent
+
+
+def _identity(results: Results, agent: BaseAgent | None, report: Report) -> AgentIdentity:
+    from conductor_gym.board.identity import self_reported
+
+    if agent is None:
+        return self_reported(results)
+    if report.replay is None:
+        return AgentIdentity(
+            "self-reported completions", "not re-run: the episodes were not re-played"
+        )
+    return AgentIdentity("re-run", f"{report.replay.episodes} episodes")
+
+
+def _check_cache(results: Results, cache: Path, report: Report) -> None:
+    """The plausibility checks of the cache a real pool re-plays from
+    (:mod:`conductor_gym.board.plausibility`): each finding is a ``cache`` error."""
+    from conductor_gym.bench.replay import ReplayError, real_backends, worker_specs
+    from conductor_gym.board.plausibility import check_cache
+    from conductor_gym.workers.cache import CacheError
+
+    if not real_backends(results):
+        return  # a simulated pool is re-played by the simulator, never from a cache
+    try:
+        found = check_cache(cache, worker_specs(results))
+    except ReplayError:
+        return  # the re-play says why the workers cannot be rebuilt
+    except (CacheError, OSError) as exc:
+        report.error("cache", f"the response cache cannot be read: {exc}")
+        return
+    for problem in found.problems:
+        report.error(
+            "cache", f"{problem} (the cache is the submitter's claim; see `leaderboard spot-check`)"
+        )
+    for warning in found.warnings:
+        report.warn("cache", warning)
+
+
 def _replay(
     results: Results,
     sources: Mapping[str, TaskSource] | None,
     cache: Path | None,
     enabled: bool,
     report: Report,
+    agent: BaseAgent | None = None,
 ) -> Verification:
-    """Re-play the episodes when possible; a difference is a ``replay`` error."""
-    from conductor_gym.bench.replay import ReplayError, real_backends, replay_results
+    """Re-play the episodes when possible (re-running ``agent`` when given); a
+    difference is a ``replay`` error, a completion the re-run agent does not write an
+    ``agent`` error."""
+    from conductor_gym.bench.replay import (
+        AGENT_COMPLETION,
+        ReplayError,
+        real_backends,
+        replay_results,
+    )
 
     if not enabled:
-        return Verification(False, "not re-played (validation without replay)")
+        return Verification("unverified", "not re-played (validation without replay)")
     if sources is None:
         return Verification(
-            False,
+            "unverified",
             f"suite {results.suite.name!r} cannot be re-played offline (its tasks "
             "need downloads or are a local file)",
         )
     if cache is None and (real := real_backends(results)):
         return Verification(
-            False,
+            "unverified",
             f"the pool has real workers ({', '.join(real)}) and no response cache was "
             "given: their answers cannot be re-played offline",
         )
     try:
-        replayed = replay_results(results, sources, cache=cache)
+        replayed = replay_results(results, sources, cache=cache, agent=agent)
     except ReplayError as exc:
-        return Verification(False, str(exc))
+        return Verification("unverified", str(exc))
     report.replay = replayed
-    if replayed.differences:
-        fields = Counter(d.field for d in replayed.differences)
-        episodes = len({d.key for d in replayed.differences})
+    authored = [d for d in replayed.differences if d.field == AGENT_COMPLETION]
+    played = [d for d in replayed.differences if d.field != AGENT_COMPLETION]
+    if played:
+        fields = Counter(d.field for d in played)
+        episodes = len({d.key for d in played})
         summary = ", ".join(f"{name} x{count}" for name, count in sorted(fields.items()))
         report.error(
             "replay",
             f"{episodes} episode(s) differ when re-played ({summary}): "
-            + _listing([str(d) for d in replayed.differences]),
+            + _listing([str(d) for d in played]),
         )
-    how = f"{replayed.method}, {replayed.episodes} episodes"
+    if authored:
+        spec = results.agent.get("spec")
+        episodes = len({d.key for d in authored})
+        report.error(
+            "agent",
+            f"{episodes} of {replayed.episodes} episode(s) have completions that the built-in "
+            f"agent {spec!r}, re-run here on the same observations, does not write: these "
+            "results are not that agent's (an agent's entry holds its own completions "
+            "only; a renamed or cherry-picked run is refused): "
+            + _listing([f"{d.key} {_first_difference(d.recorded, d.replayed)}" for d in authored]),
+        )
+    if replayed.method == "response cache":
+        how = f"{replayed.episodes} episodes from the submitter's response cache"
+        trust: TrustLevel = "cache re-play"
+    else:
+        how = f"{replayed.episodes} episodes"
+        trust = "simulated re-play"
     if replayed.skipped:
         how += f", {len(replayed.skipped)} run-budget failure(s) not re-played"
-    return Verification(True, how)
+    return Verification(trust, how)
+
+
+def _first_difference(recorded: Any, rerun: Any) -> str:
+    """Where two completions first differ, with a little of each from there."""
+    if not isinstance(recorded, str) or not isinstance(rerun, str):
+        return f"recorded {recorded!r:.60}, re-run {rerun!r:.60}"
+    at = next(
+        (i for i, (a, b) in enumerate(zip(recorded, rerun, strict=False)) if a != b),
+        min(len(recorded), len(rerun)),
+    )
+    start = max(0, at - 10)
+    return (
+        f"from character {at}: recorded {recorded[start : at + 20]!r}, re-run "
+        f"{rerun[start : at + 20]!r}"
+    )
 
 
 def _close(have: Any, want: Any) -> bool:

@@ -19,6 +19,14 @@ Contract.
   the submission and writes ``DIR/submissions/<slug>.json``. Exit 0 when written, 1 when
   rejected or already there (``--force`` replaces), 2 for an unreadable results file or
   bad metadata.
+* ``spot-check SUBMISSION --pool POOL [--cache FILE] [--sample N] [--seed S]
+  [--min-agreement A] [--trust-pool-credentials]`` re-asks the live endpoints of
+  ``POOL`` (a pool file naming the run's workers with their addresses) ``N`` cached
+  calls drawn with seed ``S`` from the submission's response cache (``--cache``, else
+  the one beside it, checked against its pinned SHA-256) and prints one line per call
+  and the agreement (:func:`conductor_gym.board.spotcheck.spot_check`). Exit 0 when
+  the agreement is at least ``A`` (default 0.9), 1 when below, 2 for an unreadable
+  submission, cache or pool.
 """
 
 from __future__ import annotations
@@ -111,9 +119,59 @@ def _submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spot_check(args: argparse.Namespace) -> int:
+    import hashlib
+
+    from conductor_gym.board.spotcheck import spot_check
+    from conductor_gym.board.submissions import Submission
+    from conductor_gym.board.untrusted import UntrustedInputError, read_json_file, validate_strictly
+
+    def fail(message: str) -> int:
+        print(f"conductor-gym leaderboard spot-check: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        submission = validate_strictly(Submission, read_json_file(args.submission))
+    except (UntrustedInputError, ValueError) as exc:  # ValidationError is a ValueError
+        return fail(f"{args.submission}: not a valid submission: {str(exc)[:500]}")
+    meta = submission.metadata
+    cache = args.cache
+    if cache is None:
+        if meta.response_cache is None:
+            return fail(f"{args.submission} ships no response cache: pass --cache FILE")
+        cache = str(Path(args.submission).parent / meta.response_cache)
+    try:
+        digest = hashlib.sha256(Path(cache).read_bytes()).hexdigest()
+    except OSError as exc:
+        return fail(f"response cache {cache}: {exc}")
+    if meta.response_cache_sha256 is not None and digest != meta.response_cache_sha256:
+        return fail(
+            f"response cache {cache} has SHA-256 {digest[:16]}..., not the submission's "
+            f"pinned {meta.response_cache_sha256[:16]}..."
+        )
+    try:
+        found = spot_check(
+            submission.results,
+            cache,
+            args.pool,
+            sample=args.sample,
+            seed=args.seed,
+            trust_credentials=args.trust_pool_credentials,
+        )
+    except ValueError as exc:  # ReplayError, CacheError and bad arguments
+        return fail(str(exc))
+    for call in found.calls:
+        print(call)
+    print(found.summary())
+    if not found.answered:
+        print("no sampled call was answered: nothing to agree on", file=sys.stderr)
+        return 1
+    return 0 if found.agreement >= args.min_agreement else 1
+
+
 def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``leaderboard`` (``validate``, ``render``, ``submit``) to ``commands`` (the
-    top-level subparsers); returns the ``leaderboard`` parser."""
+    """Add ``leaderboard`` (``validate``, ``render``, ``submit``, ``spot-check``) to
+    ``commands`` (the top-level subparsers); returns the ``leaderboard`` parser."""
     board: argparse.ArgumentParser = commands.add_parser(
         "leaderboard", help="validate (re-playing every episode), submit and render the board"
     )
@@ -149,4 +207,23 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     submit.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
     submit.add_argument("--force", action="store_true", help="replace an existing entry")
     submit.set_defaults(handler=_submit)
+    spot = board_commands.add_parser(
+        "spot-check", help="re-ask live endpoints a sample of a submission's cached calls"
+    )
+    spot.add_argument("submission", metavar="SUBMISSION", help="a submission JSON file")
+    spot.add_argument(
+        "--pool", required=True, help="pool file (or preset) naming the run's live endpoints"
+    )
+    spot.add_argument("--cache", default=None, help="response cache (default: the one beside it)")
+    spot.add_argument("--sample", type=int, default=20, help="cached calls to re-ask (20)")
+    spot.add_argument("--seed", type=int, default=0, help="seed of the sample draw (0)")
+    spot.add_argument(
+        "--min-agreement", type=float, default=0.9, help="share that must agree (0.9)"
+    )
+    spot.add_argument(
+        "--trust-pool-credentials",
+        action="store_true",
+        help="let the pool file send a non-provider key variable to its address",
+    )
+    spot.set_defaults(handler=_spot_check)
     return board

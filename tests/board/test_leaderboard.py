@@ -19,7 +19,7 @@ import pytest
 from board_support import Json, board_run, messages, reaggregate, wrap
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.bench.results import Results
+from conductor_gym.bench.results import SCHEMA, Results
 from conductor_gym.board.submissions import Submission, slugify, validate_file, validate_submission
 from conductor_gym.cli.main import main
 from conductor_gym.pool.pool import WorkerPool, make_pool
@@ -46,7 +46,7 @@ def reasons(data: Json | Submission) -> tuple[str, ...]:
 def test_a_submission_round_trips_through_its_file(results: Results, tmp_path: Path) -> None:
     path = wrap(results).dump(tmp_path / "entry.json")
     raw = json.loads(path.read_text())
-    assert list(raw) == ["metadata", "results"] and raw["results"]["schema"].endswith("/v3")
+    assert list(raw) == ["metadata", "results"] and raw["results"]["schema"] == SCHEMA
     assert Submission.load(path) == wrap(results)
     report = validate_file(path)
     assert report.ok and report.warnings == [] and report.placement is not None
@@ -213,7 +213,7 @@ def test_cli_validate_says_where_each_entry_goes(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"ok        {good}: 'Random planner', suite 'offline-160', 480")
     assert out[1].startswith("  ranked in suite offline-160 (118eedc03d458aa6), simulated pool")
-    assert out[1].endswith("; re-played (simulated, 480 episodes)")
+    assert out[1].endswith("; simulated re-play (480 episodes); agent re-run (480 episodes)")
     assert main(["leaderboard", "validate", "--no-replay", str(good)]) == 0
     assert "listed apart (unverified: not re-played" in capsys.readouterr().out
     clean["results"]["episodes"].append(copy.deepcopy(clean["results"]["episodes"][0]))

@@ -91,8 +91,15 @@ def test_it_replays_from_the_shipped_cache(recorded: tuple[Results, Path], tmp_p
     assert report.ok, messages(report)
     assert report.placement is not None and report.replay is not None, str(report.placement)
     assert report.replay.method == "response cache" and report.replay.episodes == 2
-    assert str(report.placement.verification) == "re-played (response cache, 2 episodes)"
-    assert report.placement.reasons[0].startswith("partial: the first 2 tasks")
+    placement = report.placement
+    assert str(placement.verification) == (
+        "cache re-play (2 episodes from the submitter's response cache)"
+    )
+    # A trust level of its own, in the section key: never ranked with simulated re-plays.
+    assert placement.verification.trust == placement.section.trust == "cache re-play"
+    assert placement.section.title().endswith(", cache re-play")
+    assert str(placement.identity) == "agent re-run (2 episodes)"
+    assert placement.reasons[0].startswith("partial: the first 2 tasks")
     assert price_table(results) == "pool-file prices"
 
 
@@ -112,7 +119,9 @@ def test_cli_validate_takes_the_cache_for_one_file(
     results, cache = recorded
     entry = _board(tmp_path, results, None)
     assert main(["leaderboard", "validate", "--cache", str(cache), str(entry)]) == 0
-    assert "re-played (response cache, 2 episodes)" in capsys.readouterr().out
+    assert "cache re-play (2 episodes from the submitter's response cache)" in (
+        capsys.readouterr().out
+    )
     assert main(["leaderboard", "validate", "--cache", str(cache), str(entry), str(entry)]) == 2
 
 
@@ -123,8 +132,14 @@ def test_costs_zeroed_in_results_and_cache_are_priced_again(
     forged = _edited(cache, tmp_path, "UPDATE responses SET cost_usd = 0")
     episodes = [e.model_copy(update={"cost_usd": 0.0}) for e in results.episodes]
     zeroed = results.model_copy(update={"episodes": episodes, "metrics": aggregate(episodes, 1)})
-    report = validate_file(_board(tmp_path / "b", zeroed, forged))
-    assert any("cost_usd: recorded 0.0, re-played" in m for m in messages(report)), messages(report)
+    errors = messages(validate_file(_board(tmp_path / "b", zeroed, forged)))
+    assert any(  # the cache's costs are not its tokens at the pool file's prices
+        m.startswith("cache: prices: 2 of 2 cached call(s) implausible") for m in errors
+    ), errors
+    from conductor_gym.bench.replay import replay_results, run_sources
+
+    replayed = replay_results(zeroed, run_sources(zeroed), cache=forged)  # priced again too
+    assert any(d.field == "cost_usd" and d.recorded == 0.0 for d in replayed.differences)
 
 
 def test_a_swapped_cache_file_is_caught_by_its_digest(
@@ -168,3 +183,121 @@ def test_the_wrapped_entry_names_its_cache(recorded: tuple[Results, Path]) -> No
     meta = wrap(results, pool_setting="constrained", response_cache=cache).metadata
     assert meta.response_cache == "responses.sqlite"
     assert meta.response_cache_sha256 is not None and len(meta.response_cache_sha256) == 64
+
+
+# -- a fabricated cache (issue 29, item 1) ---------------------------------------------------
+
+
+def _pool_file(folder: Path, api_base: str) -> Path:
+    """The run's pool as a file naming the live endpoint (what a spot check re-asks)."""
+    rows = []
+    for spec in specs(api_base):
+        temperature = f"temperature = {spec.temperature}\n" if spec.name == "smol-b" else ""
+        rows.append(
+            f'[[workers]]\nname = "{spec.name}"\nbackend = "litellm"\n'
+            f'model = "openai/smollm2"\nmax_tokens = 16\n{temperature}'
+            "price_in_per_mtok = 2.0\nprice_out_per_mtok = 8.0\n"
+            f'backend_options = {{ api_base = "{api_base}", api_key_env = "CG_TEST_KEY" }}\n'
+        )
+    path = folder / "smol-pool.toml"
+    path.write_text(
+        'name = "smol-live"\ndescription = "the run, live"\n\n' + "\n".join(rows), encoding="utf-8"
+    )
+    return path
+
+
+def _oracle_cache(cache: Path, folder: Path) -> Path:
+    """The attack: every cached answer replaced by the suite's reference, at 1 token and
+    0.1 ms a call, as an oracle process standing in for the workers would record them."""
+    import json
+
+    from conductor_gym.bench.suites import get_suite
+
+    tasks = [t for source in get_suite("offline", limit=2).sources.values() for t in source]
+    forged = folder / "oracle.sqlite"
+    shutil.copyfile(cache, forged)
+    with contextlib.closing(sqlite3.connect(forged)) as db, db:
+        for key, request in db.execute("SELECT key, request FROM responses").fetchall():
+            text = " ".join(m["content"] for m in json.loads(request)["messages"])
+            task = next(t for t in tasks if t.question in text)
+            db.execute(
+                "UPDATE responses SET text = ?, prompt_tokens = 1, completion_tokens = 1, "
+                "latency_s = 0.0001, cost_usd = 0.00001 WHERE key = ?",
+                (f"The answer is \\boxed{{{task.reference}}}", key),
+            )
+    return forged
+
+
+@pytest.fixture(scope="module")
+def forged(
+    recorded: tuple[Results, Path], llama_base_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Results, Path]:
+    """The oracle's results: evaluate run with the forged cache, every call answered by it."""
+    folder = tmp_path_factory.mktemp("oracle")
+    cache = _oracle_cache(recorded[1], folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CG_TEST_KEY", "sk-local")
+        results = evaluate(
+            "single:0",
+            "offline",
+            pool=specs(f"{llama_base_url}/v1"),
+            repeats=1,
+            limit=2,
+            cache=str(cache),
+            progress=False,
+        )
+    return results, cache
+
+
+def test_a_fabricated_cache_replays_but_is_refused_as_implausible(
+    recorded: tuple[Results, Path], forged: tuple[Results, Path], tmp_path: Path
+) -> None:
+    from conductor_gym.bench.replay import replay_results, run_sources
+
+    results, cache = forged
+    # The attack: the oracle's answers score every episode, and re-play without a flaw.
+    assert results.metrics["overall"].accuracy == 1.0
+    assert recorded[0].metrics["overall"].accuracy < 1.0
+    assert replay_results(results, run_sources(results), cache=cache).ok
+    # Refused: the cache is checked for plausibility before it is re-played from.
+    report = validate_file(_board(tmp_path, results, cache))
+    errors = messages(report)
+    assert not report.ok and report.placement is None
+    prompt = next(m for m in errors if m.startswith("cache: prompt tokens: "))
+    assert "2 of 2 cached call(s) implausible" in prompt and "prompt_tokens 1 for " in prompt
+    latency = next(m for m in errors if m.startswith("cache: latency: "))
+    assert "latency_s 0.0001 (plausible: 0.001..3600 s)" in latency
+    assert any(m.startswith("cache: whole cache: its 2 call(s) count 4 tokens") for m in errors)
+
+
+def test_the_genuine_cache_passes_the_plausibility_checks(recorded: tuple[Results, Path]) -> None:
+    from conductor_gym.bench.replay import worker_specs
+    from conductor_gym.board.plausibility import check_cache
+
+    results, cache = recorded
+    found = check_cache(cache, worker_specs(results))
+    assert found.ok and found.checked == 2 and found.other_rows == 0, found.problems
+
+
+def test_spot_check_agrees_with_a_genuine_cache_and_not_a_forged_one(
+    recorded: tuple[Results, Path],
+    forged: tuple[Results, Path],
+    llama_base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CG_TEST_KEY", "sk-local")
+    pool = _pool_file(tmp_path, f"{llama_base_url}/v1")
+    genuine = _board(tmp_path / "genuine", recorded[0], recorded[1])
+    command = ["leaderboard", "spot-check", "--pool", str(pool), "--sample", "2", "--seed", "0"]
+    command.append("--trust-pool-credentials")  # the key variable is the test's own
+    assert main([*command, str(genuine)]) == 0
+    out = capsys.readouterr().out
+    assert "spot check: 2 of 2 cached call(s) re-asked, 0 failed; 2 exact" in out, out
+    assert "agreement 100.0 %" in out
+    fake = _board(tmp_path / "forged", forged[0], forged[1])
+    assert main([*command, str(fake)]) == 1
+    out = capsys.readouterr().out
+    assert "0 exact, 0 same answer: agreement 0.0 %" in out, out
+    assert "differs (tokens cached 1, live " in out

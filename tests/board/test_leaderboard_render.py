@@ -81,7 +81,7 @@ def test_readme_ranks_one_section_and_lists_the_partial_run_apart(rendered: Path
     accuracies = [float(c[3].split("±")[0]) for c in cells]
     assert accuracies == sorted(accuracies, reverse=True)
     assert all(c[8].strip() == "0.0 %" for c in cells)  # Failed
-    assert all("re-played (simulated, 480 episodes)" in c[13] for c in cells)
+    assert all("simulated re-play (480 episodes); " in c[13] for c in cells)
     assert any("Single &lt;B&gt; \\| piped" in row for row in rows)
     assert "`single:2`" in ranked and "simulator profile prices" in ranked
     assert any(c[9].strip() == "★" for c in cells)  # somebody is on the frontier

@@ -364,7 +364,8 @@ def test_the_genuine_submission_is_ranked(genuine: Json) -> None:
     assert report.ok, messages(report)
     assert report.placement is not None and report.placement.ranked, str(report.placement)
     assert report.replay is not None and report.replay.episodes == 480
-    assert str(report.placement.verification) == "re-played (simulated, 480 episodes)"
+    assert str(report.placement.verification) == "simulated re-play (480 episodes)"
+    assert str(report.placement.identity) == "agent re-run (480 episodes)"
 
 
 @pytest.mark.parametrize("tamper", TAMPERS, ids=[t.__name__ for t in TAMPERS])

@@ -58,7 +58,7 @@ def _entry(slug: str, section: Section, accuracy: float, cost: float, **fields: 
         "section": section,
         "ranked": True,
         "reasons": (),
-        "verified": "re-played (simulated, 480 episodes)",
+        "verified": "simulated re-play (480 episodes); agent re-run (480 episodes)",
         "prices": "simulator profile prices",
         "repeats": 3,
         "tasks": 160,

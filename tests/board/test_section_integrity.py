@@ -186,6 +186,22 @@ def disguised(tmp_path_factory: pytest.TempPathFactory) -> Json:
     assert run.env_kwargs == {"max_steps": 3} and "env_overrides" not in run.agent
     data = wrap(run, name="Random planner, 3 steps").model_dump(mode="json")
     data["results"]["agent"]["env_overrides"] = {"max_steps": 3}
+    # The built-in random planner declares no override: the claim is refused outright
+    # (its re-run description differs), so the claim is made for a self-reported agent.
+    refused = messages(validate_submission(data))
+    assert refused == [
+        "agent: results.agent is not what the built-in agent 'random' records (env_overrides: "
+        "recorded {'max_steps': 3}, the built-in agent records None): re-run evaluate with "
+        "that agent"
+    ]
+    return _self_reported(data)
+
+
+def _self_reported(data: Json) -> Json:
+    """``data`` claimed for an agent the board cannot re-run (an LLM conductor)."""
+    spec = "llm:openai/planner"
+    data["metadata"]["agent"] = spec
+    data["results"]["agent"].update(name=spec, spec=spec)
     return data
 
 
@@ -250,8 +266,13 @@ def test_the_mixture_of_agents_needs_its_8_steps_and_keeps_the_default_section(
     assert report.replay is not None and report.replay.longest_plan == 8
     assert report.placement is not None and report.placement.section == default_section
     assert report.warnings == []
-    # without its declaration the same run is compared only with 8-step runs
+    # without its declaration the built-in agent is not the one named ...
     del moa["results"]["agent"]["env_overrides"]
-    bare = _accepted(moa).placement
+    assert messages(validate_submission(moa))[0].startswith(
+        "agent: results.agent is not what the built-in agent 'moa' records (env_overrides: "
+        "recorded None, the built-in agent records {'max_steps': 8})"
+    )
+    # ... and a self-reported agent's same run is compared only with 8-step runs
+    bare = _accepted(_self_reported(moa)).placement
     assert bare is not None
     assert bare.section == Section(**{**vars(default_section), "env": '{"max_steps":8}'})
