@@ -54,6 +54,7 @@ from conductor_gym.bench.frontier import (
     pareto_frontier,
     plot_accuracy_cost,
 )
+from conductor_gym.bench.results import SCHEMA as RESULTS_SCHEMA
 from conductor_gym.board.sections import (
     AGENT_CHECKS,
     MAX_FAILED_SHARE,
@@ -450,12 +451,12 @@ latencies present and plausible; `conductor-gym leaderboard spot-check ENTRY --p
 POOL --sample N` re-asks the live endpoints a random sample of the cached calls and
 reports how many agree."""
 
-SUBMITTING_MD = """\
+SUBMITTING_MD = f"""\
 ## Submitting
 
 1. Evaluate your agent on a board suite with the suite seed: `conductor-gym evaluate
    --agent SPEC --suite offline-160 --repeats 3 --out results.json` (schema
-   `conductor-gym/results/v3`: every episode, the suite's fingerprint, every worker's
+   `{RESULTS_SCHEMA}`: every episode, the suite's fingerprint, every worker's
    settings). On a real pool add `--env cache=responses.sqlite` so every answer is
    recorded.
 2. Wrap it with metadata: `conductor-gym leaderboard submit results.json --name NAME
