@@ -40,6 +40,7 @@ Contract:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -52,11 +53,38 @@ from conductor_gym.workers.base import Completion, WorkerError
 from ._usage import LoggedConductor, Usage, UsageLog, total_usage
 from .base import AgentError, check_batch
 
-__all__ = ["DEFAULT_MAX_NEW_TOKENS", "ENGINES", "PolicyConductor", "checkpoint_limit"]
+__all__ = [
+    "DEFAULT_MAX_NEW_TOKENS",
+    "ENGINES",
+    "PolicyConductor",
+    "checkpoint_limit",
+    "checkpoint_sha256",
+]
 
 ENGINES = ("transformers", "vllm")
 DEFAULT_MAX_NEW_TOKENS = 1024
 """The paper's conductor completion limit, for a checkpoint that records none."""
+
+
+def checkpoint_sha256(path: str) -> str | None:
+    """The SHA-256 of a local checkpoint: its files' relative paths and contents, in
+    sorted order (a single file: its contents); ``None`` for a hub id or a missing path.
+    The leaderboard shows it beside a policy's self-reported completions."""
+    root = Path(path)
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+    else:
+        return None
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(str(file.relative_to(root) if file != root else file.name).encode())
+        digest.update(b"\0")
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def checkpoint_limit(path: str) -> int | None:
@@ -240,6 +268,7 @@ class PolicyConductor(LoggedConductor):
             "seed": self.seed,
             "params": self.params,
             "chat_prompt": None if self.chat_prompt is None else self.chat_prompt.fingerprint,
+            "checkpoint_sha256": checkpoint_sha256(self.path),
         }
 
     def close(self) -> None:

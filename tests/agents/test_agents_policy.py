@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib.util
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -98,3 +99,22 @@ def test_bad_arguments() -> None:
         PolicyConductor("x", engine="onnx")
     with pytest.raises(ValueError, match="max_new_tokens must be an int >= 1"):
         PolicyConductor("x", max_new_tokens=0)
+
+
+def test_checkpoint_sha256_names_the_files_and_their_contents(tmp_path: Path) -> None:
+    from conductor_gym.agents.policy import checkpoint_sha256
+
+    checkpoint = tmp_path / "ckpt"
+    (checkpoint / "sub").mkdir(parents=True)
+    (checkpoint / "model.safetensors").write_bytes(b"weights")
+    (checkpoint / "sub" / "config.json").write_text("{}")
+    first = checkpoint_sha256(str(checkpoint))
+    assert first is not None and len(first) == 64
+    assert checkpoint_sha256(str(checkpoint)) == first
+    (checkpoint / "model.safetensors").write_bytes(b"weightz")
+    assert checkpoint_sha256(str(checkpoint)) != first
+    (checkpoint / "model.safetensors").write_bytes(b"weights")
+    (checkpoint / "sub" / "config.json").rename(checkpoint / "config.json")
+    assert checkpoint_sha256(str(checkpoint)) != first  # a path is part of the hash
+    assert checkpoint_sha256(str(tmp_path / "missing")) is None
+    assert checkpoint_sha256("HuggingFaceTB/SmolLM2-135M-Instruct") is None
