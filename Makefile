@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE_STAMP := $(VENV)/.installed-base
 
-.PHONY: demo test lint bench clean system-packages
+.PHONY: demo test lint bench docs-figures clean system-packages
 
 # The library alone (the demo needs nothing more)...
 $(BASE_STAMP): pyproject.toml
@@ -71,6 +71,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only
+
+# Every measured figure of the README and docs, regenerated in place between its markers
+# (docs/figures/README.md lists them; tests/test_docs_figures.py checks the fast ones)
+docs-figures: $(STAMP)
+	$(BIN)/python docs/figures/build.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .benchmarks

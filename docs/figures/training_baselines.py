@@ -1,0 +1,144 @@
+"""The baseline figures of ``docs/training-cpu.md`` (and the README's "Training"): every
+``single:<id>`` and ``best-single`` on exactly the episodes the ``cpu-orchestrate`` recipe
+evaluates its policy on, with no language model, so they regenerate in seconds.
+
+* :func:`orchestrate_rows`, :func:`orchestrate_others`, :func:`orchestrate_best`: the
+  recipe's held-out evaluation (``offline`` tasks 0-159 x 3 worker draws, the group seeds
+  the recipe's ``HeldOut`` draws), as ``python -m conductor_gym.trainers.trl.train
+  --recipe cpu-orchestrate`` records them in ``results.json`` under ``baselines``;
+* :func:`fresh_rows`, :func:`fresh_best`: the fresh tasks 2000-2799 x 3 draws, as
+  ``python -m conductor_gym.trainers.trl.confirm CHECKPOINT --first 2000 --tasks 800``
+  plays them.
+
+The policy's own rows come from the 40-minute training run and are not regenerated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from conductor_gym.trainers.trl.data import HELD_OUT_SEED_OFFSET, make_refs  # type: ignore[import-not-found]
+from conductor_gym.trainers.trl.evaluate import agent_eval  # type: ignore[import-not-found]
+from conductor_gym.trainers.trl.recipes import common, cpu_orchestrate  # type: ignore[import-not-found]
+
+from conductor_gym.bench.readme_figures import StaleProseError, wrap
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.training.scoring import Scorer
+
+FRESH_FIRST, FRESH_TASKS, FRESH_REPEATS = 2000, 800, 3
+
+ORCHESTRATE_HEAD = (
+    "| conductor | accuracy (± SE) | reward (± SE) | steps | worker calls | worker tokens "
+    "| cost / question |\n|---|---|---|---|---|---|---|"
+)
+"""The head of the recipe's result table (its rows follow it)."""
+FRESH_HEAD = "  | conductor | accuracy (± SE) | reward (± SE) |\n  |---|---|---|"
+"""The head of the fresh-task table, indented in its list item."""
+
+Evaluations = Mapping[str, Mapping[str, Any]]
+
+
+def _play(scorer: Scorer, refs: list[Any], repeats: int) -> dict[str, dict[str, Any]]:
+    specs = [f"single:{i}" for i in range(scorer.pool.n)] + ["best-single"]
+    return {spec: agent_eval(scorer, refs, spec, repeats=repeats).to_dict() for spec in specs}
+
+
+@cache
+def orchestrate_baselines() -> Evaluations:
+    """Every baseline on the recipe's held-out episodes (its default settings, seed 0)."""
+    args = cpu_orchestrate.Args()
+    scorer = common.make_scorer(args)
+    _, held_out = common.split_tasks(args, scorer)
+    refs = make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET)
+    return _play(scorer, refs, args.eval_repeats or 1)
+
+
+@cache
+def fresh_baselines() -> Evaluations:
+    """Every baseline on the fresh tasks, as ``confirm`` plays them (seed 0)."""
+    size = FRESH_FIRST + FRESH_TASKS
+    scorer = Scorer(EnvConfig(tasks="offline", task_options={"size": size}), seed=0)
+    refs = make_refs(range(FRESH_FIRST, size), seed=HELD_OUT_SEED_OFFSET)
+    return _play(scorer, refs, FRESH_REPEATS)
+
+
+def _names() -> list[str]:
+    return [spec.name for spec in common.make_scorer(cpu_orchestrate.Args()).pool.specs]
+
+
+def _singles(evals: Evaluations) -> list[tuple[str, str]]:
+    """``(spec, worker name)`` of the single workers, most accurate first."""
+    names = _names()
+    specs = sorted(
+        (s for s in evals if s.startswith("single:")), key=lambda s: -evals[s]["accuracy"]
+    )
+    return [(s, names[int(s.split(":")[1])]) for s in specs]
+
+
+def _pm(value: float, se: float) -> str:
+    return f"{value:.3f} ± {se:.3f}"
+
+
+def _scores(e: Mapping[str, Any]) -> str:
+    """The accuracy and reward cells, each with its standard error."""
+    return f"{_pm(e['accuracy'], e['accuracy_se'])} | {_pm(e['mean_reward'], e['se'])}"
+
+
+def orchestrate_rows() -> str:
+    """The recipe's result table down to its baseline rows: the three best single
+    workers, then ``best-single`` (the policy's rows below them are the run's)."""
+    evals = orchestrate_baselines()
+    rows = []
+    for rank, (spec, name) in enumerate(_singles(evals)[:3]):
+        label = f"`{spec}` ({name})" + (", the best single worker" if rank == 0 else "")
+        rows.append((label, evals[spec]))
+    rows.append(
+        ("`best-single` (per family, calibrated on a disjoint split)", evals["best-single"])
+    )
+    return (
+        ORCHESTRATE_HEAD
+        + "\n"
+        + "\n".join(
+            f"| {label} | {_scores(e)} | {e['steps']:g} | {e['worker_calls']:g} "
+            f"| {e['tokens']:,.0f} | ${e['cost_usd']:.4f} |"
+            for label, e in rows
+        )
+    )
+
+
+def orchestrate_others() -> str:
+    """The sentence under that table: the single workers the table leaves out."""
+    evals = orchestrate_baselines()
+    others = [f"{evals[s]['accuracy']:.3f} ({name})" for s, name in _singles(evals)[3:]]
+    return wrap(f"The other single workers score {', '.join(others[:-1])} and {others[-1]}.")
+
+
+def orchestrate_best() -> str:
+    """The best single worker's accuracy on the recipe's held-out episodes: ``0.648 ± 0.036``."""
+    evals = orchestrate_baselines()
+    spec = _singles(evals)[0][0]
+    return _pm(evals[spec]["accuracy"], evals[spec]["accuracy_se"])
+
+
+def fresh_rows() -> str:
+    """The fresh-task table down to its baseline rows (indented: it sits in a list item).
+    Its words hold while the best single worker is the recipe's held-out one; else
+    :class:`~conductor_gym.bench.readme_figures.StaleProseError`."""
+    evals = fresh_baselines()
+    (best, best_name), (second, second_name) = _singles(evals)[:2]
+    if best != _singles(orchestrate_baselines())[0][0]:
+        raise StaleProseError(f"fresh-baselines: {best} is the best single worker, not again")
+    rows = [
+        (f"`{best}` ({best_name}), again the best single worker", evals[best]),
+        (f"`{second}` ({second_name})", evals[second]),
+        ("`best-single`", evals["best-single"]),
+    ]
+    return FRESH_HEAD + "\n" + "\n".join(f"  | {label} | {_scores(e)} |" for label, e in rows)
+
+
+def fresh_best() -> str:
+    """The best single worker's accuracy on the fresh tasks: ``0.648``."""
+    evals = fresh_baselines()
+    return f"{evals[_singles(evals)[0][0]]['accuracy']:.3f}"
