@@ -52,6 +52,13 @@ class Found:
     rest: str
 
 
+def _blank(piece: str) -> str:
+    """``piece`` with every character but a newline turned into a space."""
+    if "\n" not in piece:
+        return " " * len(piece)
+    return "\n".join(" " * len(line) for line in piece.split("\n"))
+
+
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     """``text`` with each span blanked (newlines kept, so lines stay lines)."""
     if not spans:
@@ -63,7 +70,7 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
         if end <= start:
             continue
         parts.append(text[last:start])
-        parts.append(re.sub(r"[^\n]", " ", text[start:end]))
+        parts.append(_blank(text[start:end]))
         last = end
     parts.append(text[last:])
     return "".join(parts)

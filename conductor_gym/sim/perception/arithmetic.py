@@ -52,8 +52,12 @@ MAX_PAIRED = 64
 Node = Union[int, tuple[Any, ...]]  # noqa: UP007 (recursive alias)
 
 # Starts only where no "-" or "(" precedes, so a long run of them without a digit is
-# scanned once, not once per position.
-_RUN = re.compile(r"(?<![-(])[-(]*+\d[\d \t+\-*/()]*")
+# scanned once, not once per position. The same matches as
+# ``(?<![-(])[-(]*+\d[\d \t+\-*/()]*``, written to start with a character class so that
+# the regex engine skips to the next digit, "-" or "(" without trying each place.
+_RUN = re.compile(r"[\d(-](?<![-(].)(?:(?<=\d)|[-(]*+\d)[\d \t+\-*/()]*")
+_OPERATOR = re.compile(r"[-+*/]")
+_ANSWER = re.compile(r"\s*-?\d+(\s*/\s*\d+)?\s*")
 _TOKEN = re.compile(r"\d+|[-+*/()]")
 _RESULT = re.compile(r"[ \t]*=[ \t]*(-?\d+(?:/\d+)?)(?![\d*/+])")
 
@@ -251,9 +255,7 @@ class ArithmeticProblem(Problem):
     node: Node = 0
 
     def check(self, answer: str) -> bool:
-        parsed = (
-            parse_expression(answer) if re.fullmatch(r"\s*-?\d+(\s*/\s*\d+)?\s*", answer) else None
-        )
+        parsed = parse_expression(answer) if _ANSWER.fullmatch(answer) else None
         if parsed is None or self.answer is None:
             return False
         try:
@@ -319,7 +321,12 @@ def _substitute(node: Node, facts: Mapping[str, Fact], used: list[Fact]) -> Node
 def make_arithmetic(node: Node, start: int = 0, end: int = 0) -> ArithmeticProblem | None:
     """The problem of evaluating ``node`` (``None`` for a bare number or a zero division)."""
     made = _made(node)
-    return None if made is None else dataclasses.replace(made, start=start, end=end)
+    if made is None:
+        return None
+    return ArithmeticProblem(
+        family=made.family, key=made.key, answer=made.answer, size=made.size,
+        start=start, end=end, _slips=made._slips, node=made.node,
+    )  # fmt: skip
 
 
 @lru_cache(maxsize=1 << 12)
@@ -371,6 +378,8 @@ def find_arithmetic(
     problems: list[ArithmeticProblem] = []
     stated: list[tuple[str, str, bool]] = []
     for match in _RUN.finditer(text):
+        if _OPERATOR.search(match.group(0), 1) is None:  # no operator: none once trimmed
+            continue
         a, b = _trim(match.group(0))
         piece = match.group(0)[a:b]
         if not any(op in piece[1:] for op in "+-*/"):

@@ -40,15 +40,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from conductor_gym.sim.perception.base import (
     MAX_DIGITS,
     Covered,
     Fact,
     Problem,
+    finditer_at,
     log_size,
     near_misses,
     read_int,
+    word_starts,
 )
 from conductor_gym.tasks.procedural.number_theory import divisors, totient
 
@@ -61,6 +64,8 @@ _WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 
 _OPTION = re.compile(r"^[ \t]*\(?(?P<letter>[A-F])(?:\)|\.|:)[ \t]+(?P<text>\S[^\n]*)$", re.M)
 _FIRST_OPTION = re.compile(r"^[ \t]*\(?A(?:\)|\.|:)[ \t]", re.M)
+# A line that may be an option line (both patterns above start with one of these).
+_OPTION_LINE = re.compile(r"\n(?=[ \t(A-F])")
 _NUMBER = re.compile(r"\d+")
 _FRACTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -69,6 +74,20 @@ _CUE = {
     "lcm": ("multiple", "lcm"), "totient": ("prime", "totient"), "sigma": ("divisor",),
     "num_divisors": ("divisor",), "remainder": ("remainder", "mod"),
     "gcd": ("common", "gcd"), "prime": ("prime",),
+    "largest_fraction": ("largest", "greatest", "biggest"),
+}  # fmt: skip
+# Each cue word with the kinds it cues (one look for each word in a text).
+_CUE_WORDS = tuple(
+    (word, tuple(kind for kind, cues in _CUE.items() if word in cues))
+    for word in dict.fromkeys(w for cues in _CUE.values() for w in cues)
+)
+
+# The words a match of each kind's pattern starts with (lower case); the remainder's
+# ``N mod D`` starts at the number before a "mod" (:func:`_starts`).
+_STARTS = {
+    "lcm": ("least", "lcm"), "totient": ("coprime", "relatively", "totient"),
+    "sigma": ("sum",), "num_divisors": ("how", "number"), "remainder": ("remainder",),
+    "gcd": ("greatest", "gcd", "highest"), "prime": ("prime",),
     "largest_fraction": ("largest", "greatest", "biggest"),
 }  # fmt: skip
 
@@ -181,12 +200,36 @@ def _value_key(kind: str, args: tuple[int, ...]) -> str:
     return f"choice-value:{kind}:{','.join(map(str, args))}"
 
 
+def _starts(kind: str, text: str, lowered: str) -> list[int] | None:
+    """Every place in ``text`` where a match of ``kind``'s pattern may start, or
+    ``None`` (every place) unless ``text`` is ASCII: there ``lowered`` keeps the places
+    and the patterns' IGNORECASE is plain ASCII case."""
+    if not text.isascii():
+        return None
+    starts = word_starts(lowered, _STARTS[kind])
+    if kind == "remainder":  # "N mod D": the digits before the blanks before "mod"
+        at = lowered.find("mod")
+        while at >= 0:
+            blanks = at
+            while blanks > 0 and text[blanks - 1].isspace():
+                blanks -= 1
+            digits = blanks
+            while digits > 0 and text[digits - 1].isdecimal():
+                digits -= 1
+            if digits < blanks < at:
+                starts.append(digits)
+            at = lowered.find("mod", at + 1)
+        starts.sort()
+    return starts
+
+
+@lru_cache(maxsize=1 << 12)
 def _read_stem(stem: str) -> tuple[str, str, tuple[int, ...], float] | None:
     lowered = stem.lower()
     for kind, family, pattern, weight in _KINDS:
         if not any(c in lowered for c in _CUE[kind]):
             continue
-        match = pattern.search(stem)
+        match = next(finditer_at(pattern, stem, _starts(kind, stem, lowered)), None)
         if match is not None:
             args = _ints(match.groups())
             if args is None:
@@ -195,10 +238,17 @@ def _read_stem(stem: str) -> tuple[str, str, tuple[int, ...], float] | None:
     return None
 
 
-def _options(text: str) -> list[tuple[int, int, list[tuple[str, str]]]]:
-    """Runs of consecutive option lines: ``(start, end, [(letter, text)])``."""
+def _option_lines(text: str) -> list[int]:
+    """Where an option line may start: the text's start, and each line that begins with
+    a blank, ``(`` or a letter ``A``-``F`` (an option pattern matches only at those)."""
+    return [0, *(match.end() for match in _OPTION_LINE.finditer(text))]
+
+
+def _options(text: str, lines: list[int]) -> list[tuple[int, int, list[tuple[str, str]]]]:
+    """Runs of consecutive option lines: ``(start, end, [(letter, text)])``; ``lines``
+    are :func:`_option_lines`."""
     runs: list[tuple[int, int, list[tuple[str, str]]]] = []
-    for match in _OPTION.finditer(text):
+    for match in finditer_at(_OPTION, text, lines):
         letter = match.group("letter")
         if (
             runs
@@ -216,6 +266,23 @@ def _with_options(
     kind: str, family: str, args: tuple[int, ...], weight: float,
     options: list[tuple[str, str]], start: int, end: int,
 ) -> ChoiceProblem | None:  # fmt: skip
+    solved = _solve_options(kind, family, args, weight, tuple(options))
+    if solved is None:
+        return None
+    return ChoiceProblem(
+        family=solved.family, key=solved.key, answer=solved.answer, size=solved.size,
+        start=start, end=end, _slips=solved._slips, kind=solved.kind, args=solved.args,
+        options=solved.options,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=1 << 12)
+def _solve_options(
+    kind: str, family: str, args: tuple[int, ...], weight: float,
+    options: tuple[tuple[str, str], ...],
+) -> ChoiceProblem | None:  # fmt: skip
+    """The lettered problem, at no place yet (:func:`_with_options` places it)."""
+    start = end = 0
     texts = [t for _, t in options]
     correct: str | None = None
     if kind == "prime":
@@ -263,7 +330,9 @@ def find_choice(text: str) -> list[ChoiceProblem]:
     out: list[ChoiceProblem] = []
     covered = Covered()
     previous_end = 0
-    for start, end, options in _options(text) if _FIRST_OPTION.search(text) else ():
+    lines = _option_lines(text)
+    posed = any(_FIRST_OPTION.match(text, at) for at in lines)
+    for start, end, options in _options(text, lines) if posed else ():
         # The stem is the paragraph before the options (at most 400 characters).
         paragraph = text.rfind("\n\n", 0, max(start - 1, 0))
         stem_start = max(previous_end, start - 400, 0 if paragraph < 0 else paragraph + 2)
@@ -277,10 +346,11 @@ def find_choice(text: str) -> list[ChoiceProblem]:
             out.append(problem)
             covered.add(stem_start, end)
     lowered = text.lower()
+    cued = {kind for word, kinds in _CUE_WORDS if word in lowered for kind in kinds}
     for kind, family, pattern, weight in _KINDS:
-        if kind in ("prime", "largest_fraction") or not any(c in lowered for c in _CUE[kind]):
+        if kind in ("prime", "largest_fraction") or kind not in cued:
             continue
-        for match in pattern.finditer(text):
+        for match in finditer_at(pattern, text, _starts(kind, text, lowered)):
             if match.start() in covered:
                 continue
             args = _ints(match.groups())

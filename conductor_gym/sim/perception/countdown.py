@@ -20,6 +20,7 @@ with every digit).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
@@ -28,7 +29,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from conductor_gym.sim.perception.arithmetic import parse_expression, value
-from conductor_gym.sim.perception.base import Covered, Fact, Problem, read_int
+from conductor_gym.sim.perception.base import (
+    Covered,
+    Fact,
+    Problem,
+    finditer_at,
+    read_int,
+    word_starts,
+)
 
 __all__ = ["MAX_NUMBER_DIGITS", "CountdownProblem", "find_countdown", "solve_countdown"]
 
@@ -45,12 +53,18 @@ _TARGET = re.compile(
     re.IGNORECASE,
 )
 _ANY_LIST = re.compile(r"\d\s*(?:,|\band\b|&)\s*\d")  # where a number list may be
+# The words a match of _LIST / _TARGET starts with (lower case): in an ASCII text the
+# patterns are tried only where one of them stands.
+_LIST_WORDS = ("number", "using", "from", "with")
+_TARGET_WORDS = ("equal", "make", "reach", "target", "get", "obtain", "total", "result")
+_DIGITS = re.compile(r"\d+")
 _MAX_VALUES = 4000  # per subset: bounds the search for six numbers
 
 
 @lru_cache(maxsize=1 << 12)
 def _values(numbers: tuple[int, ...]) -> list[dict[int, str]]:
-    """For each bitmask over ``numbers``: reachable value -> one expression."""
+    """For each bitmask over ``numbers``: reachable value -> one expression (the first
+    found, at most :data:`_MAX_VALUES` a mask)."""
     n = len(numbers)
     table: list[dict[int, str]] = [{} for _ in range(1 << n)]
     for i, x in enumerate(numbers):
@@ -60,29 +74,45 @@ def _values(numbers: tuple[int, ...]) -> list[dict[int, str]]:
             continue
         out = table[mask]
         sub = (mask - 1) & mask
-        while sub:
+        while sub and len(out) < _MAX_VALUES:
             other = mask ^ sub
             if sub < other:  # each split once; both operand orders are tried below
-                for a, ea in table[sub].items():
-                    for b, eb in table[other].items():
-                        for v, text in _combine(a, ea, b, eb):
-                            if v not in out and len(out) < _MAX_VALUES:
-                                out[v] = text
+                _combine_into(out, table[sub], table[other])
             sub = (sub - 1) & mask
     return table
 
 
-def _combine(a: int, ea: str, b: int, eb: str) -> list[tuple[int, str]]:
-    out = [(a + b, f"{ea} + {eb}"), (a * b, f"({ea}) * ({eb})")]
-    if a > b:
-        out.append((a - b, f"{ea} - ({eb})"))
-    elif b > a:
-        out.append((b - a, f"{eb} - ({ea})"))
-    if b > 1 and a % b == 0:
-        out.append((a // b, f"({ea}) / ({eb})"))
-    if a > 1 and b % a == 0:
-        out.append((b // a, f"({eb}) / ({ea})"))
-    return out
+def _combine_into(out: dict[int, str], left: dict[int, str], right: dict[int, str]) -> None:
+    """Add to ``out`` (up to :data:`_MAX_VALUES` values) each value not in it yet that
+    one operation makes of a value of ``left`` and one of ``right``, in the order
+    ``a + b``, ``a * b``, the positive difference, ``a / b``, ``b / a`` (exact divisions
+    only); an expression is written out only when its value is added."""
+    for a, ea in left.items():
+        for b, eb in right.items():
+            if len(out) >= _MAX_VALUES:
+                return
+            v = a + b
+            if v not in out:
+                out[v] = f"{ea} + {eb}"
+            v = a * b
+            if v not in out and len(out) < _MAX_VALUES:
+                out[v] = f"({ea}) * ({eb})"
+            if a > b:
+                v = a - b
+                if v not in out and len(out) < _MAX_VALUES:
+                    out[v] = f"{ea} - ({eb})"
+            elif b > a:
+                v = b - a
+                if v not in out and len(out) < _MAX_VALUES:
+                    out[v] = f"{eb} - ({ea})"
+            if b > 1 and a % b == 0:
+                v = a // b
+                if v not in out and len(out) < _MAX_VALUES:
+                    out[v] = f"({ea}) / ({eb})"
+            if a > 1 and b % a == 0:
+                v = b // a
+                if v not in out and len(out) < _MAX_VALUES:
+                    out[v] = f"({eb}) / ({ea})"
 
 
 @lru_cache(maxsize=1 << 12)
@@ -99,12 +129,8 @@ def solve_countdown(numbers: tuple[int, ...], target: int) -> tuple[str | None, 
                 best = (used, found[target])
     if best is None:
         return None, len(numbers), 0
-    return _tidy(best[1]), best[0], hits
-
-
-def _tidy(expression: str) -> str:
-    node = parse_expression(expression)
-    return expression if node is None else re.sub(r"\s+", " ", expression)
+    # The search writes each expression with single blanks: nothing to tidy.
+    return best[1], best[0], hits
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +144,7 @@ class CountdownProblem(Problem):
         node = parse_expression(answer.split("=")[0])
         if node is None:
             return False
-        used = Counter(read_int(t) for t in re.findall(r"\d+", answer.split("=")[0]))
+        used = Counter(read_int(t) for t in _DIGITS.findall(answer.split("=")[0]))
         if None in used or used - Counter(self.numbers):
             return False
         try:
@@ -192,22 +218,31 @@ def _solved(ordered: tuple[int, ...], target: int) -> tuple[str | None, float, t
     expression, used, hits = solve_countdown(ordered, target)
     size = used + 0.6 * math.log10(1 + target) + 0.1 * len(ordered) - 0.3 * math.log(1 + hits)
     full = _values(ordered)[-1]
-    near = sorted((v for v in full if v != target), key=lambda v: (abs(v - target), v))[:4]
-    return expression, size, tuple(_tidy(full[v]) for v in near)
+    near = heapq.nsmallest(4, (v for v in full if v != target), key=lambda v: (abs(v - target), v))
+    return expression, size, tuple(full[v] for v in near)
 
 
 def find_countdown(text: str) -> list[CountdownProblem]:
     """Countdown instances posed in ``text`` (module docstring)."""
     out: list[CountdownProblem] = []
+    list_starts: list[int] | None = None
+    target_starts: list[int] | None = None
+    if text.isascii():  # lower() keeps places, and IGNORECASE is plain ASCII case
+        lowered = text.lower()
+        list_starts = word_starts(lowered, _LIST_WORDS)
+        if not list_starts:
+            return out
+        target_starts = word_starts(lowered, _TARGET_WORDS)
     seen = Covered()
     for run in _ANY_LIST.finditer(text):
         if run.start() in seen:
             continue
-        listed = _LIST.search(text, max(0, run.start() - 40), run.end() + 200)
+        window = (max(0, run.start() - 40), run.end() + 200)
+        listed = next(finditer_at(_LIST, text, list_starts, *window), None)
         if listed is None:
             continue
         seen.add(listed.start(), listed.end())
-        listed_digits = re.findall(r"\d+", listed.group("list"))
+        listed_digits = _DIGITS.findall(listed.group("list"))
         if not 2 <= len(listed_digits) <= 6 or any(
             len(x) > MAX_NUMBER_DIGITS for x in listed_digits
         ):
@@ -216,7 +251,7 @@ def find_countdown(text: str) -> list[CountdownProblem]:
         window_start = max(0, listed.start() - 400)
         # The nearest target phrase after the list, else the nearest before it.
         best = None
-        for phrase in _TARGET.finditer(text, window_start, listed.end() + 400):
+        for phrase in finditer_at(_TARGET, text, target_starts, window_start, listed.end() + 400):
             if listed.start() <= phrase.start() < listed.end():
                 continue
             after = phrase.start() >= listed.end()

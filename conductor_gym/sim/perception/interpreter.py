@@ -26,13 +26,14 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.errors import ConductorGymError
 
-__all__ = ["MAX_STEPS", "MAX_WORK", "WALK_COST", "Run", "Unsupported", "run"]
+__all__ = ["MAX_STEPS", "MAX_WORK", "WALK_COST", "Run", "Unsupported", "run", "run_module"]
 
 MAX_STEPS = 20_000
 MAX_WORK = 10_000_000
@@ -383,9 +384,17 @@ def _too_long() -> Any:
 def run(source: str) -> Run:
     """Run ``source`` (module docstring); raises :class:`Unsupported`."""
     try:
-        module = ast.parse(source)
+        with warnings.catch_warnings():  # text read as code: its SyntaxWarnings are noise
+            warnings.simplefilter("ignore", SyntaxWarning)
+            module = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError) as exc:
         raise Unsupported(f"syntax: {exc}") from None
+    return run_module(module)
+
+
+def run_module(module: ast.Module) -> Run:
+    """:func:`run` for a program already parsed (``ast.parse(source)``; the tree is only
+    read); raises :class:`Unsupported`."""
     machine = _Machine()
     env: dict[str, Any] = {}
     machine.globals = env

@@ -89,10 +89,22 @@ def _power_sum(k: int, n: int, m: int) -> int | None:
     return (periods * period + sum(pow(i, k, m) for i in range(1, rest + 1))) % m
 
 
+def _x_after_operand(text: str) -> bool:
+    """Whether some ``x`` follows a digit, a blank or ``*`` (as in every match of
+    :data:`_X`): the cheap look before the pattern's own."""
+    at = text.find("x", 1)
+    while at >= 0:
+        before = text[at - 1]
+        if before == "*" or before.isdecimal() or before.isspace():
+            return True
+        at = text.find("x", at + 1)
+    return False
+
+
 def find_modular(text: str) -> list[Problem]:
     """Modular problems posed in ``text`` (module docstring)."""
     out: list[Problem] = []
-    if "^" not in text and _X.search(text) is None:
+    if "^" not in text and (not _x_after_operand(text) or _X.search(text) is None):
         return out
     taken = Covered()
     for pattern, kind in (

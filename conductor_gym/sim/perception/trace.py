@@ -24,10 +24,11 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from functools import lru_cache
 
 from conductor_gym.sim.perception.base import Problem, near_misses
-from conductor_gym.sim.perception.interpreter import Unsupported, run
+from conductor_gym.sim.perception.interpreter import Unsupported, run_module
 
 __all__ = [
     "MAX_ANSWER_DIGITS",
@@ -48,40 +49,59 @@ _ATTEMPT_COST = 100  # what one parse attempt is charged at least (its fixed cos
 _FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(?P<code>.*?)```", re.S | re.I)
 
 
-def _parse(code: str) -> ast.Module | None:
-    """The syntax tree of ``code``, or ``None`` if it does not parse (or is too deep for
-    Python's own recursion to walk)."""
-    return _parse_costed(code)[0]
-
-
 def _parse_costed(code: str) -> tuple[ast.Module | None, int]:
-    """:func:`_parse`, and the characters the parser read: up to the line of a syntax
+    """The syntax tree of ``code``, or ``None`` if it does not parse (or is deeper than
+    :data:`MAX_DEPTH`), and the characters the parser read: up to the line of a syntax
     error (the parser stops there), else all of them."""
+    tree, _, cost = _parse_walked(code)
+    return tree, cost
+
+
+def _parse_walked(code: str) -> tuple[ast.Module | None, list[ast.AST], int]:
+    """:func:`_parse_costed` with the nodes of the tree (those of :func:`ast.walk`, in
+    another order; none when there is no tree)."""
     try:
-        tree = ast.parse(code)
+        with warnings.catch_warnings():  # text read as code: its SyntaxWarnings are noise
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(code)
     except SyntaxError as exc:
         if exc.lineno is None:
-            return None, len(code)
+            return None, [], len(code)
         read = code.split("\n", exc.lineno)
-        return None, len(code) - (len(read[-1]) if len(read) > exc.lineno else 0)
+        return None, [], len(code) - (len(read[-1]) if len(read) > exc.lineno else 0)
     except (ValueError, RecursionError, MemoryError):
-        return None, len(code)
-    return (tree if _depth(tree) <= MAX_DEPTH else None), len(code)
+        return None, [], len(code)
+    nodes, depth = _walk(tree)
+    if depth > MAX_DEPTH:
+        return None, [], len(code)
+    return tree, nodes, len(code)
 
 
-def _depth(tree: ast.AST) -> int:
+def _walk(tree: ast.AST) -> tuple[list[ast.AST], int]:
+    """Every node of ``tree`` (its own stack, so any depth is fine) and the depth."""
+    nodes: list[ast.AST] = []
     deepest = 0
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
+        nodes.append(node)
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+        for name in node._fields:  # as ast.iter_child_nodes reads them
+            try:
+                field = getattr(node, name)
+            except AttributeError:
+                continue
+            if isinstance(field, ast.AST):
+                stack.append((field, depth + 1))
+            elif isinstance(field, list):
+                stack.extend((item, depth + 1) for item in field if isinstance(item, ast.AST))
+    return nodes, deepest
 
 
-def _nested_loops(tree: ast.AST) -> int:
+def _nested_loops(nodes: list[ast.AST]) -> int:
+    """Loops inside loops, over the ``nodes`` of a tree (:func:`ast.walk`)."""
     count = 0
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.For | ast.While):
             count += sum(
                 isinstance(inner, ast.For | ast.While) and inner is not node
@@ -93,15 +113,13 @@ def _nested_loops(tree: ast.AST) -> int:
 @lru_cache(maxsize=1 << 12)
 def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
     """``(key, answer, size, family)`` of ``code``, or ``None`` if it is not a program."""
-    tree = _parse(code)
+    tree, nodes, _ = _parse_walked(code)
     if tree is None:
         return None
-    if not any(
-        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print" for n in ast.walk(tree)
-    ):
+    if not any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "print" for n in nodes):
         return None
     try:
-        result = run(code)
+        result = run_module(tree)
     except Unsupported:
         answer = None
         steps, calls = 1, 0
@@ -113,8 +131,8 @@ def trace_program(code: str) -> tuple[str, str | None, float, str] | None:
             else None
         )
         steps, calls = result.steps, result.calls
-    functions = sum(isinstance(n, ast.FunctionDef) for n in ast.walk(tree))
-    nested = _nested_loops(tree)
+    functions = sum(isinstance(n, ast.FunctionDef) for n in nodes)
+    nested = _nested_loops(nodes)
     family = "program_trace_hard" if functions or nested else "program_trace"
     size = math.log2(max(steps, 2)) + 0.5 * math.sqrt(calls) + functions + 0.5 * nested
     return "trace:" + ast.dump(tree), answer, size, family
