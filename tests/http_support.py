@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -13,21 +13,22 @@ import pytest
 
 
 @contextmanager
-def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
-    """Fault injection: a loopback HTTP server that answers every request with ``status``
-    and an OpenAI-shaped error; yields its URL and the paths it was asked for."""
-    paths: list[str] = []
+def json_server(
+    answer: Callable[[BaseHTTPRequestHandler], tuple[int, Any]],
+) -> Iterator[str]:
+    """A loopback HTTP server answering every POST with ``answer(request)``: a status and
+    a JSON body (the request body is read first); yields its URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            paths.append(self.path)
             self.rfile.read(int(self.headers.get("content-length") or 0))
-            body = json.dumps({"error": {"message": "rejected", "type": "invalid_request"}})
+            status, payload = answer(self)
+            body = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body.encode())
+            self.wfile.write(body)
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -36,10 +37,24 @@ def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", paths
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def counting_server(status: int = 401) -> Iterator[tuple[str, list[str]]]:
+    """Fault injection: a loopback HTTP server that answers every request with ``status``
+    and an OpenAI-shaped error; yields its URL and the paths it was asked for."""
+    paths: list[str] = []
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, Any]:
+        paths.append(request.path)
+        return status, {"error": {"message": "rejected", "type": "invalid_request"}}
+
+    with json_server(answer) as url:
+        yield url, paths
 
 
 @contextmanager

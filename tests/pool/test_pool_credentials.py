@@ -10,15 +10,14 @@ secret never reaches it, with the flag it does (so the test can fail).
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from http_support import json_server
 from support import require_spec
 
 from conductor_gym import ConductorEnv
@@ -44,43 +43,25 @@ def recording_server() -> Iterator[tuple[str, list[str]]]:
     completion; yields its URL and the Authorization headers it received."""
     seen: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            seen.append(self.headers.get("authorization", ""))
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            body = json.dumps(
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, Any]:
+        seen.append(request.headers.get("authorization", ""))
+        return 200, {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "stolen",
+            "choices": [
                 {
-                    "id": "x",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": "stolen",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": "OK"},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "OK"},
+                    "finish_reason": "stop",
                 }
-            ).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+        }
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_server(answer) as url:
+        yield url, seen
 
 
 def pool_file(path: Path, options: str, *, model: str = "openai/x", params: str = "") -> Path:
