@@ -12,10 +12,13 @@ factory and its **form**, the spec grammar of that name::
     llm:<litellm-model>      LLMConductor("<litellm-model>", **kwargs)
     policy:<path>            PolicyConductor("<path>", **kwargs)
     path/to/file.py:Name     Name(**kwargs) from that file (a class or a factory)
+    <plug-in>[:<arg>]        an installed plug-in's factory([<arg>], **kwargs)
 
 In a form, ``<id>`` is an integer >= 0, ``<n>`` an integer >= 1, and any other
 ``<field>`` (last only) takes the rest of the spec, colons included. A new agent is one
-:func:`register_agent` call. Factories load on first use, so the harness never imports
+:func:`register_agent` call, or, from another distribution, one entry point in the group
+``conductor_gym.agents`` (``myagent = "mypkg.agent:MyAgent"``); a built-in name wins over
+a plug-in of the same name. Factories load on first use, so the harness never imports
 an agent package it does not run. A malformed spec raises
 :class:`~conductor_gym.errors.ConfigurationError` (a ``ValueError``) naming the spec and
 listing the valid forms.
@@ -40,7 +43,7 @@ __all__ = ["AGENTS", "load_agent_file", "make_agent", "register_agent", "spec_fo
 
 AgentFactory = Callable[..., Agent]
 
-AGENTS: Registry[AgentFactory] = Registry("agent", field="agent")
+AGENTS: Registry[AgentFactory] = Registry("agent", field="agent", group="conductor_gym.agents")
 """Short name -> agent factory (positional arguments are the spec's fields)."""
 
 _FORMS: dict[str, tuple[str, ...]] = {}
@@ -67,9 +70,10 @@ def register_agent(
 
 
 def spec_forms() -> tuple[str, ...]:
-    """Every valid spec form, for help texts and errors."""
+    """Every valid spec form (installed plug-ins' included), for help texts and errors."""
     forms = [":".join([name, *(f"<{f}>" for f in fields)]) for name, fields in _FORMS.items()]
-    return (*forms, _FILE_FORM)
+    plugins = [f"{name}[:<arg>]" for name in AGENTS.names() if name not in _FORMS]
+    return (*forms, *plugins, _FILE_FORM)
 
 
 def _bad(spec: object, why: str) -> ConfigurationError:
@@ -86,7 +90,9 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
     if head.endswith(".py"):
         raise _bad(spec, "a file spec needs the class after the file: file.py:ClassName")
     if head not in _FORMS:
-        raise _bad(spec, f"unknown agent {head!r}")
+        if head not in AGENTS:
+            raise _bad(spec, f"unknown agent {head!r}")
+        return _make_plugin_agent(spec, head, rest if sep else None, **kwargs)
     fields = _FORMS[head]
     if not fields:
         if sep:
@@ -107,6 +113,21 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             raise _bad(spec, f"{part!r} is not an integer >= {low}")
         values.append(int(part))
     return AGENTS.get(head)(*values, **kwargs)
+
+
+def _make_plugin_agent(spec: str, head: str, arg: str | None, **kwargs: Any) -> Agent:
+    # A plug-in agent (entry point group ``conductor_gym.agents``) has the form
+    # ``name[:<arg>]``: the text after the first ':' is its one positional argument.
+    if arg is not None and not arg.strip():
+        raise _bad(spec, f"give the argument after '{head}:' (or drop the ':')")
+    factory = AGENTS.get(head)
+    agent = factory(**kwargs) if arg is None else factory(arg, **kwargs)
+    if not isinstance(agent, Agent):
+        raise TypeError(
+            f"agent spec {spec!r}: the plug-in {head!r} built a {type(agent).__name__}, which "
+            "lacks act(observation, info) and async act_batch(observations, infos)"
+        )
+    return agent
 
 
 def load_agent_file(path: str, name: str, **kwargs: Any) -> Agent:

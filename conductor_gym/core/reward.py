@@ -153,7 +153,9 @@ class RewardScheme:
         return replace(self, cost_lambda=cost_lambda, cost_unit=unit or self.cost_unit)
 
 
-REWARD_SCHEMES: Registry[RewardScheme] = Registry("reward scheme", field="reward")
+REWARD_SCHEMES: Registry[RewardScheme] = Registry(
+    "reward scheme", field="reward", group="conductor_gym.rewards"
+)
 """Named reward schemes (``EnvConfig.reward``)."""
 # Paper §3.1 / app. A: what the Conductor was trained with.
 REWARD_SCHEMES.register("paper", RewardScheme(correct=1.0, wrong=0.5, invalid=0.0))

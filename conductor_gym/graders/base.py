@@ -58,7 +58,7 @@ class GraderSetupError(ConfigurationError):
 GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
 """``grader(response, reference, metadata) -> Grade``."""
 
-GRADERS: Registry[GraderFn] = Registry("grader", field="grader")
+GRADERS: Registry[GraderFn] = Registry("grader", field="grader", group="conductor_gym.graders")
 """Graders: name -> ``grader(response, reference, metadata) -> Grade``."""
 _BLOCKING: set[str] = set()
 

@@ -109,7 +109,9 @@ DEFAULT_TASKS = "offline"
 TaskSourceFactory = Callable[..., TaskSource]
 """Builds a task source from keyword arguments."""
 
-TASK_SOURCES: Registry[TaskSourceFactory] = Registry("task source", field="tasks")
+TASK_SOURCES: Registry[TaskSourceFactory] = Registry(
+    "task source", field="tasks", group="conductor_gym.tasks"
+)
 """Task sources: name -> factory taking the source's options (or its import path)."""
 
 

@@ -24,7 +24,9 @@ WorkerFactory = Callable[["WorkerSpec"], Worker]
 
 _SECRET_NAME = re.compile(r"(api_?key|secret|password|token$|authori[sz]ation|headers)", re.I)
 
-BACKENDS: Registry[WorkerFactory] = Registry("backend", field="backend")
+BACKENDS: Registry[WorkerFactory] = Registry(
+    "backend", field="backend", group="conductor_gym.backends"
+)
 """Worker backends: name -> factory ``(WorkerSpec) -> Worker`` (or its import path)."""
 BACKENDS.register("simulated", "conductor_gym.sim.worker:make_simulated_worker")
 BACKENDS.register("litellm", "conductor_gym.workers.litellm:make_litellm_worker")
