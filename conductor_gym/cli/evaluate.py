@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.cli.table import text_table
 from conductor_gym.core.config import add_config_arguments, settings_from_arguments
 from conductor_gym.core.reward import COST_UNITS
 from conductor_gym.pool.pool import DEFAULT_POOL
@@ -172,17 +173,6 @@ def _row(name: str, m: Metrics) -> list[str]:
     ]
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    cells = [list(header), *map(list, rows)]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in cells
-    ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
-
-
 def format_results(results: Results) -> str:
     """The metrics table: one row per benchmark, then one per task family (domain) when
     a benchmark mixes several, then ``overall`` (accuracy ± SE in %)."""
@@ -196,7 +186,7 @@ def format_results(results: Results) -> str:
             family = [e for e in results.episodes if e.domain == domain]
             rows.append(_row(f"  {domain}", aggregate(family, results.repeats)["overall"]))
     rows.append(_row("overall", results.metrics["overall"]))
-    return _table(COLUMNS, rows)
+    return text_table(COLUMNS, rows)
 
 
 def format_latency(results: Results) -> str:
@@ -349,7 +339,7 @@ def format_sweep(points: Sequence[FrontierPoint]) -> str:
     from conductor_gym.bench.frontier import pareto_front, points_table
 
     rows = points_table(points)
-    table = _table(list(rows[0]), [list(r.values()) for r in rows])
+    table = text_table(list(rows[0]), [list(r.values()) for r in rows])
     spending: dict[str, set[tuple[float, float]]] = {}
     for p in points:
         spending.setdefault(p.label, set()).add((p.accuracy, p.cost_per_question_usd))
@@ -411,7 +401,7 @@ def format_suites(rows: Sequence[Mapping[str, Any]]) -> str:
     """The rows of :func:`conductor_gym.bench.suites.list_suites` as a table."""
     header = ("name", "size", "sources", "description")
     cells = [[str(row[c]) if row[c] is not None else "-" for c in header] for row in rows]
-    return _table(header, cells)
+    return text_table(header, cells)
 
 
 def run_suites_list(args: argparse.Namespace) -> int:

@@ -72,6 +72,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.cli.table import text_table
+
 if TYPE_CHECKING:
     from conductor_gym.workers.base import Worker
     from conductor_gym.workers.credentials import CredentialRoute
@@ -451,10 +453,4 @@ def _table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
     """``rows`` as a left-aligned text table with a header (``None`` shown as ``-``)."""
     cells = [[c.replace("_", " ") for c in columns]]
     cells += [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in cells
-    ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
+    return text_table(cells[0], cells[1:])

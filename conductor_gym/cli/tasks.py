@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conductor_gym.cli.table import text_table
 from conductor_gym.tasks import ProceduralTasks, make_task_source, task_source_names
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 
@@ -77,11 +78,6 @@ def _cell(value: Any) -> str:
 def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """``rows`` as a left-aligned text table with a header (``None`` shown as ``-``)."""
     header = {column: column.replace("_", " ") for column in COLUMNS}
-    cells = [[header[c] for c in COLUMNS]] + [[_cell(row.get(c)) for c in COLUMNS] for row in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in cells
-    ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
+    return text_table(
+        [header[c] for c in COLUMNS], [[_cell(row.get(c)) for c in COLUMNS] for row in rows]
+    )
