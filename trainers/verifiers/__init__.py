@@ -7,13 +7,18 @@ prime-rl: ``pip install "conductor-gym[verifiers]"``, then ``vf-eval conductor-g
   rollouts;
 * :mod:`.env`: the episode loop (one turn, or recursive rounds as user turns);
 * :mod:`.harness`: the conductor's chat completion, in process;
+* :mod:`.loader`: :func:`load_environment` from plain keyword arguments (:data:`ARGUMENTS`,
+  each with its help text);
+* :mod:`.grammar`: a GBNF grammar of well-formed plans, for small models on llama.cpp;
 * ``conductor_gym_env``: the top-level name verifiers loads (re-exports).
 
 Imports verifiers; ``import conductor_gym`` never imports this package.
 """
 
 from .env import ConductorEnvConfig, ConductorEnvironment
+from .grammar import plan_grammar
 from .harness import ConductorChatConfig, ConductorChatHarness
+from .loader import ARGUMENTS, ENV_ID, load_environment
 from .taskset import (
     STATE_KEY,
     ConductorData,
@@ -26,6 +31,8 @@ from .taskset import (
 )
 
 __all__ = [
+    "ARGUMENTS",
+    "ENV_ID",
     "STATE_KEY",
     "ConductorChatConfig",
     "ConductorChatHarness",
@@ -38,4 +45,6 @@ __all__ = [
     "Episode",
     "EpisodeTruncated",
     "episode_state",
+    "load_environment",
+    "plan_grammar",
 ]

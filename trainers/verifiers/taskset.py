@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import verifiers.v1 as vf
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
@@ -69,21 +69,38 @@ class ConductorTasksetConfig(vf.TasksetConfig):
     derives each task's group seed.
     """
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     tasks: str = "offline"
+    """The task source: a registered name (``offline``: procedural tasks, no download;
+    ``paper-train``, ``paper-eval``, ...) or ``jsonl:<path>``."""
     task_options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments of the task source's factory (e.g. ``{"n": 32}``)."""
     pool: str = DEFAULT_POOL
-    k: int | None = None
+    """The worker pool: a preset name (``paper``: the simulated paper pool) or a pool
+    TOML file."""
+    k: int | None = Field(None, ge=1)
+    """Draw ``k`` of the pool's workers per task (a GRPO group shares the draw); unset:
+    every worker."""
     shuffle_workers: bool = False
+    """Shuffle the workers' order (their ``Model i`` numbers) per task."""
     reward: str = "paper"
+    """The reward scheme (``paper``: 1 correct, 0.5 wrong, 0 unparseable)."""
     max_steps: int = Field(5, ge=1)
+    """The most steps a plan may have."""
     max_recursions: int = Field(0, ge=0)
+    """Recursive rounds after the first plan (each comes back as a user turn)."""
     force_recursion: bool | float = False
+    """Require a recursive round: ``true``, or the probability of requiring one."""
     initial_round_weight: float = Field(0.0, ge=0.0)
+    """The weight of the first round's grade in a recursive episode's reward."""
     cache: str | None = None
+    """A response-cache file for the workers' replies (unset: no cache)."""
     few_shot: bool = True
     """Keep the conductor prompt's few-shot examples (``False``: the prompt without them,
     about 400 tokens instead of 1500)."""
     seed: int = Field(0, ge=0)
+    """Derives every task's group seed (its worker draw)."""
 
     def env_settings(self) -> dict[str, Any]:
         """The settings the env is rebuilt from (what :attr:`ConductorData.env` holds)."""
