@@ -170,6 +170,12 @@ class Browser:
         path.write_bytes(base64.b64decode(data))
         return path
 
+    def download_to(self, folder: Path) -> None:
+        """Save every download the page starts into ``folder`` (by its suggested name)."""
+        self._call(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)}
+        )
+
     def close(self) -> None:
         with contextlib.suppress(BrowserError, OSError):
             self._call("Browser.close")

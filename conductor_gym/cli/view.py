@@ -1,12 +1,17 @@
-"""``conductor-gym view INPUT [--out PAGE.html] [--replay CACHE | --no-replay]``.
+"""``conductor-gym view INPUT [--out PAGE.html] [--replay CACHE | --no-replay] [--pool POOL]
+[--max-text N]``.
 
 Writes one self-contained HTML page (:mod:`conductor_gym.view.page`) for a results
 file, an episodes journal or a trace list, and prints where it went. Steps are re-played
 from the recorded completions when every worker is simulated (or from the run's response
-cache with ``--replay CACHE``); nothing is ever called. When stderr is a terminal, a
-line there says what is being read before the work starts; the last line (stdout) says
-what was written and how long it took. Exit status 0, or 2 for an input
-that cannot be read, with one line saying why (JSON nested too deep for the parser and
+cache with ``--replay CACHE``); nothing is ever called. ``--pool`` names the run's pool
+(a preset or a pool file) to rebuild its workers from instead of the recorded ones (a
+real pool replays from its cache: ``--replay CACHE --pool pool.toml``). ``--max-text``
+caps each embedded completion and response (default 4000 characters; 0: none). When
+stderr is a terminal, a line there says what is being read before the work starts, and
+for a file of :data:`PROGRESS_FROM` episodes or more a second line counts those done;
+the last line (stdout) says what was written and how long it took. Exit status 0, or 2
+for an input that cannot be read, with one line saying why (JSON nested too deep for the parser and
 integers too long for Python included: never a traceback).
 """
 
@@ -17,7 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["add_view_parser", "default_page", "run_view"]
+__all__ = ["PROGRESS_FROM", "add_view_parser", "default_page", "run_view"]
+
+PROGRESS_FROM = 1000
+"""From this many episodes on, a terminal's stderr also counts the episodes done."""
 
 
 def default_page(source: str) -> Path:
@@ -29,18 +37,39 @@ def default_page(source: str) -> Path:
 
 def run_view(args: argparse.Namespace) -> int:
     from conductor_gym.board.untrusted import reading_error
-    from conductor_gym.view.page import write_view
+    from conductor_gym.view.page import Progress, write_view
 
     out = Path(args.out) if args.out else default_page(args.input)
     replay = "never" if args.no_replay else (args.replay or "auto")
     steps = {"never": "", "auto": ", re-playing the steps where it can"}
     doing = steps.get(replay, f", re-playing the steps from {replay}")
+    if args.max_text < 0:
+        print("conductor-gym view: --max-text must be 0 or more", file=sys.stderr)
+        return 2
+    progress: Progress | None = None
     if sys.stderr.isatty():  # as evaluate's bar: a pipe or a log gets the outcome only
         print(f"conductor-gym view: reading {args.input}{doing} ...", file=sys.stderr, flush=True)
+
+        def progress(done: int, total: int) -> None:
+            if total >= PROGRESS_FROM:
+                end = "\n" if done == total else ""
+                shown = f"\rconductor-gym view: {done:,}/{total:,} episodes"
+                print(shown, end=end, file=sys.stderr, flush=True)
+
     clock = time.monotonic()
     try:
-        data = write_view(args.input, out, replay=replay, title=args.title)
+        data = write_view(
+            args.input,
+            out,
+            replay=replay,
+            pool=args.pool,
+            title=args.title,
+            max_text=args.max_text,
+            progress=progress,
+        )
     except (OSError, ValueError, RecursionError) as exc:  # ValidationError is a ValueError
+        if progress is not None:
+            print(file=sys.stderr)  # end a progress line
         reason = reading_error(exc)
         shown = f"{args.input}: {reason}" if reason else str(exc)
         print(f"conductor-gym view: {shown}", file=sys.stderr)
@@ -68,6 +97,18 @@ def add_view_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     mode.add_argument(
         "--no-replay", action="store_true", help="show the stored records only (no re-play)"
+    )
+    view.add_argument(
+        "--pool",
+        metavar="POOL",
+        help="rebuild the run's workers from this pool (preset name or pool file) to re-play",
+    )
+    view.add_argument(
+        "--max-text",
+        type=int,
+        default=4000,
+        metavar="N",
+        help="embed at most N characters of each completion and response (0: all)",
     )
     view.add_argument("--title", help="the page's title")
     view.set_defaults(handler=run_view)

@@ -7,16 +7,23 @@ data, no library, nothing fetched):
 * the run and its summary (``mode == "results"``): metrics per group, steps-per-plan and
   worker-use histograms;
 * the episode list: filters (benchmark, family, outcome, worker used, steps, parse
-  failure), a search over question text and task id, 50 rows a page;
+  failure), a search over question text and task id, a sort (file order, outcome, reward,
+  cost, steps, tokens; ties in file order), 50 rows a page, and an export of every listed
+  episode (all pages, in the sort's order) as a JSON or CSV download (a ``blob:`` URL,
+  nothing sent);
 * the selected episode: question, reference, each round's completion (reasoning, then the
   lists; an invalid plan's offending slice marked), the plan as an SVG graph (a box per
   step labelled with ``Model i``, the worker and the subtask; an arrow per access; the
   final step marked), each step's response and usage, the conductor's inner calls, the
-  grade.
+  grade; shift-clicking a second row shows the two episodes side by side.
 
-The filter state and the selected episode live in the URL fragment (``#outcome=wrong&
-ep=12``), so a view can be linked. Once drawn, ``<html data-viewer-ready="1">`` is set and
-``window.viewer`` holds ``{parseMs, readyMs, lastFilterMs, matches}`` (timings in ms).
+The data arrives packed (:func:`conductor_gym.core.render_html.render_page`: each dict's
+keys and each repeated text once) and is unpacked first. The filter state, the sort and
+the selected (and compared) episodes live in the URL fragment (``#outcome=wrong&
+sort=-cost&ep=12&cmp=3``), so a view can be linked. Once drawn, ``<html
+data-viewer-ready="1">`` is set and ``window.viewer`` holds ``{parseMs, readyMs,
+lastFilterMs, matches, lastExport}`` (timings in ms; ``lastExport``: ``{name, type, rows,
+text}`` of the latest export).
 """
 
 from __future__ import annotations
@@ -57,6 +64,10 @@ tr.group-overall td { font-weight: 600; }
 #filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
 #filters select, #filters input { font: inherit; padding: 3px 6px; min-width: 120px; }
 #filters input[type=search] { min-width: 260px; }
+#tools { display: flex; gap: 10px; align-items: center; margin: 8px 0; }
+#tools button, #filters button { font: inherit; padding: 3px 10px; }
+.compare { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; }
+.compare > div { min-width: 0; }
 #match-count { font-weight: 600; margin-left: auto; }
 #episode-list tbody tr { cursor: pointer; }
 #episode-list tbody tr:hover { background: #eef3ff; }
@@ -99,7 +110,20 @@ SCRIPT = r"""
   const t0 = performance.now();
   const D = JSON.parse(document.getElementById("viewer-data").textContent);
   const parseMs = performance.now() - t0;
-  const E = D.episodes;
+  // The data keeps each dict's keys and each repeated text once (render_html._interned).
+  const T = D.texts || [], SHAPES = D.shapes || null;
+  function restore(x) {
+    if (Array.isArray(x)) return x.map(restore);
+    if (x === null || typeof x !== "object") return x;
+    if (typeof x.$t === "number") return T[x.$t];
+    if (typeof x.$o === "number" && SHAPES) {
+      const keys = SHAPES[x.$o], out = {};
+      for (let i = 0; i < keys.length; i++) out[keys[i]] = restore(x.v[i]);
+      return out;
+    }
+    return x;
+  }
+  const E = SHAPES ? restore(D.episodes) : D.episodes;
   const PAGE = 50;
   const main = document.querySelector("main");
   const SVGNS = "http://www.w3.org/2000/svg";
@@ -215,7 +239,19 @@ SCRIPT = r"""
     ["steps", "Steps", (e) => [String(e.steps)]],
     ["parse", "Parse failure", (e) => [e.parse_error || "(none)"]],
   ];
-  const state = {q: "", page: 0, ep: null};
+  const OUTCOME_ORDER = {correct: 0, wrong: 1, invalid: 2, error: 3};
+  const SORTS = {
+    "": ["file order", null],
+    outcome: ["outcome", (e) => has(OUTCOME_ORDER[e.outcome]) ? OUTCOME_ORDER[e.outcome] : 9],
+    "-reward": ["reward, highest first", (e) => -(has(e.reward) ? e.reward : -Infinity)],
+    reward: ["reward, lowest first", (e) => has(e.reward) ? e.reward : Infinity],
+    "-cost": ["cost, highest first", (e) => -e.cost_usd],
+    cost: ["cost, lowest first", (e) => e.cost_usd],
+    "-steps": ["steps, most first", (e) => -e.steps],
+    steps: ["steps, fewest first", (e) => e.steps],
+    "-tokens": ["tokens, most first", (e) => -(e.prompt_tokens + e.completion_tokens)],
+  };
+  const state = {q: "", page: 0, ep: null, sort: "", cmp: null};
   for (const [key] of FILTERS) state[key] = "";
   const haystack = E.map((e) => (String(taskField(e, "question") || "") + "\n"
     + String(e.task_id || "")).toLowerCase());
@@ -225,6 +261,9 @@ SCRIPT = r"""
     const p = new URLSearchParams(location.hash.slice(1));
     for (const [key] of FILTERS) state[key] = p.get(key) || "";
     state.q = p.get("q") || "";
+    state.sort = has(SORTS[p.get("sort")]) ? p.get("sort") : "";
+    const cmp = parseInt(p.get("cmp"), 10);
+    state.cmp = cmp >= 0 && cmp < E.length ? cmp : null;
     state.page = Math.max(0, parseInt(p.get("page") || "0", 10) || 0);
     const ep = parseInt(p.get("ep"), 10);
     state.ep = ep >= 0 && ep < E.length ? ep : null;
@@ -233,8 +272,10 @@ SCRIPT = r"""
     const p = new URLSearchParams();
     for (const [key] of FILTERS) if (state[key]) p.set(key, state[key]);
     if (state.q) p.set("q", state.q);
+    if (state.sort) p.set("sort", state.sort);
     if (state.page) p.set("page", String(state.page));
     if (state.ep !== null) p.set("ep", String(state.ep));
+    if (state.cmp !== null) p.set("cmp", String(state.cmp));
     history.replaceState(null, "", "#" + p.toString());
   }
   function applyFilters() {
@@ -246,6 +287,11 @@ SCRIPT = r"""
       let ok = active.every(([key, , get]) => get(E[i]).map(String).includes(state[key]));
       if (ok && terms.length) ok = terms.every((term) => haystack[i].includes(term));
       if (ok) matches.push(i);
+    }
+    const key = SORTS[state.sort][1];
+    if (key) {
+      const k = new Map(matches.map((i) => [i, key(E[i])]));
+      matches.sort((a, b) => (k.get(a) - k.get(b)) || (a - b));
     }
     window.viewer.lastFilterMs = performance.now() - t;
     window.viewer.matches = matches.length;
@@ -270,8 +316,50 @@ SCRIPT = r"""
       placeholder: "question text or task id",
       oninput: (ev) => { state.q = ev.target.value; state.page = 0; refresh(); }});
     search.value = state.q;
-    box.append(h("label", {}, "Search", search), h("span", {id: "match-count"}));
+    const sort = h("select", {id: "sort",
+      onchange: (ev) => { state.sort = ev.target.value; state.page = 0; refresh(); }},
+      Object.entries(SORTS).map(([v, [label]]) => h("option", {value: v, text: label})));
+    sort.value = state.sort;
+    box.append(h("label", {}, "Search", search), h("label", {}, "Sort by", sort),
+      h("span", {id: "match-count"}));
     return box;
+  }
+
+  // ----------------------------------------------------------------------- export
+  const CSV_COLUMNS = ["index", "benchmark", "domain", "task_id", "task_index", "repeat", "seed",
+    "outcome", "reward", "steps", "worker_calls", "prompt_tokens", "completion_tokens",
+    "cost_usd", "latency_s", "parse_error", "workers", "question", "reference", "answer"];
+  function csvCell(v) {
+    if (!has(v)) return "";
+    const t = Array.isArray(v) ? v.join(" ") : String(v);
+    return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+  function exportRow(i) {
+    const e = E[i];
+    return {index: i, ...e, question: taskField(e, "question"),
+      reference: taskField(e, "reference"), grader: taskField(e, "grader")};
+  }
+  // The episodes the filters and the sort give, as a download (a blob: nothing is sent);
+  // window.viewer.lastExport keeps what was offered.
+  function exportMatches(kind) {
+    const rows = matches.map(exportRow);
+    let body, type;
+    if (kind === "json") {
+      body = JSON.stringify(rows, null, 1);
+      type = "application/json";
+    } else {
+      body = [CSV_COLUMNS.join(","),
+        ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(","))].join("\r\n") + "\r\n";
+      type = "text/csv";
+    }
+    const name = "episodes." + kind;
+    window.viewer.lastExport = {name: name, type: type, rows: rows.length, text: body};
+    const url = URL.createObjectURL(new Blob([body], {type: type}));
+    const link = h("a", {href: url, download: name});
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
   }
   function drawListSection() {
     const turn = (by) => () => { state.page += by; refresh(); };
@@ -279,6 +367,12 @@ SCRIPT = r"""
       "Cost"];
     main.append(h("section", {id: "episodes", class: "card"}, h("h2", {text: "Episodes"}),
       drawFilters(),
+      h("div", {id: "tools"},
+        ["json", "csv"].map((kind) => h("button", {id: "export-" + kind,
+          text: "Export " + kind.toUpperCase(), onclick: () => exportMatches(kind),
+          title: "download the listed episodes (every page) as " + kind.toUpperCase()})),
+        h("span", {class: "note", text: "Click a row to see it; shift-click a second row to "
+          + "compare the two side by side."})),
       h("table", {id: "episode-list"},
         h("thead", {}, h("tr", {}, columns.map((t) => h("th", {text: t})))), h("tbody", {})),
       h("div", {class: "pager"},
@@ -288,9 +382,14 @@ SCRIPT = r"""
   }
   function listRow(i) {
     const e = E[i];
-    const pick = () => { state.ep = i; writeHash(); drawList(); drawDetail(); };
+    const pick = (ev) => {
+      if (ev.shiftKey && state.ep !== null && state.ep !== i) state.cmp = i;
+      else { state.ep = i; state.cmp = null; }
+      writeHash(); drawList(); drawDetail();
+    };
     const label = e.task_id + (has(e.repeat) ? " \u00b7 r" + e.repeat : "");
-    return h("tr", {"data-episode": i, class: i === state.ep ? "selected" : null, onclick: pick},
+    const picked = i === state.ep || i === state.cmp;
+    return h("tr", {"data-episode": i, class: picked ? "selected" : null, onclick: pick},
       h("td", {class: "num", text: i}),
       h("td", {title: clip(taskField(e, "question"), 300), text: label}),
       h("td", {text: e.domain}), h("td", {}, badge(e.outcome)),
@@ -473,18 +572,29 @@ SCRIPT = r"""
   function drawDetail() {
     let box = document.getElementById("detail");
     if (!box) { box = h("section", {id: "detail", class: "card"}); main.append(box); }
-    const e = state.ep !== null ? E[state.ep] : null;
-    if (!e) {
+    if (state.ep === null || !E[state.ep]) {
       box.replaceChildren(note("Select an episode in the list to see it."));
       box.removeAttribute("data-episode");
+      box.removeAttribute("data-compare");
       return;
     }
     box.dataset.episode = state.ep;
+    if (state.cmp !== null && state.cmp !== state.ep) {
+      box.dataset.compare = state.cmp;
+      box.replaceChildren(h("div", {class: "compare"}, episodeBlock(state.ep),
+        episodeBlock(state.cmp)));
+    } else {
+      box.removeAttribute("data-compare");
+      box.replaceChildren(episodeBlock(state.ep));
+    }
+  }
+  function episodeBlock(n) {
+    const e = E[n];
     const pool = e.pool ? h("div", {}, e.pool.map((_, i) => h("div", {}, model(i, e.pool))))
       : "not known";
     const reference = taskField(e, "reference");
-    box.replaceChildren(h("div", {},
-      h("h2", {}, "Episode " + state.ep + ": " + e.task_id + " ", badge(e.outcome)),
+    return h("div", {"data-shown": n},
+      h("h2", {}, "Episode " + n + ": " + e.task_id + " ", badge(e.outcome)),
       kv([["benchmark", e.benchmark], ["family", e.domain], ["task index", e.task_index],
         ["repeat", e.repeat], ["seed", e.seed],
         ["reward", has(e.reward) ? num(e.reward, 3) : null],
@@ -505,11 +615,12 @@ SCRIPT = r"""
         ["planner tokens", e.planner_tokens ? tok(e.planner_tokens) : null],
         ["planner cost", e.planner_cost_usd ? money(e.planner_cost_usd) : null]]),
       e.notes && e.notes.length
-        ? h("ul", {class: "note notes"}, e.notes.map((t) => h("li", {text: t}))) : null));
+        ? h("ul", {class: "note notes"}, e.notes.map((t) => h("li", {text: t}))) : null);
   }
 
   // ------------------------------------------------------------------------ start
-  window.viewer = {parseMs: parseMs, readyMs: null, lastFilterMs: null, matches: E.length};
+  window.viewer = {parseMs: parseMs, readyMs: null, lastFilterMs: null, matches: E.length,
+    lastExport: null};
   drawRun();
   if (D.mode === "episode") {
     state.ep = E.length ? 0 : null;
@@ -525,6 +636,7 @@ SCRIPT = r"""
       readHash();
       for (const [key] of FILTERS) document.getElementById("filter-" + key).value = state[key];
       document.getElementById("search").value = state.q;
+      document.getElementById("sort").value = state.sort;
       applyFilters();
       drawList();
       drawDetail();

@@ -57,6 +57,7 @@ __all__ = [
     "render_episode_html",
     "render_page",
     "round_view",
+    "unpack_page_data",
 ]
 
 VIEW_SCHEMA = "conductor-gym/view/v1"
@@ -287,10 +288,87 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+_SHARED_MIN = 16  # a reference {"$t":N} costs 8-13 characters
+
+
+class _Packer:
+    """Writes a page's episodes with each repeated part once (:func:`_interned`)."""
+
+    def __init__(self, texts: Mapping[str, int]) -> None:
+        self.texts = texts
+        self.shapes: dict[tuple[str, ...], int] = {}
+
+    def pack(self, value: Any) -> Any:
+        if isinstance(value, str):
+            at = self.texts.get(value)
+            return value if at is None else {"$t": at}
+        if isinstance(value, Mapping):
+            keys = tuple(str(k) for k in value)
+            shape = self.shapes.setdefault(keys, len(self.shapes))
+            return {"$o": shape, "v": [self.pack(item) for item in value.values()]}
+        if isinstance(value, list | tuple):
+            return [self.pack(item) for item in value]
+        return value
+
+
+def _count_texts(value: Any, counts: dict[str, int]) -> None:
+    if isinstance(value, str):
+        if len(value) >= _SHARED_MIN:
+            counts[value] = counts.get(value, 0) + 1
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _count_texts(item, counts)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _count_texts(item, counts)
+
+
+def _interned(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` as the page embeds it, each repeated part once, which the page's script
+    puts back: every dict in ``episodes`` is ``{"$o": shape, "v": values}`` with its keys
+    once in ``shapes[shape]``, and every text of 16 characters or more the episodes hold
+    more than once is in ``texts`` (each place holding it is ``{"$t": index}``). Keys
+    were most of a large run's page, and repeats of a deterministic agent write the
+    same plans and answers."""
+    episodes = data.get("episodes") or ()
+    counts: dict[str, int] = {}
+    _count_texts(episodes, counts)
+    texts = [text for text, n in counts.items() if n > 1]
+    packer = _Packer({text: i for i, text in enumerate(texts)})
+    packed = packer.pack(list(episodes))
+    shapes = [list(keys) for keys in packer.shapes]
+    return {**data, "episodes": packed, "shapes": shapes, "texts": texts}
+
+
+def unpack_page_data(embedded: Mapping[str, Any]) -> dict[str, Any]:
+    """The page data a page embeds (its ``viewer-data`` JSON) as :func:`render_page` was
+    given it: each packed dict and shared text put back (what the page's script does)."""
+    shapes = embedded.get("shapes")
+    if shapes is None:
+        return dict(embedded)
+    texts = embedded.get("texts") or []
+
+    def unpack(value: Any) -> Any:
+        if isinstance(value, list):
+            return [unpack(item) for item in value]
+        if isinstance(value, Mapping):
+            if "$t" in value:
+                return texts[value["$t"]]
+            keys = shapes[value["$o"]]
+            return {key: unpack(item) for key, item in zip(keys, value["v"], strict=True)}
+        return value
+
+    data = {k: v for k, v in embedded.items() if k not in ("shapes", "texts")}
+    data["episodes"] = unpack(embedded["episodes"])
+    return data
+
+
 def render_page(data: Mapping[str, Any]) -> str:
     """The self-contained page for ``data``: ``{"schema": VIEW_SCHEMA, "mode":
     "episode" | "results", "title", "run", "summary", "tasks", "episodes"}`` (``run``,
-    ``summary`` and ``tasks`` may be ``None``; see :mod:`conductor_gym.view.page`)."""
+    ``summary`` and ``tasks`` may be ``None``; see :mod:`conductor_gym.view.page`). The
+    embedded copy keeps each dict's keys and each repeated text once (``shapes`` and
+    ``texts``, see :func:`_interned`)."""
     title = html.escape(str(data.get("title") or "conductor-gym episodes"))
     return (
         "<!DOCTYPE html>\n"
@@ -300,7 +378,8 @@ def render_page(data: Mapping[str, Any]) -> str:
         f'<header><h1>{title}</h1><div id="run"></div></header>\n'
         "<main><noscript>This page draws the episodes with its inline script; enable "
         "JavaScript to see them.</noscript></main>\n"
-        f'<script type="application/json" id="viewer-data">{_script_json(data)}</script>\n'
+        f'<script type="application/json" id="viewer-data">{_script_json(_interned(data))}'
+        "</script>\n"
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
 

@@ -22,8 +22,13 @@ For a run the page has:
   round's completion and plan. Step details (responses, per-step usage, who saw what, the
   grade's reason, the real worker names) come from a **replay** of the recorded
   completions (:class:`conductor_gym.bench.replay.Replayer`; no backend is called): by
-  default when every worker is simulated, or with the run's response cache. Without one,
-  plans are parsed from the completions and shown with ``Model i`` ids only. A replay
+  default when every worker is simulated, or with the run's response cache (and, with
+  ``pool``, the run's workers rebuilt from a preset or pool file). Without one, plans are
+  parsed from the completions; the question, reference and grader still come from the
+  suite by task id when it is readable offline, the run's worker names from its worker
+  records, and each ``Model i``'s worker when every episode sees the whole pool
+  unshuffled (else ``Model i`` ids only). Texts over ``max_text`` characters are
+  clipped, saying so in the run's details. A replay
   that does not reproduce the stored record says so on the episode (the page still shows
   the stored figures).
 
@@ -37,9 +42,15 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from conductor_gym.bench.replay import Replayer, ReplayError, real_backends
+from conductor_gym.bench.replay import (
+    Replayer,
+    ReplayError,
+    real_backends,
+    recorded_task,
+    run_sources,
+)
 from conductor_gym.bench.results import (
     OVERALL,
     EpisodeRecord,
@@ -50,8 +61,28 @@ from conductor_gym.bench.results import (
 )
 from conductor_gym.core.render_html import VIEW_SCHEMA, episode_view, render_page, round_view
 from conductor_gym.plan import PlanParseError, parse_plan
+from conductor_gym.tasks import Task
 
-__all__ = ["ReplayChoice", "build_view", "load_traces", "results_view", "write_view"]
+__all__ = [
+    "DEFAULT_MAX_TEXT",
+    "Progress",
+    "ReplayChoice",
+    "build_view",
+    "load_traces",
+    "results_view",
+    "write_view",
+]
+
+DEFAULT_MAX_TEXT = 4000
+"""The most characters of one completion or response a page embeds by default (the
+results file keeps them whole); ``0`` or ``None`` embeds every text whole."""
+
+
+class Progress(Protocol):
+    """Told ``(done, total)`` episodes as a page's data is built."""
+
+    def __call__(self, done: int, total: int) -> None: ...
+
 
 ReplayChoice = Literal["auto", "never"] | str | os.PathLike[str]
 """``"auto"``: replay when every worker is simulated; ``"never"``; or a response-cache
@@ -132,10 +163,30 @@ def _parsed_rounds(record: EpisodeRecord, results: Results) -> list[dict[str, An
     return rounds
 
 
+def _fixed_pool(results: Results) -> list[str] | None:
+    """The real worker names in ``Model i`` order when every episode sees the whole pool
+    unshuffled (then the draw is the recorded worker order), else ``None``."""
+    names = [w.name for w in results.workers or ()]
+    k = results.pool.get("k")
+    if not names or results.pool.get("shuffle") or (k is not None and k != len(names)):
+        return None
+    return names
+
+
 def _record_view(record: EpisodeRecord, results: Results) -> dict[str, Any]:
     info = {"task_id": record.task_id, "task_index": record.task_index}
-    view = episode_view({**info, "domain": record.domain})
+    view = episode_view({**info, "domain": record.domain, "pool": _fixed_pool(results)})
     view["rounds"] = _parsed_rounds(record, results)
+    if (pool := view["pool"]) is not None:
+        view["workers"] = sorted(
+            {
+                pool[m]
+                for r in view["rounds"]
+                if r["plan"] is not None
+                for m in r["plan"]["model_id"]
+                if 0 <= m < len(pool)
+            }
+        )
     return view
 
 
@@ -148,7 +199,12 @@ def _differences(stored: EpisodeRecord, replayed: EpisodeRecord) -> list[str]:
     ]
 
 
-def _replayer(results: Results, replay: ReplayChoice, notes: list[str]) -> Replayer | None:
+def _replayer(
+    results: Results,
+    replay: ReplayChoice,
+    notes: list[str],
+    pool: str | os.PathLike[str] | None = None,
+) -> Replayer | None:
     if replay == "never":
         notes.append("not replayed (replay off): plans parsed from the completions")
         return None
@@ -160,23 +216,93 @@ def _replayer(results: Results, replay: ReplayChoice, notes: list[str]) -> Repla
         )
         return None
     try:
-        return Replayer(results, cache=cache)
+        return Replayer(results, cache=cache, pool=pool)
     except ReplayError as exc:
         notes.append(f"not replayed: {exc}")
         return None
 
 
+def _offline_task(sources: Mapping[str, Any] | None, record: EpisodeRecord) -> Task | None:
+    if sources is None:
+        return None
+    try:
+        return recorded_task(sources, record)
+    except ReplayError:
+        return None
+
+
+def _clip(text: Any, limit: int | None) -> Any:
+    if not limit or not isinstance(text, str) or len(text) <= limit:
+        return text
+    return text[:limit] + f"\u2026 [{len(text) - limit:,} more characters in the results file]"
+
+
+def _clip_steps(steps: Any, limit: int) -> bool:
+    clipped = False
+    for step in steps or ():
+        short = _clip(step.get("response"), limit)
+        clipped |= short is not step.get("response")
+        step["response"] = short
+    return clipped
+
+
+def _cap_texts(view: dict[str, Any], limit: int | None) -> bool:
+    """Clip every completion and response of ``view`` to ``limit`` characters (in
+    place); whether any was clipped. A plan's offending span past the cut is dropped."""
+    if not limit:
+        return False
+    clipped = False
+    for r in view["rounds"]:
+        text = r["completion"]
+        if isinstance(text, str) and len(text) > limit:
+            r["completion"], clipped = _clip(text, limit), True
+            if r["lists_at"] is not None and r["lists_at"] >= limit:
+                r["lists_at"] = None
+            error = r["parse_error"]
+            if error and error["span"] and error["span"][1] > limit:
+                error["span"] = None
+        clipped |= _clip_steps(r["steps"], limit)
+        for call in r["self_calls"]:
+            for name in ("question", "completion"):
+                short = _clip(call[name], limit)
+                clipped |= short is not call[name]
+                call[name] = short
+            clipped |= _clip_steps(call["steps"], limit)
+    if isinstance(view.get("answer"), str) and len(view["answer"]) > limit:
+        view["answer"], clipped = _clip(view["answer"], limit), True
+    return clipped
+
+
 def results_view(
-    results: Results, *, replay: ReplayChoice = "auto", title: str | None = None
+    results: Results,
+    *,
+    replay: ReplayChoice = "auto",
+    pool: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    max_text: int | None = DEFAULT_MAX_TEXT,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """The page data of a stored run (module docstring)."""
+    """The page data of a stored run (module docstring). ``pool`` (a preset name or a
+    pool file) rebuilds the run's workers for the replay instead of the recorded ones
+    (they must be the ones the results describe); ``max_text`` caps each embedded
+    completion and response (:data:`DEFAULT_MAX_TEXT`); ``progress`` is told every
+    hundredth episode (and the last)."""
     notes: list[str] = []
-    replayer = _replayer(results, replay, notes)
+    replayer = _replayer(results, replay, notes, pool)
+    sources = None
+    if replayer is None:
+        try:
+            sources = run_sources(results)
+        except ReplayError as exc:
+            notes.append(f"questions not shown: {exc}")
     tasks: dict[str, dict[str, Any]] = {}
     views = []
-    for record in results.episodes:
+    clipped = 0
+    total = len(results.episodes)
+    for done, record in enumerate(results.episodes, 1):
         key = f"{record.benchmark}/{record.task_index}"
         source = "record"
+        task: Task | None
         if replayer is not None:
             replayed = replayer.replay(record)
             task = replayed.task
@@ -193,7 +319,7 @@ def results_view(
                 view["notes"].append("the replay differs from the record: " + "; ".join(differs))
         else:
             view = _record_view(record, results)
-            task = None
+            task = _offline_task(sources, record)
         if key not in tasks:
             tasks[key] = (
                 {"question": task.question, "reference": task.reference, "grader": task.grader}
@@ -221,27 +347,38 @@ def results_view(
                 "extracted": record.final_answer,
                 "reason": record.grade_reason,
             }
+        clipped += _cap_texts(view, max_text)
         views.append(view)
+        if progress is not None and (done % 100 == 0 or done == total):
+            progress(done, total)
     if replayer is not None:
         replayer.close()
+        notes.insert(0, "steps re-played from the completions")
+    if clipped:
+        notes.append(
+            f"texts over {max_text:,} characters clipped in {clipped:,} episode(s) "
+            "(the results file keeps them whole)"
+        )
+    summary = _summary(results, views)
     suite = results.suite
     run = {
         "agent": results.agent.get("spec"),
         "pool": results.pool.get("name"),
+        "workers": ", ".join(w.name for w in results.workers or ()) or None,
         "suite": suite.name + (f" (first {suite.limit} per source)" if suite.limit else ""),
         "repeats": results.repeats,
         "episodes": len(results.episodes),
         "env version": results.env_version,
         "started": results.started_at,
         "rescored": "yes" if results.rescored else None,
-        "details": "; ".join(notes) if notes else "steps re-played from the completions",
+        "details": "; ".join(notes),
     }
     return {
         "schema": VIEW_SCHEMA,
         "mode": "results",
         "title": title or f"conductor-gym run: {results.agent.get('spec')} on {suite.name}",
         "run": run,
-        "summary": _summary(results, views),
+        "summary": summary,
         "tasks": tasks,
         "episodes": views,
     }
@@ -303,13 +440,27 @@ def _is_run(path: Path) -> bool:
 
 
 def build_view(
-    path: str | os.PathLike[str], *, replay: ReplayChoice = "auto", title: str | None = None
+    path: str | os.PathLike[str],
+    *,
+    replay: ReplayChoice = "auto",
+    pool: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    max_text: int | None = DEFAULT_MAX_TEXT,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """The page data for the input at ``path`` (module docstring). Raises ``ValueError``
-    for a malformed input and ``OSError`` for an unreadable one."""
+    """The page data for the input at ``path`` (module docstring; the options are
+    :func:`results_view`'s). Raises ``ValueError`` for a malformed input and ``OSError``
+    for an unreadable one."""
     path = Path(path)
     if _is_run(path):
-        return results_view(load_results(path), replay=replay, title=title)
+        return results_view(
+            load_results(path),
+            replay=replay,
+            pool=pool,
+            title=title,
+            max_text=max_text,
+            progress=progress,
+        )
     return _traces_view(load_traces(path), title or f"conductor-gym traces: {path.name}")
 
 
@@ -318,9 +469,15 @@ def write_view(
     out: str | os.PathLike[str],
     *,
     replay: ReplayChoice = "auto",
+    pool: str | os.PathLike[str] | None = None,
     title: str | None = None,
+    max_text: int | None = DEFAULT_MAX_TEXT,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Write the page for ``path`` to ``out``; returns the page data."""
-    data = build_view(path, replay=replay, title=title)
+    """Write the page for ``path`` to ``out`` (options: :func:`results_view`'s);
+    returns the page data."""
+    data = build_view(
+        path, replay=replay, pool=pool, title=title, max_text=max_text, progress=progress
+    )
     Path(out).write_text(render_page(data), encoding="utf-8")
     return data

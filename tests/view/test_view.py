@@ -9,6 +9,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from view_support import KINDS, ScriptedConductor, as_real_pool, scripted_run
@@ -18,7 +19,7 @@ from conductor_gym.bench.replay import Replayer, ReplayError
 from conductor_gym.bench.results import Results, journal_path, json_safe, load_results
 from conductor_gym.cli.main import main
 from conductor_gym.core.env import ConductorEnv
-from conductor_gym.core.render_html import offending_span
+from conductor_gym.core.render_html import offending_span, unpack_page_data
 from conductor_gym.view.page import build_view, write_view
 
 
@@ -98,10 +99,19 @@ def test_without_a_replay_plans_are_parsed_from_the_completions(
 ) -> None:
     path, results = run
     data = build_view(path, replay="never")
-    assert "not replayed (replay off)" in data["run"]["details"]
-    for view, record in zip(data["episodes"], results.episodes, strict=True):
+    assert data["run"]["details"] == "not replayed (replay off): plans parsed from the completions"
+    replayed = build_view(path)
+    # The question and reference still come from the (offline) suite, and the workers'
+    # real names from the results' worker records (this pool shows every worker, in order).
+    assert data["tasks"] == replayed["tasks"]
+    assert all(task["question"] and task["reference"] for task in data["tasks"].values())
+    assert data["run"]["workers"] == ", ".join(w.name for w in results.workers or ())
+    for view, record, full in zip(
+        data["episodes"], results.episodes, replayed["episodes"], strict=True
+    ):
         first = view["rounds"][0]
-        assert view["source"] == "record" and view["pool"] is None and first["steps"] is None
+        assert view["source"] == "record" and first["steps"] is None
+        assert view["pool"] == full["pool"] and view["workers"] == full["workers"]
         assert view["outcome"] == record.outcome
         if record.grade_reason is None:
             assert view["grade"] is None
@@ -192,10 +202,10 @@ def test_env_render_html_shows_the_live_episode() -> None:
         ConductorEnv(render_mode="rgb_array")
 
 
-def _data(page: str) -> dict:
+def _data(page: str) -> dict[str, Any]:
     found = re.search(r'<script type="application/json" id="viewer-data">(.*?)</script>', page)
     assert found is not None
-    return json.loads(found.group(1))
+    return unpack_page_data(json.loads(found.group(1)))
 
 
 def test_text_is_escaped_and_the_page_is_self_contained(tmp_path: Path) -> None:
@@ -214,7 +224,9 @@ def test_text_is_escaped_and_the_page_is_self_contained(tmp_path: Path) -> None:
     assert "<img" not in page and "</script><" not in page and "<b>bold" not in page
     assert _data(page)["tasks"]["hostile/0"]["question"].startswith(hostile)
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z]+:)?//""", page, re.I)
-    assert not re.search(r"@import|url\(\s*['\"]?(?!#)", page, re.I)  # url(#id) is local
+    # CSS url(...) loads (url(#id) is local); the script's URL.createObjectURL( is the
+    # export's blob: download, an identifier, not a CSS url() token.
+    assert not re.search(r"@import|(?<![\w.])url\(\s*['\"]?(?!#)", page, re.I)
     # The only URL-like text is the SVG namespace name, which loads nothing.
     assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
 

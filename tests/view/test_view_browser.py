@@ -6,9 +6,12 @@ graphs, invalid plans mark their slice, and hostile text stays text."""
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +200,80 @@ def test_a_live_episode_page_and_hostile_text(tmp_path: Path, browser: Browser) 
     assert browser.run("document.querySelectorAll('img, main script').length") == 0
     assert browser.run("document.title").startswith("conductor-gym episode")
     assert hostile in browser.run("document.querySelector('pre.completion').textContent")
+
+
+def _waited(path: Path) -> str:
+    """The text of a download once Chromium has finished writing it."""
+    for _ in range(500):
+        if path.exists() and not list(path.parent.glob("*.crdownload")):
+            return path.read_text(encoding="utf-8")
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was not downloaded")
+
+
+def test_sort_export_and_compare(page: Page, browser: Browser, tmp_path: Path) -> None:
+    path, results, data = page
+    episodes = results.episodes
+    browser.open(path.as_uri())
+
+    def sort(value: str) -> list[int]:
+        browser.run(
+            "(() => { const s = document.getElementById('sort');"
+            f" s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }})()"
+        )
+        return _listed(browser)
+
+    order = {"correct": 0, "wrong": 1, "invalid": 2, "error": 3}
+    index = range(len(episodes))
+    by: dict[str, Callable[[int], float]] = {
+        "outcome": lambda i: order[episodes[i].outcome],
+        "-reward": lambda i: -episodes[i].reward,
+        "cost": lambda i: episodes[i].cost_usd,
+        "-steps": lambda i: -episodes[i].steps,
+    }
+    for value, key in by.items():  # ties keep the file's order (a stable sort)
+        assert sort(value) == sorted(index, key=lambda i: (key(i), i))[:50], value
+    assert "sort=-steps" in browser.run("location.hash")
+
+    # Export: the filtered episodes, every page, in the sort's order, as real downloads.
+    browser.download_to(tmp_path)
+    wrong = [i for i in sorted(index, key=lambda i: (-episodes[i].steps, i))]
+    wrong = [i for i in wrong if episodes[i].outcome == "wrong"]
+    assert _select(browser, "outcome", "wrong") == len(wrong) > 0
+    browser.run("document.getElementById('export-json').click()")
+    rows = json.loads(_waited(tmp_path / "episodes.json"))
+    assert [row["index"] for row in rows] == wrong
+    for row in rows:
+        record, view = episodes[row["index"]], data["episodes"][row["index"]]
+        assert (row["task_id"], row["outcome"], row["reward"]) == (
+            record.task_id,
+            record.outcome,
+            record.reward,
+        )
+        assert row["question"] == data["tasks"][view["task"]]["question"]
+        assert row["rounds"] == view["rounds"]  # unpacked exactly
+    browser.run("document.getElementById('export-csv').click()")
+    table = list(csv.DictReader(io.StringIO(_waited(tmp_path / "episodes.csv"), newline="")))
+    assert [int(row["index"]) for row in table] == wrong
+    for row in table:
+        record = episodes[int(row["index"])]
+        assert row["task_id"] == record.task_id and float(row["cost_usd"]) == record.cost_usd
+        assert (
+            row["question"] == data["tasks"][f"{record.benchmark}/{record.task_index}"]["question"]
+        )
+    assert browser.run("window.viewer.lastExport.rows") == len(wrong)
+    _select(browser, "outcome", "")
+
+    # Compare: click one row, shift-click another: both side by side.
+    first, second = _listed(browser)[:2]
+    browser.run(f"document.querySelector('tr[data-episode=\"{first}\"]').click()")
+    browser.run(
+        f"document.querySelector('tr[data-episode=\"{second}\"]')"
+        ".dispatchEvent(new MouseEvent('click', {shiftKey: true, bubbles: true}))"
+    )
+    shown = browser.run(
+        "[...document.querySelectorAll('#detail .compare > div')].map((d) => +d.dataset.shown)"
+    )
+    assert shown == [first, second]
+    assert f"ep={first}&cmp={second}" in browser.run("location.hash")
+    browser.run("window.location.hash = ''")
