@@ -3,7 +3,9 @@
 Contract. :func:`add_parser` adds the ``serve`` command; :func:`run_serve` builds one
 :class:`~conductor_gym.serve.service.ConductorModel` named ``--name`` from ``--agent``
 (an agent spec; ``--agent-arg KEY=VALUE`` passes keyword arguments to it), ``--pool``
-and ``--env KEY=VALUE`` env arguments (``VALUE`` read as JSON when it parses), serves it
+the env settings' generated flags (``--max-steps``, ``--reward``, ...:
+:func:`~conductor_gym.core.config.add_config_arguments`) and ``--env KEY=VALUE`` (``VALUE``
+read as JSON when it parses; it wins over a flag of the same setting), serves it
 with :func:`conductor_gym.serve.create_app` on ``--host``/``--port`` until interrupted,
 and returns the exit status: 0 after a clean shutdown, 2 for a bad argument or a
 missing ``[serve]`` extra. The bearer token, when wanted, is read from the environment
@@ -28,6 +30,7 @@ import sys
 from typing import Any
 
 from conductor_gym.cli.evaluate import _env_pair
+from conductor_gym.core.config import add_config_arguments, settings_from_arguments
 from conductor_gym.pool.pool import DEFAULT_POOL
 
 __all__ = ["DEFAULT_API_KEY_ENV", "add_parser", "run_serve"]
@@ -93,6 +96,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "unset or empty: no authentication)",
     )  # fmt: skip
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    # the clients give the questions; every other env setting has its flag
+    add_config_arguments(serve, exclude=("tasks", "task_options", "pool"))
     serve.set_defaults(handler=run_serve)
 
 
@@ -114,7 +119,9 @@ def run_serve(args: argparse.Namespace) -> int:
     api_key = os.environ.get(args.api_key_env) or None
     try:
         agent_kwargs: dict[str, Any] = dict(args.agent_arg)
-        env = dict(args.env)
+        settings = settings_from_arguments(args)
+        settings.pop("pool", None)  # serve's own --pool (the same dest), passed on its own
+        env = {**settings, **dict(args.env)}
         pool: Any = args.pool
         if args.trust_pool_credentials:
             # A ready pool: the env would rebuild a file's pool under the default policy.

@@ -15,6 +15,7 @@ from conductor_gym.cli.main import main
         (["--agent", "single:0", "--pool", "no-such-pool"], "unknown preset 'no-such-pool'"),
         (["--agent", "single:0", "--env", "tasks=offline"], "['tasks'] are set by the server"),
         (["--agent", "single:0", "--max-queue", "-1"], "max_queue"),
+        (["--agent", "single:0", "--max-steps", "0"], "max_steps"),
     ],
 )
 def test_bad_arguments_exit_2_naming_the_problem(
@@ -23,3 +24,15 @@ def test_bad_arguments_exit_2_naming_the_problem(
     require("starlette")
     assert main(["serve", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_serve_takes_the_env_settings_flags() -> None:
+    from conductor_gym.cli.main import build_parser
+    from conductor_gym.core.config import settings_from_arguments
+
+    args = build_parser().parse_args(
+        ["serve", "--agent", "single:0", "--max-steps", "3", "--reward", "binary"]
+    )
+    settings = settings_from_arguments(args)
+    assert settings.pop("pool") == "sim-paper"  # serve's own --pool
+    assert settings == {"max_steps": 3, "reward": "binary"}
