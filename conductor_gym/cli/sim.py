@@ -6,23 +6,32 @@ best single worker on fresh seeds (and out of domain), the anchor checks with th
 bands, and every off-task twin that scores within 2 SE of its faithful plan; ``--json``
 writes the same figures. Exit status: 0 when every anchor holds and no twin was found,
 1 otherwise (the pool pays for something a real pool would not), 2 for bad arguments.
+
+``conductor-gym sim fit RESULTS... --out pool.toml`` fits a simulated pool to recorded
+single-call episodes and ``conductor-gym sim fidelity POOL RESULTS...`` scores a pool on
+held-out ones (:mod:`conductor_gym.bench.simfit`); both exit 2 on unusable input.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conductor_gym.errors import ConductorGymError
 
-__all__ = ["add_sim_parser", "run_audit"]
+if TYPE_CHECKING:
+    from conductor_gym.bench.results import Results
+
+__all__ = ["add_sim_parser", "run_audit", "run_fidelity", "run_fit"]
 
 
 def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``sim`` and its ``audit`` subcommand."""
-    sim = commands.add_parser("sim", help="the simulated pool: audit it")
+    """``sim`` and its ``audit``, ``fit`` and ``fidelity`` subcommands."""
+    sim = commands.add_parser("sim", help="the simulated pool: audit it, fit it, score it")
     sim_commands = sim.add_subparsers(dest="sim_command", required=True)
     audit = sim_commands.add_parser(
         "audit",
@@ -44,6 +53,40 @@ def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     audit.add_argument("--seed", type=int, default=0, help="first seed of the blocks")
     audit.add_argument("--json", type=Path, default=None, help="also write the report here")
     audit.set_defaults(handler=run_audit)
+
+    fit = sim_commands.add_parser(
+        "fit",
+        help="fit a simulated pool to your recorded episodes (single-call plans)",
+        description="Fit a pool of simulated workers to recorded runs (results files of "
+        "`conductor-gym evaluate`, e.g. of the agents single:0, single:1, ... on your real "
+        "pool). Each worker's accuracy per task profile is estimated from the episodes "
+        "whose plan is one call to one worker, with a 95% Wilson interval; prices are "
+        "fitted from cost and tokens. Other plans are skipped: checking, claims pull and "
+        "correlations stay at the simulator's priors. Writes a pool file that "
+        "ConductorEnv(pool=...) and --pool load offline.",
+        epilog="example: conductor-gym evaluate --agent single:0 --pool my.toml --repeats 1 "
+        "--out s0.json; (the same for single:1, ...) "
+        "conductor-gym sim fit s0.json s1.json --out fitted.toml",
+    )
+    fit.add_argument("results", nargs="+", type=Path, help="results files (.json) to fit to")
+    fit.add_argument("--out", type=Path, required=True, help="pool file (.toml) to write")
+    fit.add_argument("--name", default="fitted", help="the pool's name in the file")
+    fit.set_defaults(handler=run_fit)
+
+    fid = sim_commands.add_parser(
+        "fidelity",
+        help="score a simulated pool against held-out recorded episodes",
+        description="Compare a simulated pool's single-call accuracy per worker and task "
+        "family with recorded episodes it was not fitted to: prints predicted and observed "
+        "accuracy per cell, the Brier score of the episodes' outcomes under the pool's "
+        "probabilities and the episode-weighted mean absolute accuracy error in points "
+        "(lower is better).",
+        epilog="example: conductor-gym sim fidelity fitted.toml heldout.json",
+    )
+    fid.add_argument("pool", help="a pool file (.toml) or preset of simulated workers")
+    fid.add_argument("results", nargs="+", type=Path, help="held-out results files (.json)")
+    fid.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    fid.set_defaults(handler=run_fidelity)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -69,3 +112,53 @@ def run_audit(args: argparse.Namespace) -> int:
     holds = all(a.holds for a in report.anchors) and not report.findings
     low, high = report.headroom_band
     return 0 if holds and low <= report.headroom <= high else 1
+
+
+def _load_all(paths: list[Path], command: str) -> list[Results] | None:
+    from pydantic import ValidationError
+
+    from conductor_gym.bench.results import Results
+
+    runs = []
+    for path in paths:
+        try:
+            runs.append(Results.load(path))
+        except (OSError, ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"sim {command}: {path}: not a readable results file: {first}", file=sys.stderr)
+            return None
+    return runs
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.simfit import fit
+
+    runs = _load_all(args.results, "fit")
+    if runs is None:
+        return 2
+    try:
+        fitted = fit(runs)
+    except ConductorGymError as exc:
+        print(f"sim fit: {exc}", file=sys.stderr)
+        return 2
+    fitted.to_toml(args.out, name=args.name)
+    print(fitted.format())
+    print(f"wrote {args.out}")
+    return 0
+
+
+def run_fidelity(args: argparse.Namespace) -> int:
+    from conductor_gym.bench.simfit import fidelity
+
+    runs = _load_all(args.results, "fidelity")
+    if runs is None:
+        return 2
+    try:
+        report = fidelity(args.pool, runs)
+    except ConductorGymError as exc:
+        print(f"sim fidelity: {exc}", file=sys.stderr)
+        return 2
+    print(report.format())
+    if args.json is not None:
+        args.json.write_text(json.dumps(dataclasses.asdict(report), indent=2) + "\n")
+    return 0
