@@ -1,6 +1,7 @@
 """The simulated pool's calibration table: single workers, the paper's fixed workflows and
-the reference plans, each played once on **every task** of a suite (never a draw with
-replacement), accuracy averaged over families as the paper averages benchmarks.
+the reference plans, each played once on **every task** of a suite through
+:func:`~conductor_gym.bench.evaluate.evaluate` (never a draw with replacement), accuracy
+averaged over families as the paper averages benchmarks.
 
 ``python -m conductor_gym.bench.calibration [--pool POOL]`` prints the README's table;
 ``tests/sim/test_calibration.py`` checks that the README holds exactly what it prints for
@@ -17,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from conductor_gym.core.agent import as_base_agent
-from conductor_gym.core.agent_spec import make_agent
+from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.core.env import ConductorEnv
 
 __all__ = ["SUITES", "Row", "by_domain", "calibration_rows", "format_table", "play", "score"]
@@ -31,19 +31,13 @@ Outcomes = tuple[tuple[str, bool], ...]
 
 @cache
 def play(pool: str, tasks: str, agent: str) -> Outcomes:
-    """``(family, correct)`` for every task of ``tasks``, in order, played once by the
-    agent ``agent`` (a spec: ``single:0``, ``reflect:2:5``, ``reference:routed_check``)
-    on ``pool``, unshuffled; task ``i`` is played with seed ``i``."""
-    planner = as_base_agent(make_agent(agent))
-    overrides = planner.env_overrides
-    env = ConductorEnv(tasks=tasks, pool=pool, shuffle_workers=False, **overrides)
-    out = []
-    for index in range(len(env.tasks)):
-        observation, info = env.reset(seed=index, options={"task_index": index})
-        _, _, _, _, step = env.step(planner.act(observation, info))
-        out.append((env.tasks[index].domain, step["outcome"] == "correct"))
-    env.close()
-    return tuple(out)
+    """``(family, correct)`` for every task of the suite ``tasks``, once each, played by
+    the agent ``agent`` (a spec: ``single:0``, ``reflect:2:5``, ``reference:routed_check``)
+    on ``pool``, unshuffled: :func:`~conductor_gym.bench.evaluate.evaluate` with one repeat,
+    so ``conductor-gym evaluate --agent AGENT --suite TASKS --pool POOL --repeats 1
+    --no-shuffle-workers`` plays the same episodes."""
+    results = evaluate(agent, tasks, pool=pool, repeats=1, shuffle_workers=False, progress=False)
+    return tuple((e.domain, e.correct) for e in results.episodes)
 
 
 def by_domain(results: Outcomes) -> dict[str, float]:
