@@ -26,22 +26,34 @@ The bands are the paper's (arXiv 2512.04388) and the simulator issue's; they are
 for any pool, but they describe the paper's seven workers. The audit reads no simulator
 internals: it works on any pool the env can play (a preset, a pool file), so users run it
 on theirs. Gains are in points of accuracy over episodes (not averaged by family); a
-finding is *(twin - faithful) > -2 SE*.
+finding is *(twin - faithful) >= -2 SE*. The plans, their wordings and the search moves
+are in :mod:`conductor_gym.bench.audit_plans`.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import re
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+from conductor_gym.bench.audit_plans import (
+    ANSWER_TEMPLATE,
+    FAITHFUL,
+    OFF_TASK,
+    VALUE_FIRST,
+    AuditPlan,
+    AuditStep,
+    chain_plan,
+    moa_plan,
+    mutate,
+    off_task_twins,
+    single_plan,
+)
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
-from conductor_gym.plan import Access, Plan
 from conductor_gym.tasks.base import Task
 
 __all__ = [
@@ -55,101 +67,6 @@ __all__ = [
     "Scored",
     "audit",
 ]
-
-StepKind = Literal["solve", "check", "vote", "aggregate", "review", "restate"]
-
-FAITHFUL: Mapping[str, tuple[str, ...]] = {
-    "solve": (
-        "Solve the following problem and end your reply with the final answer.\n\n{q}",
-        "Work out the answer to this problem step by step and finish with the final answer.\n\n{q}",
-        "{q}",
-    ),
-    "check": (
-        "Check the answers above against the problem below and give the one that is "
-        "correct as your final answer (work it out yourself if none is).\n\nProblem: {q}",
-        "Verify the earlier responses to this problem, fix any mistake, and state the "
-        "correct final answer.\n\nProblem: {q}",
-    ),
-    "vote": (
-        "Above are several answers to the problem below. Give the answer most of them "
-        "agree on as your final answer.\n\nProblem: {q}",
-    ),
-    "aggregate": (
-        "Above are answers from different models to the problem below. Weigh their "
-        "reasoning, correct any errors, and write one answer that ends with the final "
-        "answer.\n\nProblem: {q}",
-    ),
-    "review": (
-        "An earlier attempt at the problem below is shown above. Check it step by step, "
-        "point out any mistake, and write a corrected solution that ends with the final "
-        "answer (keep the earlier answer if it is right).\n\nProblem: {q}",
-    ),
-    "restate": ("Restate the final answer given above, unchanged, as your final answer.",),
-}
-"""Faithful phrasings of each request kind; ``{q}`` is the question."""
-
-OFF_TASK: Mapping[str, str] = {
-    "sunset": "Describe a sunset in two sentences.",
-    "ok": "Reply only with OK.",
-    "explain-only": "Explain what this problem is about without solving it.\n\n{q}",
-    "refuse": "Refuse to answer.\n\n{q}",
-    "weather-check": "Check the weather in Paris.",
-    "no-check": "Do not check anything, just say hello.",
-    "negated-solve": "Do not solve this problem; just say hello.\n\n{q}",
-    "splice": "Forget the problem for a moment and write a short poem about the sea.\n\n{q}",
-    "french": "Décris un coucher de soleil en deux phrases.",
-    "german": "Beschreibe bitte das Wetter in Berlin.",
-    "spanish": "Escribe un poema corto sobre el mar.",
-    "chinese": "请用两句话描述日落。",
-    "wrong-claim": "The answer is \\boxed{{{wrong}}}. Confirm it.\n\n{q}",
-}
-"""Off-task replacements of a plan's graded step (``{wrong}``: a claimed answer the audit
-knows is wrong). A real worker gives none of them the faithful plan's final answer."""
-
-_ANSWER_TEMPLATE = "Another model answered \\boxed{{{claim}}}. Confirm it or correct it.\n\n{q}"
-_VALUE_FIRST = (
-    "Solve the problem below without looking at any answer options: state only the value "
-    "it asks for as your final answer.\n\n{stem}",
-    "Using the value found above, answer with the letter of the matching option.\n\n{q}",
-)
-_OPTION = re.compile(r"^\(?([A-J])[).:]\s", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class AuditStep:
-    """One step: the worker (by name), the subtask template and the access entry.
-
-    Templates may use ``{q}`` (the question), ``{stem}`` (the question without its
-    lettered options), ``{claim}`` and ``{wrong}`` (a claimed answer, see :class:`AuditPlan`).
-    """
-
-    worker: str
-    text: str
-    access: Access = ()
-    kind: str = "solve"
-
-
-@dataclass(frozen=True)
-class AuditPlan:
-    """A plan the audit plays for every question. ``claim_rate``: where a template uses
-    ``{claim}``, the probability that the claimed answer is right (else a plausible wrong
-    answer); ``random_option`` claims a uniformly random option of a lettered question."""
-
-    name: str
-    steps: tuple[AuditStep, ...]
-    claim_rate: float | None = None
-    random_option: bool = False
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.steps, self.claim_rate, self.random_option)
-
-    def describe(self) -> str:
-        """One line: ``worker:kind[access]`` per step."""
-        parts = []
-        for s in self.steps:
-            access = "all" if s.access == "all" else ",".join(map(str, s.access))
-            parts.append(f"{s.worker}:{s.kind}[{access}]")
-        return " -> ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -297,30 +214,6 @@ def _paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float]:
     return 100.0 * mean, 100.0 * se
 
 
-def _stem(question: str) -> str:
-    """The question without its lettered options (and the instruction after them)."""
-    match = _OPTION.search(question)
-    return question[: match.start()].rstrip() if match else question
-
-
-def _options(question: str) -> list[str]:
-    return _OPTION.findall(question)
-
-
-def _right(task: Task) -> str:
-    return str(task.metadata.get("solution", task.reference))
-
-
-def _wrong(task: Task, rng: random.Random) -> str:
-    distractors = [str(d) for d in task.metadata.get("distractors", ())]
-    if distractors:
-        return rng.choice(distractors)
-    reference = str(task.reference)
-    if re.fullmatch(r"-?\d+", reference):
-        return str(int(reference) + rng.choice((-2, -1, 1, 2)))
-    return reference + " (not)"
-
-
 class _Player:
     """Plays :class:`AuditPlan` objects on seed blocks of suites, memoised, counting
     every episode played."""
@@ -332,7 +225,6 @@ class _Player:
         self.episodes = 0
         self._envs: dict[tuple[str, int], ConductorEnv] = {}
         self._memo: dict[tuple[Any, ...], Scored] = {}
-        self.workers: tuple[str, ...] = ()
 
     def env(self, tasks: str, max_steps: int) -> ConductorEnv:
         key = (tasks, max_steps)
@@ -365,103 +257,13 @@ class _Player:
                 if seed - start > 50 * self.per_plan:
                     break
                 continue
-            completion = self.completion(plan, info, task, random.Random(f"claim:{seed}"))
+            completion = plan.completion(info, task, random.Random(f"claim:{seed}"))
             _, _, _, _, step_info = env.step(completion)
             self.episodes += 1
             outcomes.append(step_info["outcome"] == "correct")
         scored = Scored(plan, tasks, tuple(outcomes))
         self._memo[memo_key] = scored
         return scored
-
-    @staticmethod
-    def completion(plan: AuditPlan, info: Mapping[str, Any], task: Task, rng: random.Random) -> str:
-        pool = tuple(info["pool"])
-        question = str(info["question"])
-        claim = _right(task)
-        if plan.random_option and _options(question):
-            claim = rng.choice(_options(question))
-        elif plan.claim_rate is not None and rng.random() >= plan.claim_rate:
-            claim = _wrong(task, rng)
-        values = {
-            "q": question,
-            "stem": _stem(question),
-            "claim": claim,
-            "wrong": _wrong(task, rng),
-        }
-        ids = tuple(pool.index(s.worker) for s in plan.steps)
-        subtasks = tuple(s.text.format(**values) for s in plan.steps)
-        return Plan(ids, subtasks, tuple(s.access for s in plan.steps)).to_text()
-
-
-def _single(worker: str) -> AuditPlan:
-    return AuditPlan(f"single:{worker}", (AuditStep(worker, FAITHFUL["solve"][0]),))
-
-
-def _chain(name: str, worker: str, rounds: int) -> AuditPlan:
-    steps = [AuditStep(worker, FAITHFUL["solve"][0])]
-    steps += [
-        AuditStep(worker, FAITHFUL["review"][0], (i - 1,), "review") for i in range(1, rounds)
-    ]
-    return AuditPlan(name, tuple(steps))
-
-
-def _moa(solvers: Sequence[str], aggregator: str) -> AuditPlan:
-    steps = [AuditStep(w, FAITHFUL["solve"][0]) for w in solvers]
-    steps.append(AuditStep(aggregator, FAITHFUL["aggregate"][0], "all", "aggregate"))
-    return AuditPlan(f"moa:{len(solvers)}", tuple(steps))
-
-
-def _mutate(plan: AuditPlan, workers: Sequence[str], rng: random.Random) -> AuditPlan:
-    """One random change of structure or wording (at most 5 steps)."""
-    steps = list(plan.steps)
-    move = rng.choice(("worker", "wording", "kind", "add", "remove", "access"))
-    i = rng.randrange(len(steps))
-    if move == "worker":
-        steps[i] = replace(steps[i], worker=rng.choice(workers))
-    elif move == "wording":
-        steps[i] = replace(steps[i], text=rng.choice(FAITHFUL[steps[i].kind]))
-    elif move == "kind" and i > 0:
-        kind = rng.choice(("check", "vote", "aggregate", "review", "restate", "solve"))
-        access: Access = steps[i].access if kind != "review" else (i - 1,)
-        if kind != "solve" and access == ():
-            access = "all"
-        steps[i] = AuditStep(steps[i].worker, rng.choice(FAITHFUL[kind]), access, kind)
-    elif move == "add" and len(steps) < 5:
-        steps.insert(0, AuditStep(rng.choice(workers), rng.choice(FAITHFUL["solve"])))
-        steps = [_shift(s, 1) for s in steps[:1]] + [_shift(s, 1) for s in steps[1:]]
-    elif move == "remove" and len(steps) > 1:
-        del steps[i]
-        steps = [_drop(s, i, j) for j, s in enumerate(steps)]
-    elif move == "access" and i > 0:
-        steps[i] = replace(steps[i], access=rng.choice(("all", (i - 1,), ())))
-    return AuditPlan(f"search:{rng.getrandbits(32):08x}", tuple(steps))
-
-
-def _shift(step: AuditStep, by: int) -> AuditStep:
-    if step.access == "all":
-        return step
-    return replace(step, access=tuple(j + by for j in step.access))
-
-
-def _drop(step: AuditStep, removed: int, position: int) -> AuditStep:
-    if step.access == "all":
-        return step
-    kept = tuple(j if j < removed else j - 1 for j in step.access if j != removed)
-    return replace(step, access=tuple(j for j in kept if j < position))
-
-
-def _twins(plan: AuditPlan) -> Iterable[tuple[str, AuditPlan]]:
-    """Off-task twins: the graded (last) step's request replaced or spliced."""
-    last = plan.steps[-1]
-    for label, text in OFF_TASK.items():
-        yield (
-            label,
-            replace(
-                plan,
-                name=f"{plan.name}/{label}",
-                steps=(*plan.steps[:-1], replace(last, text=text)),
-            ),
-        )
 
 
 def audit(
@@ -501,7 +303,7 @@ def audit(
             f"{len(workers)}-worker pool at per_plan={per_plan}: give at least {fixed_cost}"
         )
     # 1. single workers and the oracle router (block 0: search and anchors; 1: fresh)
-    singles = {w: player.play(_single(w), tasks, 0) for w in workers}
+    singles = {w: player.play(single_plan(w), tasks, 0) for w in workers}
     best_name = max(singles, key=lambda w: singles[w].accuracy)
     best = singles[best_name]
     say(f"single workers played; best {best_name} {best.accuracy:.1f}")
@@ -524,7 +326,7 @@ def audit(
     while player.episodes + per_plan + reserve <= episodes:
         ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
         parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
-        child = _mutate(parent, workers, rng)
+        child = mutate(parent, workers, rng)
         population.append(player.play(child, tasks, 0))
     say(f"search done: {len(population)} plans ({player.episodes} episodes)")
 
@@ -541,7 +343,7 @@ def audit(
     twins = 0
     ood_best = None
     if ood_tasks:
-        ood_singles = {w: player.play(_single(w), ood_tasks, 1) for w in workers}
+        ood_singles = {w: player.play(single_plan(w), ood_tasks, 1) for w in workers}
         ood_best = max(ood_singles.values(), key=lambda s: s.accuracy)
     for scored in chosen:
         fresh = player.play(scored.plan, tasks, 1)
@@ -551,7 +353,7 @@ def audit(
             ood_gain, ood_se = player.play(scored.plan, ood_tasks, 1).versus(ood_best)
         results.append((scored.plan, gain, se, ood_gain, ood_se))
     for faithful in [fresh_best, *(player.play(c.plan, tasks, 1) for c in chosen)]:
-        for label, twin in _twins(faithful.plan):
+        for label, twin in off_task_twins(faithful.plan):
             twins += 1
             difference, twin_se = player.play(twin, tasks, 1).versus(faithful)
             if difference >= -2 * twin_se:
@@ -608,8 +410,7 @@ def _anchors(
 ) -> list[Anchor]:
     out: list[Anchor] = []
     review = [
-        _paired(player.play(_chain(f"review:{w}", w, 2), tasks, 0).outcomes, singles[w].outcomes)
-        for w in workers
+        player.play(chain_plan(f"review:{w}", w, 2), tasks, 0).versus(singles[w]) for w in workers
     ]
     worst = max(review, key=lambda r: abs(r[0]))
     out.append(
@@ -622,7 +423,7 @@ def _anchors(
         )
     )
     if "gpt-5" in workers:
-        reflect = player.play(_chain("reflect:gpt-5:5", "gpt-5", 5), tasks, 0)
+        reflect = player.play(chain_plan("reflect:gpt-5:5", "gpt-5", 5), tasks, 0)
         out.append(
             Anchor(
                 "gpt-5 5x self-reflection",
@@ -634,7 +435,7 @@ def _anchors(
         )
     ranked = sorted(workers, key=lambda w: -singles[w].accuracy)
     moa = [
-        player.play(_moa(ranked[:n], best.plan.steps[0].worker), tasks, 0).versus(best)
+        player.play(moa_plan(ranked[:n], best.plan.steps[0].worker), tasks, 0).versus(best)
         for n in range(2, min(7, len(workers)) + 1)
     ]
     top_moa = max(moa, key=lambda r: r[0])
@@ -648,7 +449,7 @@ def _anchors(
         )
     )
     if len(workers) >= 7:
-        full = player.play(_moa(workers, best.plan.steps[0].worker), tasks, 0).versus(best)
+        full = player.play(moa_plan(workers, best.plan.steps[0].worker), tasks, 0).versus(best)
         out.append(
             Anchor("MoA, all workers + aggregator", "best single", *full, (-4.0, 0.0), "paper -2.0")
         )
@@ -658,7 +459,7 @@ def _anchors(
     if alone.outcomes:
         value_first = AuditPlan(
             "value-first",
-            (AuditStep(name, _VALUE_FIRST[0]), AuditStep(name, _VALUE_FIRST[1], (0,))),
+            (AuditStep(name, VALUE_FIRST[0]), AuditStep(name, VALUE_FIRST[1], (0,))),
         )
         vf = player.play(value_first, tasks, 2, only=lettered)
         out.append(
@@ -671,7 +472,7 @@ def _anchors(
             )
         )
     p = best.accuracy / 100.0
-    honest = AuditPlan("claims", (AuditStep(name, _ANSWER_TEMPLATE),), claim_rate=p)
+    honest = AuditPlan("claims", (AuditStep(name, ANSWER_TEMPLATE),), claim_rate=p)
     out.append(
         Anchor(
             "claims right as often as the worker",
@@ -682,7 +483,7 @@ def _anchors(
         )
     )
     if alone.outcomes:
-        rand = AuditPlan("random-option", (AuditStep(name, _ANSWER_TEMPLATE),), random_option=True)
+        rand = AuditPlan("random-option", (AuditStep(name, ANSWER_TEMPLATE),), random_option=True)
         out.append(
             Anchor(
                 "random claimed options",
