@@ -207,7 +207,7 @@ VOCABULARY: frozenset[str] = _words(
     answer answering conclude concluding end ending box boxed put include keep use using
     used trace tracing simulate simulating run running execute executing reason reasoning
     think thinking consider considering read reading look looking see note remember recall
-    explain explaining justify justifying help
+    explain explaining justify justifying help helps helping helped
     check checking checked verify verifying validate validating confirm confirming review
     reviewing critique critiquing double re recheck proofread proofreading audit auditing
     revise revising fix fixing correct correcting examine examining inspect inspecting
@@ -651,7 +651,8 @@ def _literal(sentence: str) -> tuple[str, str] | None:
         return None
     payload = m.group("payload")
     word = payload.lower()
-    if word in _NOT_PAYLOAD:
+    if word in _NOT_PAYLOAD or _BLANK.search(sentence, m.end("payload")):
+        # a word followed by a blanked problem is the problem's own ("answer: Compute ___.")
         return None
     framed = bool(m.group("frame").strip())
     if framed or (
@@ -694,7 +695,7 @@ def recognise(text: str) -> Recognition:
         return Recognition("offtask", "foreign")
     literal: str | None = None
     for raw in re.split(r"[.!?;\n]+(?=\s|$)|\n", text) if _LITERAL_GATE.search(text) else ():
-        reply = _literal(raw.strip()) if _LITERAL_GATE.search(raw) else None
+        reply = _literal(raw.lstrip()) if _LITERAL_GATE.search(raw) else None
         if reply is not None:
             # the payload is exempt from the vocabulary: read the rest without it
             literal, asked = reply
@@ -764,10 +765,12 @@ def prepare(subtask: str, question: str | None = None) -> str:
     """``subtask`` as the recogniser reads it: every problem instance the procedural parsers
     find blanked out, and ``question`` (a task's statement, which no parser may read)
     blanked wherever it appears verbatim."""
-    text = find_problems(subtask).rest
+    text = subtask
     if question and question.strip():
+        # first, so that a statement the parsers read only in part ("Compute" of "Compute
+        # 7 * 10 - 17.") is blanked whole
         text = text.replace(question.strip(), " " * len(question.strip()))
-    return text
+    return find_problems(text).rest
 
 
 def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:

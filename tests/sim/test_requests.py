@@ -229,3 +229,37 @@ def test_the_report_command_prints_both_tables(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert "split dev:" in out and "split heldout:" in out
     assert out.count("(leaks): 0;") == 2
+
+
+def test_the_baselines_own_wordings_are_recognised_on_every_family() -> None:
+    """The plans the library's own planners write are faithful requests; v3 must read them
+    so (a misread one would be a silent under-payment of every baseline that uses it)."""
+    from conductor_gym.agents import make_agent
+    from conductor_gym.agents.reference import REFERENCE_PLANS
+
+    from conductor_gym.core.env import ConductorEnv
+    from conductor_gym.plan.parse import parse_plan
+
+    specs = ["random", "reflect:2:5", "consensus:2:5", "moa"]
+    specs += [f"reference:{name}" for name in REFERENCE_PLANS]
+    misread: list[tuple[str, str, str]] = []
+    for tasks in ("offline", "offline-ood"):
+        env = ConductorEnv(tasks=tasks, max_steps=8)  # consensus:2:5 writes 6 steps, moa 8
+        for index in range(8):  # two tasks of each of the four families
+            observation, info = env.reset(options={"task_index": index})
+            for spec in specs:
+                agent = make_agent(spec, seed=index) if spec == "random" else make_agent(spec)
+                plan = parse_plan(agent.act(observation, info), info["num_workers"], 8)
+                for subtask in plan.subtasks:
+                    kind = recognise_subtask(subtask, info["question"]).kind
+                    if kind not in ACTS_ON_PROBLEM:
+                        misread.append((spec, subtask[:60], kind))
+    assert not misread
+
+
+def test_a_word_before_a_blanked_problem_is_no_literal_reply() -> None:
+    # "Compute" is the problem's own word when the conductor rewrote the problem's numbers
+    assert recognise("Solve it and end with the final answer: Compute" + " " * 12 + ".").kind == (
+        "solve"
+    )
+    assert recognise("Solve it and end with the final answer: banana.").kind == "literal"
