@@ -5,13 +5,18 @@ Runs ``conductor_gym.bench.evaluate.evaluate`` for each baseline agent spec on t
 ``offline-160`` suite (the fixed 160-task subset of the procedural stand-ins) with the
 simulated paper pool (``sim-paper``), the suite seed and 3 repeats (the ranked minimum),
 wraps each run as a submission (pool setting ``simulated``), validates it (re-playing
-every episode), writes ``leaderboard/submissions/baseline-<spec>.json``, removes baseline
+every episode), writes ``leaderboard/submissions/baseline-<spec>.json``
+(``<pool>-baseline-<spec>.json`` for another ``--pool``), removes that pool's baseline
 files of agents no longer seeded, and renders the board from every submission there.
 Specs the installed agents do not know are skipped with a message. It takes about 15 s.
 Run from the repository root::
 
     .venv/bin/python leaderboard/seed_offline.py            # the defaults below
     .venv/bin/python leaderboard/seed_offline.py --agents random moa --suite offline
+    .venv/bin/python leaderboard/seed_offline.py --pool sim-paper-v2   # simulator v2
+
+The board keeps the ``sim-paper-v2`` baselines beside the v3 ones: the trained conductor's
+entry was recorded on simulator v2, and its section ranks it against them.
 
 These entries say how the baselines do against the *simulated* workers on procedural
 tasks; they are not claims about the real models (see the README's offline section).
@@ -63,11 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--agents", nargs="+", default=list(BASELINES), metavar="SPEC")
     parser.add_argument("--suite", default="offline-160", help="suite (offline-160)")
+    parser.add_argument("--pool", default="sim-paper", help="simulated pool (sim-paper)")
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS)
     parser.add_argument("--seed", type=int, default=SUITE_SEED)
     parser.add_argument("--date", type=datetime.date.fromisoformat, default=None)
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
+    prefix = "baseline-" if args.pool == "sim-paper" else f"{slugify(args.pool)}-baseline-"
     written: set[str] = set()
     for spec in args.agents:
         try:
@@ -79,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         results = evaluate(
             spec,
             args.suite,
-            pool="sim-paper",
+            pool=args.pool,
             repeats=args.repeats,
             seed=args.seed,
             progress=False,
@@ -93,14 +100,14 @@ def main(argv: list[str] | None = None) -> int:
             date=args.date,
             notes="Seeded by leaderboard/seed_offline.py: simulated workers, procedural tasks.",
         )
-        target = args.dir / SUBMISSIONS_DIR / f"baseline-{slugify(spec)}.json"
+        target = args.dir / SUBMISSIONS_DIR / f"{prefix}{slugify(spec)}.json"
         report = validate_submission(submission, source=str(target))
         print(format_report(report), f"({time.monotonic() - clock:.1f} s)")
         if not report.ok:
             return 1
         submission.dump(target)
         written.add(target.name)
-    for stale in sorted((args.dir / SUBMISSIONS_DIR).glob("baseline-*.json")):
+    for stale in sorted((args.dir / SUBMISSIONS_DIR).glob(f"{prefix}*.json")):
         if stale.name not in written and set(args.agents) == set(BASELINES):
             stale.unlink()
             print(f"removed {stale} (no longer a seeded baseline)")

@@ -28,7 +28,10 @@ and :attr:`EpisodeRecord.final_answer`. Older files still load (:meth:`Results.l
 :func:`load_results`) and keep their tag: their ``env_config`` is dropped, their
 ``env_kwargs`` read as ``v3`` writes them (a ``{"type": name, **fields}`` setting as its
 fields; ``render_mode``, which never changed an episode, left out); a ``v1`` file's
-``workers`` and ``final_answer`` are ``None``.
+``workers`` and ``final_answer`` are ``None``. A simulated worker's record names its
+simulator version in ``options``; one recorded without it (files written while v2 was the
+default) reads as :data:`UNVERSIONED_SIMULATOR`, so it re-plays on the simulator it ran,
+and such a file's pool ``sim-paper`` reads as ``sim-paper-v2``, the name that preset has now.
 
 Metric definitions (:func:`aggregate`), over a set of episodes:
 
@@ -133,6 +136,11 @@ RECORDED_OPTIONS = ("simulated",)
 """Backends whose ``backend_options`` a :class:`WorkerRecord` keeps: the simulated
 backend's options change its answers; real backends' options hold endpoints and
 credentials, never recorded (their answers re-play from the response cache)."""
+
+UNVERSIONED_SIMULATOR = "v2"
+"""The simulator version of a simulated worker recorded without a ``version`` option: the
+default when every such file was written (simulator v2 was the default from the first
+file with worker records until v3; records written since name their version)."""
 
 OUTCOMES = ("correct", "wrong", "invalid", "error")
 """Episode outcomes, as the env reports them in ``info["outcome"]``."""
@@ -247,8 +255,13 @@ class WorkerRecord(_Model):
 
     @classmethod
     def from_spec(cls, spec: WorkerSpec) -> WorkerRecord:
-        """The record of ``spec``."""
+        """The record of ``spec`` (a simulated worker's with its simulator version named,
+        so that the record keeps meaning the same worker when the default version moves)."""
         options = dict(spec.backend_options) if spec.backend in RECORDED_OPTIONS else {}
+        if spec.backend == "simulated":
+            from conductor_gym.sim.params import DEFAULT_VERSION
+
+            options.setdefault("version", DEFAULT_VERSION)
         return cls(
             name=spec.name,
             backend=spec.backend,
@@ -357,6 +370,11 @@ class Results(_Model):
                 }
         if isinstance(data.get("env_kwargs"), Mapping):
             data["env_kwargs"] = {key: _untagged(v) for key, v in data["env_kwargs"].items()}
+        if isinstance(data.get("workers"), list):
+            versioned = [_versioned(record) for record in data["workers"]]
+            if versioned != data["workers"] and isinstance(data.get("pool"), Mapping):
+                data["pool"] = _pinned_pool(data["pool"])
+            data["workers"] = versioned
         return data
 
     @computed_field  # type: ignore[prop-decorator]
@@ -411,6 +429,29 @@ def _untagged(value: Any) -> Any:
     if isinstance(value, list):
         return [_untagged(v) for v in value]
     return value
+
+
+def _versioned(record: Any) -> Any:
+    """A worker record as this version writes it: a simulated worker's ``options`` name
+    its simulator version (:data:`UNVERSIONED_SIMULATOR` where an older file left it to
+    the default of its day)."""
+    if not isinstance(record, Mapping) or record.get("backend") != "simulated":
+        return record
+    options = record.get("options", {})
+    if not isinstance(options, Mapping) or "version" in options:
+        return record
+    return {**record, "options": {**options, "version": UNVERSIONED_SIMULATOR}}
+
+
+def _pinned_pool(pool: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A pool description of a file recorded before simulated workers named their version:
+    ``sim-paper`` (and its splits, ``sim-paper@train``) then meant the preset now pinned as
+    ``sim-paper-v2``, and reads as that name, so that the shipped preset it claims is the
+    one it ran."""
+    name = pool.get("name")
+    if not isinstance(name, str) or name.split("@")[0] != "sim-paper":
+        return pool
+    return {**pool, "name": f"sim-paper-{UNVERSIONED_SIMULATOR}{name[len('sim-paper') :]}"}
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:

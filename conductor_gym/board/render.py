@@ -345,25 +345,28 @@ def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
 
 def _md_section_title(section: Section) -> str:
     s = section
+    simulator = f", simulator {markdown_text(s.simulator)}" if s.simulator else ""
     env = f", env {markdown_text(s.env)}" if s.env else ""
     graders = f", graders {markdown_text(s.graders)}" if s.graders else ""
     return (
         f"### Suite {_md_code(s.suite)} (`{markdown_text(s.fingerprint)}`), {s.pool_setting} "
-        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){env}{graders}"
+        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){simulator}{env}"
+        f"{graders}"
     )
 
 
 def section_heading(section: Section) -> str:
     """A ranked section's heading on the page: ``Suite <name> (<fingerprint>), <setting>
-    pool <name> (<fingerprint>)``, then ``, env <settings>`` when the runs changed env
-    settings and ``, graders <graders>`` when a re-scoring replaced the tasks' graders
-    (the README's heading, as plain text)."""
+    pool <name> (<fingerprint>)``, then ``, simulator <version>`` for a simulated pool,
+    ``, env <settings>`` when the runs changed env settings and ``, graders <graders>``
+    when a re-scoring replaced the tasks' graders (the README's heading, as plain text)."""
     s = section
+    simulator = f", simulator {s.simulator}" if s.simulator else ""
     env = f", env {s.env}" if s.env else ""
     graders = f", graders {s.graders}" if s.graders else ""
     return (
         f"Suite {s.suite} ({s.fingerprint}), {s.pool_setting} pool {s.pool} "
-        f"({s.pool_fingerprint}){env}{graders}"
+        f"({s.pool_fingerprint}){simulator}{env}{graders}"
     )
 
 

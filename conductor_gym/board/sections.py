@@ -89,6 +89,7 @@ __all__ = [
     "pool_fingerprint",
     "price_table",
     "ran_settings",
+    "simulator_setting",
     "task_graders",
 ]
 
@@ -183,19 +184,22 @@ class Section:
     env: str = ""
     graders: str = ""
     trust: str = "simulated re-play"
+    simulator: str = ""
 
     def title(self) -> str:
         """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
+        ``, simulator <version>`` for a pool with simulated workers (:func:`simulator_setting`),
         ``, env <settings>`` when the run changed env settings (:func:`env_setting`),
         ``, graders <graders>`` when graders replaced the tasks' own
         (:func:`grader_setting`) and ``, cache re-play`` for a section of cache re-plays
         (:data:`TRUST_LEVELS`)."""
+        simulator = f", simulator {self.simulator}" if self.simulator else ""
         env = f", env {self.env}" if self.env else ""
         graders = f", graders {self.graders}" if self.graders else ""
         trust = f", {self.trust}" if self.trust == "cache re-play" else ""
         return (
             f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
-            f"({self.pool_fingerprint}){env}{graders}{trust}"
+            f"({self.pool_fingerprint}){simulator}{env}{graders}{trust}"
         )
 
 
@@ -230,6 +234,21 @@ def _worker_records(results: Results) -> list[dict[str, Any]]:
         workers = results.pool.get("workers")
         return list(workers) if isinstance(workers, list) else []
     return [WorkerRecord.from_spec(spec).model_dump(mode="json") for spec in specs]
+
+
+def simulator_setting(results: Results) -> str:
+    """The simulator version the pool's simulated workers run, as their records name it
+    (``"v3"``, ``"v2+v3"`` for a mixed pool; ``""`` when no worker is simulated): part of
+    the pool fingerprint already, named in the heading so that a reader tells a ``v2``
+    section of ``sim-paper`` from a ``v3`` one."""
+    versions = sorted(
+        {
+            str(record.get("options", {}).get("version", ""))
+            for record in _worker_records(results)
+            if record.get("backend") == "simulated"
+        }
+    )
+    return "+".join(v for v in versions if v)
 
 
 def pool_fingerprint(results: Results) -> str:
@@ -450,6 +469,7 @@ def place(
         env=env_setting(results, replay),
         graders=grader_setting(results),
         trust=verification.trust,
+        simulator=simulator_setting(results),
     )
     reasons: list[str] = []
     if not verification.replayed:

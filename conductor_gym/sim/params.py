@@ -28,10 +28,11 @@ shift, simulator v2): a countdown expression is checked by evaluating it, a trac
 value by re-running the loop, an option only by redoing most of the work."""
 
 VERSIONS = ("v1", "v2", "v3")
-"""Simulator versions; ``v2`` (the default) reads its instructions, ``v1`` is the
-structure-only model of earlier results (preset ``sim-paper-v1``), ``v3`` reads them
-failing closed (preset ``sim-paper-v3``; :mod:`conductor_gym.sim.v3`)."""
-DEFAULT_VERSION = "v2"
+"""Simulator versions: ``v3`` (the default; presets ``sim-paper`` and ``sim-paper-v3``;
+:mod:`conductor_gym.sim.v3`) reads its instructions failing closed, ``v2`` (preset
+``sim-paper-v2``) reads them as earlier results did, ``v1`` (preset ``sim-paper-v1``) is
+the structure-only model of the first results."""
+DEFAULT_VERSION = "v3"
 
 VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
     "v1": {},

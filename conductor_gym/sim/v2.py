@@ -1,6 +1,7 @@
-r"""Simulator v2 (the default, pool ``sim-paper``) for the procedural task families: a
-worker *reads* its messages (:mod:`.context`): it finds the problem instances they pose
-with each family's parser and solves them with a real solver (:mod:`.perception`), reads
+r"""Simulator v2 (pool ``sim-paper-v2``; the default before :mod:`.v3`) for the procedural
+task families: a worker *reads* its messages (:mod:`.context`): it finds the problem
+instances they pose with each family's parser and solves them with a real solver
+(:mod:`.perception`), reads
 the shown answers (earlier steps' final answers and answers the conductor wrote into the
 subtask, both only *claims*), the stated results of sub-problems, and what its subtask
 asks (:mod:`.instructions`); it then acts (:mod:`.behaviour`) with a probability of

@@ -1,6 +1,7 @@
-r"""Simulator v3 (pool ``sim-paper-v3``): simulator v2's reading of the messages, failing
-closed. It may pay less than a real pool for a plan, never more: where it cannot tell
-what a subtask asks, or whether a move would work on real models, it pays nothing.
+r"""Simulator v3 (the default; pools ``sim-paper`` and ``sim-paper-v3``): simulator v2's
+reading of the messages, failing closed. It may pay less than a real pool for a plan,
+never more: where it cannot tell what a subtask asks, or whether a move would work on
+real models, it pays nothing.
 
 A call is decided as in :mod:`.v2` (the problem in view, the shown answers, the stated
 sub-results, the worker's calibrated skill and the problem's structural difficulty),
@@ -43,7 +44,7 @@ with four changes:
   headroom band (+4 to +12 in-domain).
 
 The numbers are v3's defaults in :data:`~conductor_gym.sim.params.VERSION_DYNAMICS`;
-``conductor-gym sim audit --pool sim-paper-v3`` measures what they give against the
+``conductor-gym sim audit`` measures what they give against the
 paper's anchors.
 """
 

@@ -11,9 +11,11 @@ MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbe
 borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
 
 Versions side by side (:data:`~conductor_gym.sim.params.VERSIONS`; the backend option
-``version``; results record it through :func:`simulator_version`): :mod:`.v2` (the
-default, pool ``sim-paper``) reads its messages; :mod:`.v1` (pool ``sim-paper-v1``) is the
-structure-only model of earlier results, and the model v2 keeps for hub benchmarks. Each
+``version``; results record it through :func:`simulator_version`): :mod:`.v3` (the
+default, pools ``sim-paper`` and ``sim-paper-v3``) reads its messages failing closed;
+:mod:`.v2` (pool ``sim-paper-v2``) reads them as the results before v3 did; :mod:`.v1`
+(pool ``sim-paper-v1``) is the structure-only model of the first results, and the model
+v2 and v3 keep for hub benchmarks. Each
 version's module says what in a plan changes the outcome, with every parameter
 (:class:`~conductor_gym.sim.params.SimDynamics`) and its source. This module holds what
 they share: the worker, its reply text, tokens, cost and latency, and the backend factory.
@@ -354,14 +356,14 @@ def simulator_version(pool: _HasSpecs | Sequence[WorkerSpec]) -> str | None:
 def paper_pool_specs(
     latency_scale: float = 0.0, version: str = DEFAULT_VERSION
 ) -> list[WorkerSpec]:
-    """The ``sim-paper`` pool (``sim-paper-v1`` with ``version="v1"``): the paper's seven
-    workers, simulated, at 4096 max tokens and temperature 0.2 (the constrained
-    setting, app. A)."""
+    """The ``sim-paper`` pool (``sim-paper-v2`` with ``version="v2"``, and so on): the
+    paper's seven workers, simulated, at 4096 max tokens and temperature 0.2 (the
+    constrained setting, app. A). Every spec names its version, so a record of it stays
+    the same pool when the default version moves."""
     from conductor_gym.workers.spec import WorkerSpec
 
     options: dict[str, Any] = {"latency_scale": latency_scale} if latency_scale else {}
-    if version != DEFAULT_VERSION:
-        options["version"] = version
+    options["version"] = version
     return [
         WorkerSpec(name=key, backend="simulated", model=key, backend_options=options)
         for key in PAPER_PROFILES

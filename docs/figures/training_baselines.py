@@ -24,7 +24,6 @@ from conductor_gym.trainers.trl.evaluate import agent_eval  # type: ignore[impor
 from conductor_gym.trainers.trl.recipes import common, cpu_orchestrate  # type: ignore[import-not-found]
 
 from conductor_gym.bench.readme_figures import StaleProseError, wrap
-from conductor_gym.core.config import EnvConfig
 from conductor_gym.training.scoring import Scorer
 
 FRESH_FIRST, FRESH_TASKS, FRESH_REPEATS = 2000, 800, 3
@@ -59,7 +58,8 @@ def orchestrate_baselines() -> Evaluations:
 def fresh_baselines() -> Evaluations:
     """Every baseline on the fresh tasks, as ``confirm`` plays them (seed 0)."""
     size = FRESH_FIRST + FRESH_TASKS
-    scorer = Scorer(EnvConfig(tasks="offline", task_options={"size": size}), seed=0)
+    env = cpu_orchestrate.Args().env.replace(tasks="offline", task_options={"size": size})
+    scorer = Scorer(env, seed=0)
     refs = make_refs(range(FRESH_FIRST, size), seed=HELD_OUT_SEED_OFFSET)
     return _play(scorer, refs, FRESH_REPEATS)
 

@@ -17,7 +17,7 @@ from conductor_gym.errors import ConfigurationError
 
 @pytest.fixture(scope="module")
 def v2_report() -> AuditReport:
-    return audit(pool="sim-paper", episodes=4000, per_plan=40, ood_tasks="offline-ood")
+    return audit(pool="sim-paper-v2", episodes=4000, per_plan=40, ood_tasks="offline-ood")
 
 
 def test_the_report_covers_singles_anchors_search_and_twins(v2_report: AuditReport) -> None:

@@ -261,7 +261,7 @@ def relabelled_as_a_custom_litellm_pool(data: Json) -> Expected:
 
 
 def an_easier_simulator_under_the_presets_name(data: Json) -> Expected:
-    data["results"]["workers"][2]["options"] = {"accuracy": {"math500": 1.0}}
+    data["results"]["workers"][2]["options"]["accuracy"] = {"math500": 1.0}
     return "error", "pool", "differ from it ('gpt-5'): name a custom pool after its file"
 
 

@@ -10,7 +10,7 @@ from support import plan_text
 
 from conductor_gym import ConductorEnv
 from conductor_gym.errors import ConductorGymError, InfrastructureError, SimulatorFault
-from conductor_gym.sim import v2
+from conductor_gym.sim import v3
 
 
 def test_a_simulator_bug_is_raised_not_reported_as_a_worker_failure(
@@ -19,10 +19,10 @@ def test_a_simulator_bug_is_raised_not_reported_as_a_worker_failure(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("injected")
 
-    monkeypatch.setattr(v2, "read", broken)
+    monkeypatch.setattr(v3, "read", broken)
     env = ConductorEnv(pool="sim-paper")
     env.reset(seed=0)
-    with pytest.raises(SimulatorFault, match=r"simulator v2 failed for worker 'gemini-2.5-pro'.*"
+    with pytest.raises(SimulatorFault, match=r"simulator v3 failed for worker 'gemini-2.5-pro'.*"
                        r"ZeroDivisionError: injected") as raised:  # fmt: skip
         env.step(plan_text([0], ["Solve it."], [[]]))
     assert isinstance(raised.value, ConductorGymError)

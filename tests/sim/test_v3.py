@@ -1,7 +1,8 @@
-"""Simulator v3 (pool ``sim-paper-v3``) fails closed, on paired episodes (same tasks, same
-worker draws): off-task requests in any wording or language never solve, filler still
-does, asserted answers pull without informing (claims as right as the worker gain
-nothing, random claims cost), and an option-free stem is no easier than its question."""
+"""Simulator v3 (the default, pinned as ``sim-paper-v3``) fails closed, on paired episodes
+(same tasks, same worker draws): off-task requests in any wording or language never
+solve, filler still does, asserted answers pull without informing (claims as right as
+the worker gain nothing, random claims cost), and an option-free stem is no easier than
+its question."""
 
 from __future__ import annotations
 

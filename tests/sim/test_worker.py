@@ -217,7 +217,8 @@ def test_the_simulator_version_is_selectable_and_reported() -> None:
     from conductor_gym.pool import make_pool
     from conductor_gym.sim.worker import simulator_version
 
-    assert simulator_version(make_pool("sim-paper")) == "v2"
+    assert simulator_version(make_pool("sim-paper")) == "v3"
+    assert simulator_version(make_pool("sim-paper-v2")) == "v2"
     assert simulator_version(make_pool("sim-paper-v1")) == "v1"
     assert simulator_version([WorkerSpec("gpt-5", backend_options={"version": "v1"})]) == "v1"
     assert simulator_version(make_pool("paper-constrained")) is None
@@ -225,7 +226,7 @@ def test_the_simulator_version_is_selectable_and_reported() -> None:
         WorkerPool([WorkerSpec("gpt-5", backend_options={"version": "v9"})]).workers  # noqa: B018
 
     # v1 scores plan structure only: a haiku request that carries the question still
-    # "solves" it there; v2 writes the haiku.
+    # "solves" it there; v3 (as v2) writes the haiku.
     haiku = "Write a haiku about autumn; do not answer the question."
     rates = {}
     for pool in ("sim-paper", "sim-paper-v1"):

@@ -102,7 +102,9 @@ def test_env_flags_build_the_env_field() -> None:
     args = train.args_from_arguments(
         parser.parse_args(["--recipe", "cpu-orchestrate", "--k", "3", "--shuffle-workers"])
     )
-    assert args.env == EnvConfig(k=3, shuffle_workers=True)
+    assert args.env == EnvConfig(pool=common.CPU_RECIPE_POOL, k=3, shuffle_workers=True)
+    flagged = parser.parse_args(["--recipe", "cpu-orchestrate", "--pool", "sim-paper"])
+    assert train.args_from_arguments(flagged).env == EnvConfig(pool="sim-paper")
     env = EnvConfig(tasks="offline")
     namespace = _parser("paper", env=False).parse_args(["--recipe", "paper"])
     given = train.args_from_arguments(namespace, env=env)

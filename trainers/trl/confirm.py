@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conductor_gym.core.config import EnvConfig
 from conductor_gym.tasks import make_task_source
 from conductor_gym.training.chat_prompt import ChatPrompt
 from conductor_gym.training.scoring import Scorer
@@ -121,10 +120,11 @@ def confirm(
             raise ValueError(f"{name}: must be >= 1, got {value}")
     if bf16 is None:
         bf16 = choose_cpu_precision().bf16
-    env = EnvConfig(tasks="offline", task_options={"size": first + tasks})
+    recipe = cpu_orchestrate.Args()
+    # the recipe's pool (its simulator version among it), on the fresh tasks
+    env = recipe.env.replace(tasks="offline", task_options={"size": first + tasks})
     scorer = Scorer(env, seed=seed)
     source = scorer.tasks
-    recipe = cpu_orchestrate.Args()
     first_trained = recipe.train_first
     trained = {
         source[i].question for i in range(first_trained, first_trained + (recipe.train_tasks or 0))

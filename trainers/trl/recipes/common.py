@@ -36,6 +36,7 @@ from ..settings import check_fields, setting
 from ..warm_start import WarmStart
 
 __all__ = [
+    "CPU_RECIPE_POOL",
     "PRECISIONS",
     "Args",
     "Clock",
@@ -43,6 +44,7 @@ __all__ = [
     "TrainResult",
     "build_pool",
     "choose_precision",
+    "cpu_recipe_env",
     "episode_config",
     "evaluate_after",
     "grpo_overrides",
@@ -58,6 +60,18 @@ __all__ = [
 PRECISIONS = ("auto", "bf16", "fp32")
 """``--precision``: ``auto`` measures bf16 against float32 on a CPU recipe
 (:mod:`~conductor_gym.trainers.trl.precision`) and keeps bf16 on a GPU."""
+
+CPU_RECIPE_POOL = "sim-paper-v2"
+"""The pool the CPU recipes (``cpu-demo``, ``cpu-orchestrate``) play by default: the
+seven paper workers on simulator v2, the world ``docs/training-cpu.md``'s runs were
+recorded on, kept until the recipes are retrained on v3 (``--pool sim-paper`` trains on
+the current simulator)."""
+
+
+def cpu_recipe_env() -> EnvConfig:
+    """The CPU recipes' default env: the defaults, on :data:`CPU_RECIPE_POOL`."""
+    return EnvConfig(pool=CPU_RECIPE_POOL)
+
 
 STAGES = ("warm_start", "plan_search")
 """The ``cpu-orchestrate`` recipe's stages; the other recipes refuse them."""

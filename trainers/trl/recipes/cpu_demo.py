@@ -6,11 +6,12 @@
 
 The policy (SmolLM2-135M-Instruct) sees a short conductor prompt (:data:`DEMO_TEMPLATES`)
 after a system message and two worked examples as earlier chat turns
-(:data:`DEMO_PREFIX`), with three workers of ``sim-paper`` in a fixed order
-(:data:`DEMO_WORKERS`): it learns whom to ask. GRPO runs with :func:`cpu_demo_config`
-(the paper's algorithm at a CPU's scale; ``docs/training-cpu.md`` lists what it
-changes), on the top four blocks, and the policy is evaluated greedily on 48 held-out
-tasks (the source's last) before and after training.
+(:data:`DEMO_PREFIX`), with three paper workers in a fixed order
+(:data:`DEMO_WORKERS`) of :data:`~.common.CPU_RECIPE_POOL` (simulator v2, where the
+documented runs were recorded; ``--pool sim-paper`` for v3): it learns whom to ask.
+GRPO runs with :func:`cpu_demo_config` (the paper's algorithm at a CPU's scale;
+``docs/training-cpu.md`` lists what it changes), on the top four blocks, and the policy
+is evaluated greedily on 48 held-out tasks (the source's last) before and after training.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.prompts import PromptTemplates
 
 from ..precision import choose_cpu_precision
@@ -160,6 +162,7 @@ class Args(common.Args):
 
     recipe: ClassVar[str] = "cpu-demo"
 
+    env: EnvConfig = dataclasses.field(default_factory=common.cpu_recipe_env)
     workers: tuple[str, ...] | None = DEMO_WORKERS
     train_tasks: int | None = 64
     eval_tasks: int = 48

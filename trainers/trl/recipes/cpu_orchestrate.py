@@ -9,11 +9,13 @@ The policy is asked with its own short chat (:data:`CHAT_PROMPT`, saved with the
 checkpoint), warm-started on plans drawn from a plan prior fitted to the training
 episodes' rewards by a cross-entropy search (:mod:`~conductor_gym.trainers.trl.plan_prior`,
 :mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO
-(:func:`~.cpu_demo.cpu_demo_config` with :data:`GRPO`) on the default env (all seven
-``sim-paper`` workers, fixed order) on offline tasks 160 onwards, and evaluated on tasks
-0-159 (the board's ``offline-160``), never trained on, beside every ``single:<id>`` and
-``best-single``. It saves the checkpoint, ``results.json``, ``curves.png`` and the plan
-table ``plans.md`` in ``--output-dir`` (``docs/training-cpu.md``).
+(:func:`~.cpu_demo.cpu_demo_config` with :data:`GRPO`) on the default env's settings
+(all seven paper workers, fixed order) on :data:`~.common.CPU_RECIPE_POOL` (simulator v2,
+where the documented runs were recorded; ``--pool sim-paper`` for v3), on offline tasks
+160 onwards, and evaluated on tasks 0-159 (the board's ``offline-160``), never trained
+on, beside every ``single:<id>`` and ``best-single``. It saves the checkpoint,
+``results.json``, ``curves.png`` and the plan table ``plans.md`` in ``--output-dir``
+(``docs/training-cpu.md``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from conductor_gym.core.config import EnvConfig
 from conductor_gym.training.chat_prompt import ChatPrompt
 
 from ..data import make_refs
@@ -82,6 +85,7 @@ class Args(common.Args):
 
     recipe: ClassVar[str] = "cpu-orchestrate"
 
+    env: EnvConfig = dataclasses.field(default_factory=common.cpu_recipe_env)
     train_tasks: int | None = 1792
     eval_tasks: int = 160
     eval_repeats: int = 3
