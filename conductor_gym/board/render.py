@@ -93,7 +93,9 @@ class Entry:
     """One row of the board (the ``"overall"`` metrics of one accepted submission).
 
     ``accuracy`` and ``reward`` are ``None`` when no episode was scored (all failed);
-    ``frontier``: on its section's Pareto frontier (ranked entries only).
+    ``frontier``: on its section's Pareto frontier (ranked entries only);
+    ``agent_display_name``: the submission's name for a self-reported agent
+    (:func:`agent_label`).
     """
 
     slug: str
@@ -120,6 +122,7 @@ class Entry:
     date: str
     url: str | None
     frontier: bool = False
+    agent_display_name: str | None = None
 
 
 def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
@@ -139,6 +142,7 @@ def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
                 name=meta.name,
                 authors=tuple(meta.authors),
                 agent=meta.agent,
+                agent_display_name=meta.agent_display_name,
                 section=placement.section,
                 ranked=placement.ranked,
                 reasons=placement.reasons,
@@ -255,12 +259,23 @@ APART_COLUMNS: tuple[tuple[str, str], ...] = (
 _ABSOLUTE = re.compile(r"(?:(?<=^)|(?<=:))(?:file:(?://)?)?(?:~[^:/\\]*|[A-Za-z]:)?[/\\][^:]*")
 
 
-def agent_label(spec: str) -> str:
-    """The agent spec as the board shows it: every absolute path in it (a checkpoint
-    folder ``policy:/home/me/runs/ckpt``, an agent file ``/srv/x/agent.py:Agent``)
-    replaced by ``…/`` and its last component (``policy:…/ckpt``, ``…/agent.py:Agent``),
-    so the page never shows the submitter's folders; relative paths and hub ids
-    (``policy:org/model``) are kept. The submission itself keeps the full spec."""
+_AGENT_FILE = re.compile(r".+\.py:[A-Za-z_]\w*")
+
+
+def agent_label(spec: str, display_name: str | None = None) -> str:
+    """The agent as the board shows it.
+
+    With the submission's ``agent_display_name``: ``<kind>:<display name>``, the kind being
+    the spec's own (``policy``, ``llm``, a plug-in's name) or ``file`` for an agent file
+    (``policy:smollm2-conductor-v3``). Otherwise the spec, with every absolute path in it
+    (a checkpoint folder ``policy:/home/me/runs/ckpt``, an agent file
+    ``/srv/x/agent.py:Agent``) replaced by ``…/`` and its last component (``policy:…/ckpt``,
+    ``…/agent.py:Agent``), so the page never shows the submitter's folders; relative paths
+    and hub ids (``policy:org/model``) are kept. The submission itself keeps the full
+    spec."""
+    if display_name:
+        kind = "file" if _AGENT_FILE.fullmatch(spec) else spec.partition(":")[0]
+        return f"{kind}:{display_name}"
 
     def short(match: re.Match[str]) -> str:
         parts = [p for p in re.split(r"[/\\]", match[0]) if p]
@@ -281,7 +296,7 @@ def _ranked_cells(rank: int, e: Entry) -> list[str]:
         f"{e.steps:.2f}",
         _share(e.failed),
         "★" if e.frontier else "",
-        agent_label(e.agent),
+        agent_label(e.agent, e.agent_display_name),
         _size(e),
         e.prices,
         e.verified,
@@ -303,7 +318,7 @@ def _apart_cells(e: Entry) -> list[str]:
         _pm(e.accuracy, e.accuracy_se, percent=True),
         _money(e.cost),
         _share(e.failed),
-        agent_label(e.agent),
+        agent_label(e.agent, e.agent_display_name),
         f"{e.section.suite} ({e.section.fingerprint})",
         pool,
         _size(e),
@@ -399,7 +414,7 @@ def render_markdown(entries: Sequence[Entry]) -> str:
             cells = [markdown_text(c) for c in _ranked_cells(rank, entry)]
             if entry.url and http_url(entry.url):
                 cells[_NAME] = f"[{cells[_NAME]}]({_md_url(entry.url)})"
-            cells[_AGENT] = _md_code(agent_label(entry.agent))
+            cells[_AGENT] = _md_code(agent_label(entry.agent, entry.agent_display_name))
             lines.append(_md_row(cells))
     lines += ["", "## Listed apart (not ranked)", ""]
     if not apart:
@@ -408,7 +423,7 @@ def render_markdown(entries: Sequence[Entry]) -> str:
         lines += _md_head(APART_COLUMNS)
         for entry in apart:
             cells = [markdown_text(c) for c in _apart_cells(entry)]
-            cells[4] = _md_code(agent_label(entry.agent))
+            cells[4] = _md_code(agent_label(entry.agent, entry.agent_display_name))
             lines.append(_md_row(cells))
     lines += ["", VERIFIED_MD, "", SUBMITTING_MD]
     return "\n".join(lines) + "\n"
@@ -464,8 +479,10 @@ SUBMITTING_MD = f"""\
    recorded.
 2. Wrap it with metadata: `conductor-gym leaderboard submit results.json --name NAME
    --author AUTHOR --training-data TEXT --pool-setting constrained|unconstrained|simulated
-   [--cache responses.sqlite]` validates it (re-playing every episode) and writes
-   `leaderboard/submissions/<slug>.json` (and the cache beside it, pinned by its SHA-256).
+   [--cache responses.sqlite] [--display-name NAME]` validates it (re-playing every
+   episode) and writes `leaderboard/submissions/<slug>.json` (and the cache beside it,
+   pinned by its SHA-256). A checkpoint, LLM or agent-file entry with `--display-name`
+   shows as `policy:NAME` (`llm:NAME`, `file:NAME`) instead of its spec's local path.
 3. Open a pull request with those files. CI runs `conductor-gym leaderboard validate`,
    which says for each entry whether it is ranked, and where, or why it is listed apart;
    `conductor-gym leaderboard render` then rebuilds this page."""

@@ -84,7 +84,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from conductor_gym.bench.results import Metrics, Results, aggregate
 from conductor_gym.board.sections import (
@@ -114,6 +121,7 @@ if TYPE_CHECKING:
     from conductor_gym.tasks import TaskSource
 
 __all__ = [
+    "DISPLAY_NAME_PATTERN",
     "MAX_PLAN_STEPS",
     "MAX_RECURSIONS",
     "MAX_REPEATS",
@@ -149,6 +157,9 @@ _MAX_LISTED = 5  # per-episode problems listed before "... and N more"
 _ENUMERATED = 1_000_000  # most missing episodes looked up one by one
 _FILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
+DISPLAY_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,79}$"
+"""An ``agent_display_name``: no path separator, colon or space, so it reads as one name."""
+
 
 def _one_line(text: str) -> str:
     if re.search(r"[\x00-\x1f\x7f\u2028\u2029]", text):
@@ -161,6 +172,13 @@ class SubmissionMetadata(BaseModel):
 
     Text is bounded (``name`` 80 characters, each author 100, ``agent`` 200,
     ``training_data`` 500, ``url`` 500, ``notes`` 2000); ``url`` must be ``http(s)``.
+
+    ``agent_display_name``: how the board's Agent column names an agent that cannot be
+    re-run (a checkpoint, an LLM, an agent file), shown as ``<kind>:<display name>``
+    (:func:`~conductor_gym.board.render.agent_label`) instead of the spec's local path;
+    up to 80 letters, digits, ``.``, ``_``, ``+`` and ``-``. A built-in agent that
+    validation re-runs is named by its spec alone and refuses one, so no entry can pose
+    as one.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -175,6 +193,7 @@ class SubmissionMetadata(BaseModel):
     notes: str | None = Field(default=None, max_length=2000)
     response_cache: str | None = Field(default=None, pattern=_FILE_NAME)
     response_cache_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    agent_display_name: str | None = Field(default=None, pattern=DISPLAY_NAME_PATTERN)
 
     @field_validator("name", "agent")
     @classmethod
@@ -196,6 +215,18 @@ class SubmissionMetadata(BaseModel):
         if value is not None and not http_url(value):
             raise ValueError("must be an http:// or https:// URL with a host")
         return value
+
+    @model_validator(mode="after")
+    def _display_name_for_self_reported_agents(self) -> SubmissionMetadata:
+        from conductor_gym.board.identity import is_rerunnable
+
+        if self.agent_display_name is not None and is_rerunnable(self.agent):
+            raise ValueError(
+                f"agent_display_name: the built-in agent {self.agent!r} is re-run on "
+                "validation and shown by its spec; a display name is for agents that cannot be "
+                "(policy:, llm:, an agent file)"
+            )
+        return self
 
 
 class Submission(BaseModel):
@@ -1032,8 +1063,12 @@ def make_submission(
     url: str | None = None,
     notes: str | None = None,
     response_cache: str | Path | None = None,
+    agent_display_name: str | None = None,
 ) -> Submission:
     """Wrap ``results`` with metadata (``agent`` is taken from ``results.agent["spec"]``).
+
+    ``agent_display_name``: the name the board shows for a self-reported agent instead of
+    its spec's path (:class:`SubmissionMetadata`).
 
     ``response_cache``: the run's response-cache file; its write-ahead log is folded into
     it first, then the submission names it by its file name and pins its SHA-256 (the
@@ -1058,6 +1093,7 @@ def make_submission(
             "notes": notes,
             "response_cache": cache_name,
             "response_cache_sha256": cache_digest,
+            "agent_display_name": agent_display_name,
         }
     )
     return Submission(metadata=metadata, results=results)

@@ -94,6 +94,7 @@ def _submit(args: argparse.Namespace) -> int:
             url=args.url,
             notes=args.notes,
             response_cache=args.cache,
+            agent_display_name=args.display_name,
         )
     except (OSError, ValueError, RecursionError) as exc:  # ValidationError is a ValueError
         reason = reading_error(exc)
@@ -200,6 +201,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
     submit.add_argument("--url", help="an http(s) URL about the entry")
+    submit.add_argument(
+        "--display-name",
+        help="the Agent column's name for a policy, llm or agent-file entry, shown as "
+        "KIND:NAME instead of the spec's local path (letters, digits, . _ + -)",
+    )
     submit.add_argument("--notes")
     submit.add_argument(
         "--cache", default=None, help="the run's response cache (real pools): shipped beside it"

@@ -4,16 +4,18 @@ self-reported completions."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from board_support import messages, wrap
+from pydantic import ValidationError
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.replay import replay_results, run_sources
 from conductor_gym.bench.results import Results, aggregate
 from conductor_gym.board.identity import is_rerunnable
-from conductor_gym.board.submissions import validate_submission
+from conductor_gym.board.submissions import Submission, make_submission, validate_submission
 
 LIMIT = 12  # tasks of the offline suite: 12 episodes a run
 
@@ -108,3 +110,60 @@ def test_an_agent_file_is_never_loaded(singles: list[Results], tmp_path: Path) -
         assert report.placement is not None, messages(report)
         assert report.placement.identity.check == "self-reported completions"
     assert not marker.exists()
+
+
+def test_a_display_name_replaces_a_checkpoint_path_on_the_board(
+    singles: list[Results], tmp_path: Path
+) -> None:
+    """``leaderboard submit --display-name`` (issue 25, item 5): the Agent column names a
+    self-reported agent by kind and display name; the submission keeps the full spec."""
+    from conductor_gym.board.render import entries_from, render_markdown
+    from conductor_gym.cli.main import main
+
+    spec = "policy:/home/alice/runs/orchestrate/checkpoint"
+    run = tmp_path / "results.json"
+    _renamed(singles[2], spec).dump(run)
+    argv = ["leaderboard", "submit", str(run), "--name", "SmolLM2 conductor", "--author", "A"]
+    argv += ["--training-data", "offline 160+", "--pool-setting", "simulated"]
+    argv += ["--dir", str(tmp_path / "board"), "--display-name", "smollm2-135m-conductor"]
+    assert main(argv) == 0
+    path = tmp_path / "board" / "submissions" / "smollm2-conductor.json"
+    submission = Submission.load(path)
+    assert submission.metadata.agent == spec
+    assert submission.metadata.agent_display_name == "smollm2-135m-conductor"
+    report = validate_submission(submission)
+    [entry] = entries_from([("smollm2-conductor", report)])
+    page = render_markdown([entry])
+    assert "`policy:smollm2-135m-conductor`" in page and "alice" not in page
+
+
+@pytest.mark.parametrize(
+    ("spec", "name", "error"),
+    [
+        ("single:2", "best-conductor", "the built-in agent 'single:2' is re-run on validation"),
+        ("policy:/ckpt", "single:2", "String should match pattern"),
+        ("policy:/ckpt", "../../etc", "String should match pattern"),
+        ("policy:/ckpt", "a b", "String should match pattern"),
+    ],
+)
+def test_a_display_name_cannot_pose_as_another_agent(
+    singles: list[Results], spec: str, name: str, error: str
+) -> None:
+    with pytest.raises(ValidationError, match=re.escape(error)):
+        make_submission(
+            _renamed(singles[2], spec),
+            name="x",
+            authors=["A"],
+            training_data="none",
+            pool_setting="simulated",
+            agent_display_name=name,
+        )
+
+
+def test_the_agent_label_of_each_kind_with_a_display_name() -> None:
+    from conductor_gym.board.render import agent_label
+
+    assert agent_label("policy:/a/b/ckpt", "mine") == "policy:mine"
+    assert agent_label("llm:openai/gpt-5", "mine") == "llm:mine"
+    assert agent_label("/srv/x/agent.py:Agent", "mine") == "file:mine"
+    assert agent_label("policy:/a/b/ckpt", None) == "policy:…/ckpt"
