@@ -306,6 +306,7 @@ class ConductorEnv(gym.Env[str, str]):
                 len(workers),
                 self.max_steps,
                 self_id=self_worker.self_id if self_worker else None,
+                names=draw.names,
             ),
         )
         self._last_info = None
@@ -368,6 +369,7 @@ class ConductorEnv(gym.Env[str, str]):
             self.max_steps,
             may_stop=not self._must_continue(episode),
             self_id=episode.self_id,
+            names=episode.draw.names,
         )
         info = self._step_info(episode)
         self._last_info = info

@@ -209,7 +209,7 @@ _TEMPLATE_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "self_call": (frozenset({"task"}), frozenset({"context", "task"})),
     "self_call_turn": (frozenset({"answer"}), frozenset({"subtask", "answer"})),
     "example": (frozenset({"question", "response"}), frozenset({"n", "question", "response"})),
-    "worker_list_item": (frozenset({"id"}), frozenset({"id"})),
+    "worker_list_item": (frozenset({"id"}), frozenset({"id", "name"})),
     "first_step": (frozenset({"question", "subtask"}), frozenset({"question", "subtask"})),
     "examples_header": (frozenset(), frozenset()),
 }
@@ -254,7 +254,9 @@ class PromptTemplates:
         examples: Few-shot examples, rendered in order into ``{examples}``; empty for none.
         examples_header: Text placed before the examples (no fields).
         example: One example. Fields: ``question``, ``response`` (required), ``n`` (1-based).
-        worker_list_item: One line of the worker list. Field: ``id``.
+        worker_list_item: One line of the worker list. Fields: ``id`` (required) and
+            ``name``, the worker's name in the pool (``"Model {id}: {name}"`` shows the
+            conductor who it may ask; the paper lists ids alone, the default).
         first_step: The first worker's user message. Fields: ``question``, ``subtask``.
         worker_system: An optional system message given to every worker.
         self_worker_item: The worker-list line of the conductor itself, when it is offered
@@ -320,21 +322,36 @@ class PromptTemplates:
         )
         return self.examples_header + body
 
-    def worker_list(self, num_workers: int, self_id: int | None = None) -> str:
+    def worker_list(
+        self, num_workers: int, self_id: int | None = None, names: Sequence[str] = ()
+    ) -> str:
         """The workers as the conductor sees them, ``Model 0`` .. ``Model k-1`` one a line;
-        ``self_id`` marks the conductor itself when it is offered as a worker."""
+        ``self_id`` marks the conductor itself when it is offered as a worker. ``names``:
+        the workers' names in ``Model`` order, for a ``worker_list_item`` that shows them
+        (a worker without one is named by its id)."""
         return "\n".join(
-            (self.self_worker_item if i == self_id else self.worker_list_item).format(id=i)
+            self.self_worker_item.format(id=i)
+            if i == self_id
+            else self.worker_list_item.format(
+                id=i, name=names[i] if i < len(names) else f"Model {i}"
+            )
             for i in range(num_workers)
         )
 
     def conductor_prompt(
-        self, question: str, num_workers: int, max_steps: int, *, self_id: int | None = None
+        self,
+        question: str,
+        num_workers: int,
+        max_steps: int,
+        *,
+        self_id: int | None = None,
+        names: Sequence[str] = (),
     ) -> str:
-        """The observation for a new episode (or for an inner call of the conductor)."""
+        """The observation for a new episode (or for an inner call of the conductor);
+        ``names`` as in :meth:`worker_list`."""
         return self.conductor.format(
             question=question,
-            worker_list=self.worker_list(num_workers, self_id),
+            worker_list=self.worker_list(num_workers, self_id, names),
             num_workers=num_workers,
             max_steps=max_steps,
             examples=self._examples_block,
@@ -349,15 +366,17 @@ class PromptTemplates:
         *,
         may_stop: bool = True,
         self_id: int | None = None,
+        names: Sequence[str] = (),
     ) -> str:
         """The observation after a plan has run, in multi-turn episodes. With
-        ``may_stop=False`` (forced recursion) the empty-lists option is withdrawn."""
+        ``may_stop=False`` (forced recursion) the empty-lists option is withdrawn;
+        ``names`` as in :meth:`worker_list`."""
         continuation = self.recursive_may_stop if may_stop else self.recursive_must_continue
         return self.recursive.format(
             question=question,
             answer=answer,
             continuation=continuation.format(max_steps=max_steps),
-            worker_list=self.worker_list(num_workers, self_id),
+            worker_list=self.worker_list(num_workers, self_id, names),
             num_workers=num_workers,
             max_steps=max_steps,
         )

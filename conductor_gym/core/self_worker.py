@@ -131,11 +131,13 @@ class SelfWorker(Worker):
         self.budget.left -= 1
         question = self.templates.self_call_question(messages)
         k = len(self.workers)
+        names = tuple(w.name for w in self.workers)
         observation = self.templates.conductor_prompt(
-            question, k, self.max_steps, self_id=self.self_id
+            question, k, self.max_steps, self_id=self.self_id, names=names
         )
         info = {
             "question": question,
+            "pool": names,
             "num_workers": k,
             "max_steps": self.max_steps,
             "round": 0,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,8 @@ class ChatPrompt:
     number of workers.
 
     ``user`` is a ``str.format`` template with the fields ``question`` and
-    ``worker_list`` (one ``worker_item`` line per worker, e.g. ``Model 3``).
+    ``worker_list`` (one ``worker_item`` line per worker, e.g. ``Model 3``; ``worker_item``
+    may also show the worker's ``name``, as ``"Model {id}: {name}"``).
     """
 
     system: str
@@ -51,9 +52,15 @@ class ChatPrompt:
             if missing:
                 raise ValueError(f"ChatPrompt.{name} must contain {missing} fields")
 
-    def messages(self, question: str, num_workers: int) -> list[dict[str, str]]:
-        """The chat for one episode."""
-        workers = "\n".join(self.worker_item.format(id=i) for i in range(num_workers))
+    def messages(
+        self, question: str, num_workers: int, names: Sequence[str] = ()
+    ) -> list[dict[str, str]]:
+        """The chat for one episode; ``names``: the workers' names in ``Model`` order (a
+        worker without one is named by its id)."""
+        workers = "\n".join(
+            self.worker_item.format(id=i, name=names[i] if i < len(names) else f"Model {i}")
+            for i in range(num_workers)
+        )
         return [
             {"role": "system", "content": self.system},
             {"role": "user", "content": self.user.format(question=question, worker_list=workers)},
@@ -61,7 +68,9 @@ class ChatPrompt:
 
     def for_info(self, info: Mapping[str, Any]) -> list[dict[str, str]]:
         """The chat for the episode an env ``info`` describes."""
-        return self.messages(str(info["question"]), int(info["num_workers"]))
+        return self.messages(
+            str(info["question"]), int(info["num_workers"]), tuple(info.get("pool", ()))
+        )
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)

@@ -157,3 +157,21 @@ def test_every_few_shot_example_is_a_valid_plan(index: int) -> None:
     example = DEFAULT_TEMPLATES.examples[index]
     plan = parse_plan(example.response, num_workers=4, max_steps=5)
     assert 1 <= len(plan) <= 5 and plan.subtasks[-1]
+
+
+def test_the_worker_list_may_name_the_drawn_workers() -> None:
+    """``worker_list_item`` may show ``{name}``: with shuffled ids and k of n drawn, the
+    conductor then reads who each ``Model i`` is from its own observation."""
+    from conductor_gym import ConductorEnv
+
+    templates = PromptTemplates(worker_list_item="Model {id}: {name}")
+    env = ConductorEnv(k=3, shuffle_workers=True, templates=templates)
+    for seed in range(4):
+        observation, info = env.reset(seed=seed)
+        listed = observation.split("AVAILABLE LANGUAGE MODELS:\n")[1].split("\n")[:3]
+        assert listed == [f"Model {i}: {name}" for i, name in enumerate(info["pool"])]
+    # the default stays the paper's: ids alone
+    observation, info = ConductorEnv(k=3, shuffle_workers=True).reset(seed=0)
+    assert not any(name in observation for name in info["pool"])
+    with pytest.raises(ValueError, match=re.escape("worker_list_item")):
+        PromptTemplates(worker_list_item="Model {id}: {model}")

@@ -37,3 +37,14 @@ def test_bad_prompts_are_refused(tmp_path: Path) -> None:
     (tmp_path / PROMPT_FILE).write_text('{"system": "x", "colour": 1}')
     with pytest.raises(ValueError, match="not a conductor prompt"):
         ChatPrompt.find(tmp_path)
+
+
+def test_a_chat_prompt_may_name_the_drawn_workers() -> None:
+    from conductor_gym import ConductorEnv
+    from conductor_gym.training.chat_prompt import ChatPrompt
+
+    prompt = ChatPrompt(system="Plan.", worker_item="Model {id}: {name}")
+    _, info = ConductorEnv(k=2, shuffle_workers=True).reset(seed=3)
+    user = prompt.for_info(info)[1]["content"]
+    assert user.endswith(f"Models:\nModel 0: {info['pool'][0]}\nModel 1: {info['pool'][1]}")
+    assert ChatPrompt(system="Plan.").for_info(info)[1]["content"].endswith("Model 0\nModel 1")
