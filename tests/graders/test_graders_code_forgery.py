@@ -6,6 +6,13 @@ from a referee process that never runs the solution and holds the only descripto
 the run's output; the test process is watched by an audit hook and runs against frozen
 machinery (see :mod:`conductor_gym.graders.code.harness`). Legitimate programs that use
 frames through libraries (logging, pandas' warnings, tracebacks, dataclasses) still pass.
+
+The later ones (each graded correct before, the thread races now and then) go through
+the test code itself: comparisons and truth tests it writes, library helpers it calls
+directly (a patch that undoes itself, one raced by a thread), library functions and
+modules the program replaced, and builtins the harness itself used to look up at run
+time. The test code is now instrumented (:mod:`conductor_gym.graders.code.rewrite`) and
+checked before each call, comparison and truth test; legitimate tests still pass.
 """
 
 from __future__ import annotations
@@ -39,6 +46,106 @@ import unittest
 class TestCases(unittest.TestCase):
     def test_mean(self):
         self.assertAlmostEqual(task_func([1, 2]), 1.5)
+"""
+
+# An object that equals everything, for the comparisons the test code writes itself.
+SAME = (
+    "class Same:\n    def __eq__(self, other):\n        return True\n"
+    "    def __ne__(self, other):\n        return False\n"
+)
+
+# The same three checks as TEST_CODE, written as comparisons in the test code.
+COMPARING_TESTS = """
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_small(self):
+        self.assertTrue(task_func([1, 2, 3]) == 6)
+
+    def test_empty(self):
+        assert task_func([]) == 0
+
+    def test_negative(self):
+        if task_func([-1, 1, -5]) != -5:
+            self.fail("wrong sum")
+"""
+
+# A thread that patches a builtin and restores it in a tight loop, switching threads as
+# often as it can: before, now and then (a run in tens) the patch slipped past the check
+# made before assertAlmostEqual (which calls round) and the run was graded correct.
+RACE_ROUND = """
+import importlib, sys, threading
+b = importlib.import_module('built' + 'ins')
+real = b.round
+
+def fake(*args, **kwargs):
+    return 0
+
+def race():
+    while True:
+        setattr(b, 'ro' + 'und', fake)
+        setattr(b, 'ro' + 'und', real)
+
+def task_func(values):
+    sys.setswitchinterval(1e-6)
+    threading.Thread(target=race, daemon=True).start()
+    return 99.0
+"""
+
+# Calls a builtin the harness's audit hook used to look up at run time: the fake then
+# ran inside the hook, unaudited, walked the frames to the harness's finish() and
+# reported a clean run (a wrong solution passed all its tests).
+HOOK_BUILTIN = """
+import importlib
+b = importlib.import_module('built' + 'ins')
+s = importlib.import_module('s' + 'ys')
+real = b.type
+
+def fake(*args):
+    setattr(b, 'ty' + 'pe', real)
+    frame = getattr(s, '_get' + 'frame')(0)
+    while frame is not None:
+        names = getattr(frame, 'f_' + 'locals')
+        if 'finish' in names and 'config' in names:
+            n = names['config']['expected']
+            names['finish']({'run': n, 'stopped': n, 'failures': 0, 'errors': 0,
+                             'skipped': 0, 'unexpected': 0, 'first': None}, True)
+        frame = getattr(frame, 'f_' + 'back')
+    return real(*args)
+
+setattr(b, 'ty' + 'pe', fake)
+compile('1', 'x', 'eval')
+
+def task_func(values):
+    return -1
+"""
+
+# Swaps the tests for ones that pass, through the exec the harness loaded them with.
+EXEC_SWAP = """
+import importlib
+b = importlib.import_module('built' + 'ins')
+real = b.exec
+PASSING = ('import unittest\\nclass TestCases(unittest.TestCase):\\n'
+           '    def test_small(self): pass\\n    def test_empty(self): pass\\n'
+           '    def test_negative(self): pass\\n')
+
+def fake(code, *rest):
+    setattr(b, 'ex' + 'ec', real)
+    return real(PASSING, *rest)
+
+setattr(b, 'ex' + 'ec', fake)
+
+def task_func(values):
+    return -1
+"""
+
+ISCLOSE_TESTS = """
+import unittest
+import math
+
+class TestCases(unittest.TestCase):
+    def test_mean(self):
+        self.assertTrue(math.isclose(task_func([1, 2]), 1.5))
 """
 
 FORGERIES = [
@@ -250,6 +357,110 @@ FORGERIES = [
         "test_solution.TestCases.test_empty failed: AssertionError: -1 != 0",
         id="rewrite-test-file",
     ),
+    pytest.param(
+        # A comparison written in the test code called the result's own __eq__ / __ne__
+        # (graded correct before); the test module's comparisons are now checked.
+        SAME + "def task_func(values):\n    return Same()\n",
+        COMPARING_TESTS,
+        "rejected: the test code compared (or tested the truth of) an object whose "
+        "Same.__eq__ the program defines itself",
+        id="compare-in-test-code",
+    ),
+    pytest.param(
+        SAME + "def task_func(values):\n    return {'total': [Same()]}\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_small(self):\n"
+        "        self.assertTrue(task_func([1, 2, 3]) == {'total': [6]})\n",
+        "rejected: the test code compared (or tested the truth of) an object whose "
+        "Same.__eq__ the program defines itself",
+        id="compare-container-in-test-code",
+    ),
+    pytest.param(
+        "class Empty(list):\n    def __bool__(self):\n        return False\n"
+        "def task_func(values):\n    return Empty([-1])\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_no_negatives(self):\n        assert not task_func([-1, -2])\n",
+        "rejected: the test code compared (or tested the truth of) an object whose "
+        "Empty.__bool__ the program defines itself",
+        id="truth-test-in-test-code",
+    ),
+    pytest.param(
+        RACE_ROUND,
+        ALMOST_TESTS,
+        "rejected: a thread the program started is still running while the tests run",
+        id="thread-race",
+    ),
+    pytest.param(
+        HOOK_BUILTIN,
+        TEST_CODE,
+        "rejected: builtins.type was replaced",
+        id="builtin-inside-the-hook",
+    ),
+    pytest.param(
+        EXEC_SWAP,
+        TEST_CODE,
+        "test_solution.TestCases.test_empty failed: AssertionError: -1 != 0",
+        id="exec-swaps-the-tests",
+    ),
+    pytest.param(
+        # The loader lists the test methods through filter: three runs of the one test
+        # the program gets right.
+        "import importlib\nb = importlib.import_module('built' + 'ins')\nreal = b.filter\n"
+        "def fake(keep, names):\n    names = list(real(keep, names))\n"
+        "    return ['test_small'] * len(names) if 'test_small' in names else names\n"
+        "setattr(b, 'fil' + 'ter', fake)\n"
+        "def task_func(values):\n    return 6 if values == [1, 2, 3] else -1\n",
+        TEST_CODE,
+        "rejected: builtins.filter was replaced",
+        id="loader-filter",
+    ),
+    pytest.param(
+        # A global of the program that shadows a builtin the tests call: the tests
+        # see the real one.
+        "def len(values):\n    return 3\ndef task_func(values):\n    return [0]\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_len(self):\n        self.assertEqual(len(task_func([1, 2, 3])), 3)\n",
+        "test_solution.TestCases.test_len failed: AssertionError: 1 != 3",
+        id="shadowed-builtin",
+    ),
+    pytest.param(
+        # A library function the tests call, replaced for good (math is not watched).
+        "import math\nsetattr(math, 'is' + 'close', lambda *a, **k: True)\n"
+        "def task_func(values):\n    return -1\n",
+        ISCLOSE_TESTS,
+        "rejected: the test called math.isclose, which is the program's own code",
+        id="patched-library-function",
+    ),
+    pytest.param(
+        "import math\nsetattr(math, 'is' + 'close', lambda *a, **k: True)\n"
+        "def task_func(values):\n    return -1\n",
+        "import unittest\nfrom math import isclose\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        self.assertTrue(isclose(task_func([1, 2]), 1.5))\n",
+        "rejected: the test called isclose, which is the program's own code",
+        id="patched-library-function-imported",
+    ),
+    pytest.param(
+        # A module of its own in sys.modules, which the tests' import then finds.
+        "import importlib, types\ns = importlib.import_module('s' + 'ys')\n"
+        "fake = types.ModuleType('math')\nfake.isclose = lambda *a, **k: True\n"
+        "getattr(s, 'mod' + 'ules')['math'] = fake\n"
+        "def task_func(values):\n    return -1\n",
+        ISCLOSE_TESTS,
+        "rejected: the test called math.isclose, which is the program's own code",
+        id="fake-module",
+    ),
+    pytest.param(
+        # A module whose class is swapped for one that hands out a fake on lookup,
+        # leaving the module's dict (what the checks read) untouched.
+        "import math, types\nclass Sly(types.ModuleType):\n"
+        "    def __getattribute__(self, name):\n"
+        "        if name == 'is' + 'close':\n            return lambda *a, **k: True\n"
+        "        return types.ModuleType.__getattribute__(self, name)\n"
+        "math.__class__ = Sly\ndef task_func(values):\n    return -1\n",
+        ISCLOSE_TESTS,
+        "rejected: the program changed the class of a module",
+        id="module-class",
+    ),
 ]
 
 
@@ -363,4 +574,179 @@ class PandasCases(unittest.TestCase):
 """
     )
     verdict = unit(program, test_code, libs=["pandas"])
+    assert verdict.correct, verdict
+
+
+# -- the task's libraries ----------------------------------------------------------------
+
+NUMPY_TESTS = """
+import unittest
+import numpy as np
+
+class TestCases(unittest.TestCase):
+    def test_array(self):
+        result = task_func([1])
+        np.testing.assert_array_equal(result, [1])
+"""
+
+LIBRARY_FORGERIES = [
+    pytest.param(
+        # Undoes itself when called: tests call numpy's helpers directly, and the
+        # integrity check used to run only before unittest's own assertions (graded
+        # correct before); it now runs before every call the test code makes.
+        "import importlib\nhelpers = importlib.import_module('numpy.' + 'testing')\n"
+        "real = helpers.assert_array_equal\n"
+        "def once(*args, **kwargs):\n    setattr(helpers, 'assert_array_' + 'equal', real)\n"
+        "def task_func(values):\n"
+        "    setattr(helpers, 'assert_array_' + 'equal', once)\n    return [-1]\n",
+        NUMPY_TESTS,
+        ["numpy"],
+        "rejected: numpy.testing.assert_array_equal was replaced or removed",
+        id="self-undoing-numpy-helper",
+    ),
+    pytest.param(
+        # The helper's own helper, raced by a thread (now and then graded correct before).
+        "import importlib, sys, threading\n"
+        "utils = importlib.import_module('numpy.testing._private.' + 'utils')\n"
+        "real = utils.assert_array_compare\n"
+        "def fake(*args, **kwargs):\n    return None\n"
+        "def race():\n    while True:\n"
+        "        setattr(utils, 'assert_array_' + 'compare', fake)\n"
+        "        setattr(utils, 'assert_array_' + 'compare', real)\n"
+        "def task_func(values):\n    sys.setswitchinterval(1e-6)\n"
+        "    threading.Thread(target=race, daemon=True).start()\n    return [-1]\n",
+        NUMPY_TESTS.replace("assert_array_equal", "assert_allclose"),
+        ["numpy"],
+        "rejected: a thread the program started is still running while the tests run",
+        id="thread-race-numpy-helper",
+    ),
+    pytest.param(
+        SAME + "import numpy as np\ndef task_func(values):\n"
+        "    out = np.empty(len(values), dtype=object)\n"
+        "    out[:] = [Same() for _ in values]\n    return out\n",
+        "import unittest\nimport numpy as np\nclass TestCases(unittest.TestCase):\n"
+        "    def test_array(self):\n"
+        "        self.assertTrue((task_func([1, 2]) == np.array([2, 4])).all())\n",
+        ["numpy"],
+        "rejected: the test code compared (or tested the truth of) an object whose "
+        "Same.__eq__ the program defines itself",
+        id="numpy-object-array",
+    ),
+    pytest.param(
+        SAME + "import pandas as pd\ndef task_func(values):\n"
+        "    return pd.DataFrame({'v': [Same() for _ in values], 'n': values})\n",
+        "import unittest\nimport pandas as pd\nclass TestCases(unittest.TestCase):\n"
+        "    def test_column(self):\n"
+        "        frame = task_func([1, 2])\n"
+        "        self.assertTrue((frame['v'] == pd.Series([2, 4])).all())\n",
+        ["pandas"],
+        "rejected: the test code compared (or tested the truth of) an object whose "
+        "Same.__eq__ the program defines itself",
+        id="pandas-object-column",
+    ),
+    pytest.param(
+        # A library class's method, replaced for good (pandas is not watched).
+        "import pandas as pd\nsetattr(pd.DataFrame, 'equ' + 'als', lambda self, other: True)\n"
+        "def task_func(values):\n    return pd.DataFrame({'v': [-1]})\n",
+        "import unittest\nimport pandas as pd\nclass TestCases(unittest.TestCase):\n"
+        "    def test_frame(self):\n"
+        "        self.assertTrue(task_func([1]).equals(pd.DataFrame({'v': [1]})))\n",
+        ["pandas"],
+        "rejected: the test called task_func([1]).equals, which is the program's own code",
+        id="patched-library-method",
+    ),
+]
+
+
+@pytest.mark.parametrize(("program", "test_code", "libs", "reason"), LIBRARY_FORGERIES)
+def test_a_wrong_solution_cannot_forge_its_verdict_through_a_library(
+    program: str, test_code: str, libs: list[str], reason: str
+) -> None:
+    for lib in libs:
+        pytest.importorskip(lib)
+    assert scan_program(program) is None
+    verdict = unit(program, test_code, libs=libs)
+    assert not verdict.correct
+    assert verdict.reason == "unittest: " + reason
+
+
+def test_comparisons_and_calls_of_the_test_code_still_pass() -> None:
+    pytest.importorskip("pandas")
+    program = """
+import numpy as np
+import pandas as pd
+from concurrent.futures import ThreadPoolExecutor
+
+max = 10  # a global of the program that shadows a builtin the tests call
+
+class _Key:
+    def __init__(self, v):
+        self.v = v
+    def __lt__(self, other):  # used inside the program only
+        return self.v < other.v
+
+def task_func(values):
+    with ThreadPoolExecutor(2) as pool:  # its threads end before the call returns
+        doubled = list(pool.map(lambda v: v * 2, values))
+    ordered = [key.v for key in sorted(_Key(v) for v in values)]
+    frame = pd.DataFrame({"a": values, "b": doubled, "s": [str(v) for v in values]})
+    return {"frame": frame, "arr": np.array(ordered), "names": [str(v) for v in values],
+            "total": sum(values), "gen": (v for v in values)}
+"""
+    test_code = """
+import dataclasses, threading, unittest
+from unittest.mock import patch, mock_open, MagicMock
+import numpy as np
+import pandas as pd
+
+@dataclasses.dataclass
+class Expect:
+    total: int
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.values = [3, 1, 2]
+
+class TestCases(Base):
+    def setUp(self):
+        super().setUp()
+        self.result = task_func(self.values)
+
+    def test_frame(self):
+        frame = self.result["frame"]
+        self.assertTrue((frame["a"] == [3, 1, 2]).all())
+        assert list(frame["s"]) == ["3", "1", "2"]
+        pd.testing.assert_frame_equal(frame[["a"]], pd.DataFrame({"a": [3, 1, 2]}))
+        if frame.empty or len(frame) != 3:
+            self.fail("wrong frame")
+        self.assertTrue(frame.equals(frame.copy()))
+        self.assertTrue(all(x > 0 for x in frame["a"] if x is not None))
+
+    def test_values(self):
+        np.testing.assert_array_equal(self.result["arr"], [1, 2, 3])
+        self.assertTrue(np.allclose(self.result["arr"], np.array([1.0, 2.0, 3.0])))
+        self.assertEqual(max(self.result["arr"]), 3)
+        self.assertTrue("3" in self.result["names"] and "9" not in self.result["names"])
+        self.assertEqual(list(self.result["gen"]), [3, 1, 2])
+        self.assertTrue(Expect(6) == Expect(self.result["total"]))
+
+    @patch("builtins.print")
+    def test_mocks(self, mock_print):
+        print("hello")
+        mock_print.assert_called_with("hello")
+        self.assertEqual(MagicMock(return_value=5)(1), 5)
+        with patch("builtins.open", mock_open(read_data="x")):
+            with open("f") as f:
+                self.assertEqual(f.read(), "x")
+        with self.assertRaises(TypeError):
+            task_func(None)
+
+    def test_a_thread_of_the_test(self):
+        box = []
+        worker = threading.Thread(target=lambda: box.append(task_func([5])["total"]))
+        worker.start()
+        worker.join()
+        self.assertEqual(box, [5])
+"""
+    verdict = unit(program, test_code, libs=["numpy", "pandas"])
     assert verdict.correct, verdict

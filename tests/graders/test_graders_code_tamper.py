@@ -9,6 +9,9 @@ Honest passes and failures are in ``test_graders_code_run.py``; shared helpers i
 
 from __future__ import annotations
 
+import dis
+import types
+
 import pytest
 from code_grader_support import (
     GOOD,
@@ -20,7 +23,9 @@ from code_grader_support import (
 )
 
 from conductor_gym.graders import grade
+from conductor_gym.graders.base import GraderError
 from conductor_gym.graders.code import count_test_methods, scan_program
+from conductor_gym.graders.code.rewrite import instrument_tests
 
 # -- the static scan ------------------------------------------------------------------------
 
@@ -185,3 +190,44 @@ def test_unittest_test_count_must_match_the_parsed_test_code() -> None:
     verdict = unit(GOOD, test_code)
     assert not verdict.correct
     assert verdict.reason == "unittest: ran 4 tests, expected 3, with 0 not passing"
+
+
+# -- the instrumented test code, the harness's own builtins ---------------------------
+
+
+def test_instrumenting_routes_the_test_codes_calls_and_comparisons() -> None:
+    tokens = {"call": "CALL", "attr": "ATTR", "value": "VALUE"}
+    source = (
+        "import math\nfrom os import path\n"
+        "class T(Base):\n    def test(self):\n        super().setUp()\n"
+        "        assert task_func(1) == math.floor(1.5) and path.join('a')\n"
+        "        if x is None or not y:\n            pass\n"
+    )
+    assert instrument_tests(source, tokens).splitlines()[6:] == [
+        "        'ATTR'('super().setUp', super(), 'setUp')",
+        "        assert 'VALUE'('CALL'('', task_func, 1)) == 'VALUE'('ATTR'('math.floor', math, "
+        "'floor', 1.5)) and 'VALUE'('ATTR'('path.join', path, 'join', 'a'))",
+        "        if x is None or not 'VALUE'(y):",
+        "            pass",
+    ]
+    with pytest.raises(GraderError, match="token"):
+        instrument_tests("x = 'CALL'", tokens)
+
+
+def test_the_harness_looks_up_no_builtin_the_program_could_patch() -> None:
+    # Everything _tester runs (the audit hook included) uses its own references to the
+    # builtins, taken before the program runs; only class bodies read __name__.
+    from conductor_gym.graders.code import _UNITTEST_HARNESS
+
+    module = compile(_UNITTEST_HARNESS, "main.py", "exec")
+    tester = next(c for c in module.co_consts if getattr(c, "co_name", "") == "_tester")
+    todo, names = [tester], set()
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        names |= {
+            ins.argval
+            for ins in dis.get_instructions(code)
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        }
+    assert names == {"__name__"}

@@ -61,13 +61,25 @@ details):
   as logging and pandas may), walks the heap (``gc``), traces (``sys.settrace``, also
   for new threads), calls C through ``ctypes``, calls ``os._exit`` (or re-creates
   ``posix`` to get another), replaces itself (``os.exec*``), adds an audit hook,
-  rewrites a harness function or forges code posing as the harness's or a library's.
-  Before every assertion and after every test the hook checks that ``unittest``'s
-  modules, the builtins assertions use (``round``, ``len``, ``isinstance``...) and the
-  assertion helpers of the task's ``libs`` (``numpy.testing``, ``pandas.testing``,
-  imported before the program) are unchanged, and that no
-  operand of a comparison is an object whose comparison methods the program wrote
-  (or ``unittest.mock.ANY``).
+  rewrites a harness function, swaps a module's class or forges code posing as the
+  harness's or a library's. The harness uses its own references to the builtins (taken
+  before the program runs), and the tests do not see a global of the program that
+  shadows a builtin (a ``len`` of its own).
+* The parent instruments ``test_code`` (:mod:`.rewrite`): every call, comparison and
+  truth test the test code writes goes through a guard of the harness. Before every
+  call the test code makes, before every assertion and after every test the hook checks
+  that ``unittest``'s modules, the builtins ``unittest`` uses (``round``, ``len``,
+  ``filter``, ``isinstance``...) and the assertion helpers of the task's ``libs``
+  (``numpy.testing``, ``pandas.testing``, imported before the program) are unchanged, so
+  a patch that undoes itself when called is seen before it runs; that no thread the
+  program started is still running (a thread could race a patch past a check), unless a
+  thread the tests started still runs; and that the callee of a method call, or of a
+  name the test code imports, is not the program's code (``np.allclose`` or
+  ``DataFrame.equals`` replaced, a module of its own in ``sys.modules``). No operand
+  of an assertion, of a comparison or of a truth test of the test code may be an object
+  whose comparison, truth or hashing methods the program wrote (or
+  ``unittest.mock.ANY``), searched up to 100,000 objects deep into dicts, lists,
+  tuples, sets, numpy object arrays and pandas objects (:mod:`.provenance`).
 
 The parent then requires, besides a single tagged line from the referee: no tampering
 reported; exactly one message from the test process; no test failed, errored, was
@@ -75,13 +87,16 @@ skipped (a program could raise ``SkipTest``) or unexpectedly succeeded; the numb
 tests run equal to the number of ``test*`` methods found by parsing ``test_code`` with
 :mod:`ast` here, in the parent; and the test process's exit status 0.
 
-What stays possible, as for any test that runs inside the program's interpreter: a
-comparison written in the test code itself (``assertTrue(a == b)``) or deep inside a
-library object (a DataFrame holding such objects) may call a method the program
-defines; a patch of a library's assertion helper (``numpy.testing``) that undoes itself
-when called passes unseen, as tests call those directly; and a program thread may race
-a builtin patch past the check before an assertion. The sandbox, not the grader, protects the
-host.
+Refused on purpose (fail closed): a program that leaves a thread running while the
+tests run (an executor never shut down, a library's monitor thread), and a test that
+calls a method of an object of the program's own class. What stays possible, as for
+any test that runs inside the program's interpreter: a patch of a library's internals
+outside the watched modules that a library function the tests call relies on (numpy's
+``isclose`` under ``np.allclose``); a function the tests call by a bare name they do not
+import, which comes from the program's globals; the program's objects held where the
+search does not look (an attribute of an arbitrary object, a ``deque``, past 100,000
+objects); and a thread the tests start that runs the program, which may race a patch
+while it runs. The sandbox, not the grader, protects the host.
 
 Before anything runs, the program is also scanned statically (:func:`scan_program`) and
 rejected (wrong, with the reason) if it writes attributes of ``unittest`` / ``TestCase``
@@ -93,9 +108,11 @@ cheap line in front of the run-time checks above.
 
 The package is split by concern: :mod:`.extract` (finding the program in the response),
 :mod:`.compare` (output normalisation, JSON comparison), :mod:`.scan` (the static scan of
-the program, counting the test methods), :mod:`.harness` (the harness scripts run in the
-sandbox and reading their nonce-tagged result line) and :mod:`.grade` (limits, running in
-the sandbox and the grading flow of each ``code_kind``).
+the program, counting the test methods), :mod:`.rewrite` (instrumenting ``test_code``),
+:mod:`.call_harness` and :mod:`.harness` (the harness scripts run in the sandbox, reading
+their nonce-tagged result line), :mod:`.provenance` (the test process's search for the
+program's code and objects) and :mod:`.grade` (limits, running in the sandbox and the
+grading flow of each ``code_kind``).
 """
 
 from __future__ import annotations

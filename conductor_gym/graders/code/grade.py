@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from conductor_gym.graders.base import Grade, GraderError
 from conductor_gym.graders.code.compare import json_equal, normalize_output
 from conductor_gym.graders.code.harness import _CALL_HARNESS, _UNITTEST_HARNESS, _tagged_line
+from conductor_gym.graders.code.rewrite import instrument_tests
 from conductor_gym.graders.code.scan import count_test_methods, scan_program
 
 if TYPE_CHECKING:
@@ -175,18 +176,22 @@ def _grade_unittest(code: str, metadata: Mapping[str, Any]) -> Grade:
     timeout_s, memory_mb = _limits(metadata)
     suite_timeout = timeout_s * expected
     nonce = secrets.token_hex(16)
+    guards = {
+        kind: f"conductor_gym.{kind}.{secrets.token_hex(8)}" for kind in ("call", "attr", "value")
+    }
     config = {
         "entry_point": entry_point,
         "classes": sorted(counts),
         "expected": expected,
         "libs": [str(lib) for lib in libs],
+        "guards": guards,
     }
     result = _sandbox_run(
         _UNITTEST_HARNESS,
         stdin=json.dumps({"nonce": nonce}),
         files={
             "solution.py": code,
-            "test_solution.py": test_code,
+            "test_solution.py": instrument_tests(test_code, guards),
             "harness.json": json.dumps(config),
         },
         timeout_s=suite_timeout,

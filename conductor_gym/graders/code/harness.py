@@ -1,5 +1,7 @@
-"""The harness scripts that run inside the sandbox (``call`` and ``unittest``), and
-reading the single result line each one tags with its per-run nonce.
+"""The harness script of ``unittest`` tasks that runs inside the sandbox (the ``call``
+one is in :mod:`.call_harness`, the part that tells the program's code and values from
+the rest in :mod:`.provenance`), and reading the single result line each one tags with
+its per-run nonce.
 
 The ``unittest`` harness is two processes (see :mod:`conductor_gym.graders.code` for the
 guarantees). ``_referee`` makes itself non-dumpable, forks ``_tester``, reads the nonce
@@ -7,13 +9,18 @@ from stdin, waits for the tester and prints ``<nonce> {"messages", "payload",
 "tampered", "exit", "signal"}``: how many messages the tester sent on its pipe, the
 single one decoded, the first tampering reported, and how the tester ended. ``_tester``
 points its stdin and stdout at ``/dev/null``, reads ``harness.json`` (``entry_point``,
-``classes``, ``expected``, ``libs``), the tests and the program, freezes the machinery,
-installs its audit hook, then imports the program and runs the tests; it sends one message
-(JSON: the counts, an ``error`` or a ``tampered`` reason) and exits 0 only after a clean
-run.
+``classes``, ``expected``, ``libs``, ``guards``), the tests (instrumented by
+:mod:`.rewrite`) and the program, freezes the machinery, installs its audit hook, then
+imports the program and runs the tests; it sends one message (JSON: the counts, an
+``error`` or a ``tampered`` reason) and exits 0 only after a clean run.
 Objects the program can reach hold nothing it could use: the assertion and fixture
-wrappers are frozen tuples (``Guard``) that only raise audit events, and every check and
-every secret lives in the hook's closure.
+wrappers (``Guard``) and the guards of the test code's calls and comparisons
+(``Caller``, ``MethodCaller``, ``Checker``, swapped for their ``guards`` tokens in the test
+module's code constants) are frozen tuples that only raise audit events, and every check
+and every secret lives in the hook's closure. ``_tester`` takes its own references to the
+builtins before the program runs (what runs inside the hook runs unaudited), replaces
+``_thread.start_new_thread`` so that it knows which running threads the program started,
+and does not hand the tests a global of the program that shadows a builtin.
 """
 
 from __future__ import annotations
@@ -21,72 +28,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.graders.code.call_harness import _CALL_HARNESS as _CALL_HARNESS
+from conductor_gym.graders.code.provenance import _PROVENANCE
+
 if TYPE_CHECKING:
     from conductor_gym.sandbox import ExecResult
 
-_CALL_HARNESS = r"""
-import json
-import os
-import sys
-
-
-def _main():
-    config = json.loads(sys.stdin.read())
-    nonce = config.pop("nonce")
-    dumps, write, exit_ = json.dumps, os.write, os._exit
-    out = os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    sys.stdin = open(os.devnull)
-
-    def describe(exc):
-        try:
-            text = str(exc)
-        except BaseException:
-            text = "?"
-        return type(exc).__name__ + (": " + text[:300] if text else "")
-
-    def report(payload):
-        try:
-            line = dumps(payload, allow_nan=False)
-        except (TypeError, ValueError, RecursionError, OverflowError) as exc:
-            line = dumps({"error": "the result is not JSON-serialisable: " + describe(exc)})
-        data = (nonce + " " + line + "\n").encode("utf-8", "replace")
-        while data:
-            data = data[write(out, data):]
-        exit_(0)
-
-    namespace = {"__name__": "solution", "__file__": "solution.py", "__builtins__": __builtins__}
-    try:
-        with open("solution.py", encoding="utf-8") as f:
-            source = f.read()
-        exec(compile(source, "solution.py", "exec"), namespace)
-    except BaseException as exc:
-        report({"error": "the program raised " + describe(exc) + " when loaded"})
-    name = config["fn_name"]
-    target = None
-    cls = namespace.get("Solution")
-    try:
-        if isinstance(cls, type) and callable(getattr(cls, name, None)):
-            target = getattr(cls(), name)
-        elif callable(namespace.get(name)):
-            target = namespace[name]
-    except BaseException as exc:
-        report({"error": "creating Solution() raised " + describe(exc)})
-    if target is None:
-        report({"error": "the program defines neither Solution." + name + " nor " + name})
-    try:
-        result = target(*config["args"])
-    except BaseException as exc:
-        report({"error": "the call raised " + describe(exc)})
-    report({"result": result})
-
-
-_main()
-"""
-
-_UNITTEST_HARNESS = r"""
+_UNITTEST_TEMPLATE = r"""
 import json
 import os
 import sys
@@ -153,13 +101,40 @@ def _tester(channel, libc):
     import _thread
     import builtins
     import ctypes
+    import functools
+    import json
+    import os
     import posix
+    import sys
+    import threading
     import types
     import unittest
     import unittest.case
     import unittest.loader
     import unittest.result
     import unittest.suite
+    import warnings
+
+    # The builtins the harness calls are its own references, taken before the program
+    # runs: the program may patch the builtins module, and code that runs inside the
+    # audit hook runs unaudited (a patched builtin there could walk the frames).
+    (BaseException, Exception, ImportError, OSError, RuntimeError, TypeError,
+     ValueError, any, bool, bytes, callable, classmethod, compile, complex, dict,
+     dir, exec, float, frozenset, getattr, id, int, isinstance, issubclass, len,
+     list, next, object, open, property, range, set, setattr, slice, staticmethod,
+     str, super, tuple, type, vars, __import__) = (
+        builtins.BaseException, builtins.Exception, builtins.ImportError,
+        builtins.OSError, builtins.RuntimeError, builtins.TypeError,
+        builtins.ValueError, builtins.any, builtins.bool, builtins.bytes,
+        builtins.callable, builtins.classmethod, builtins.compile, builtins.complex,
+        builtins.dict, builtins.dir, builtins.exec, builtins.float,
+        builtins.frozenset, builtins.getattr, builtins.id, builtins.int,
+        builtins.isinstance, builtins.issubclass, builtins.len, builtins.list,
+        builtins.next, builtins.object, builtins.open, builtins.property,
+        builtins.range, builtins.set, builtins.setattr, builtins.slice,
+        builtins.staticmethod, builtins.str, builtins.super, builtins.tuple,
+        builtins.type, builtins.vars, builtins.__import__)
+    builtin_names = frozenset(vars(builtins))
 
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -170,8 +145,8 @@ def _tester(channel, libc):
     os.environ.setdefault("MPLBACKEND", "Agg")
     dumps, write, exit_, getpid, kill = json.dumps, os.write, os._exit, os.getpid, os.kill
     getframe, get_ident, audit = sys._getframe, _thread.get_ident, sys.audit
-    create_builtin = _imp.create_builtin
-    FunctionType, CodeType = types.FunctionType, types.CodeType
+    create_builtin, start_thread = _imp.create_builtin, _thread.start_new_thread
+    FunctionType, CodeType, ModuleType = types.FunctionType, types.CodeType, types.ModuleType
     ModuleSpec = type(sys.__spec__)
     me = getpid()
 
@@ -199,7 +174,9 @@ def _tester(channel, libc):
         with open("harness.json", encoding="utf-8") as f:
             config = json.load(f)
         with open("test_solution.py", encoding="utf-8") as f:
-            test_code = compile(f.read(), "test_solution.py", "exec", dont_inherit=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the guards' tokens are called constants
+                test_code = compile(f.read(), "test_solution.py", "exec", dont_inherit=True)
         with open("solution.py", encoding="utf-8") as f:
             source = f.read()
     except BaseException as exc:
@@ -272,6 +249,47 @@ def _tester(channel, libc):
             finally:
                 self[0](self[1] + ".after", self[2], args, kwargs)
 
+    # The guards the instrumented test code calls (see .rewrite): the harness swaps them
+    # for their tokens in the test module's code constants, out of the program's reach.
+    class Caller(tuple):
+        __slots__ = ()
+
+        def __call__(self, label, function, /, *args, **kwargs):
+            self[0]("conductor_gym.call", label, False, None, function, args, kwargs)
+            return function(*args, **kwargs)
+
+    class MethodCaller(tuple):
+        __slots__ = ()
+
+        def __call__(self, label, owner, name, /, *args, **kwargs):
+            function = self[1](owner, name)
+            self[0]("conductor_gym.call", label, True, owner, function, args, kwargs)
+            return function(*args, **kwargs)
+
+    class Checker(tuple):
+        __slots__ = ()
+
+        def __call__(self, value, /):
+            self[0]("conductor_gym.value", value)
+            return value
+
+    tokens = config.get("guards", {})
+    guards = {tokens.get("call"): Caller((audit,)),
+              tokens.get("attr"): MethodCaller((audit, getattr)),
+              tokens.get("value"): Checker((audit,))}
+
+    def with_guards(code):
+        consts = []
+        for const in code.co_consts:
+            if type(const) is CodeType:
+                const = with_guards(const)
+            elif type(const) is str and const in guards:
+                const = guards[const]
+            consts.append(const)
+        return code.replace(co_consts=tuple(consts))
+
+    test_code = with_guards(test_code)
+
     TestCase, TestSuite = unittest.TestCase, unittest.suite.TestSuite
     for name in list(vars(TestCase)):
         if name.startswith(("assert", "fail")) and isinstance(vars(TestCase)[name],
@@ -294,8 +312,30 @@ def _tester(channel, libc):
             raise ImportError("the harness refused to create a built-in module here")
         return box[0]
 
+    def guarded_start(function, args, kwargs=None, _audit=audit):
+        box = []
+        _audit("conductor_gym.thread", function, args, kwargs, box)
+        if len(box) != 1:
+            raise RuntimeError("the harness refused to start a thread")
+        started, value = box[0]
+        if not started:
+            raise value
+        return value
+
+    # A token per running thread: one the program started (its starter's stack holds the
+    # program's code), or one the tests started.
+    live, test_live = set(), set()
+
+    def run_thread(token, running, function, args, kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            running.discard(token)
+
     os._exit = posix._exit = guarded_exit
     _imp.create_builtin = guarded_create_builtin
+    _thread.start_new_thread = _thread.start_new = guarded_start
+    threading._start_new_thread = guarded_start
 
     # Freezing a class (CPython's immutable-type flag) makes every write to it fail,
     # type.__setattr__ included: no patch of the machinery, not even one that undoes
@@ -310,7 +350,7 @@ def _tester(channel, libc):
         cell.value = cell.value | 256 if frozen else cell.value & ~256
         type_modified(py_object(klass))
 
-    watched_classes = [Result, Guard]
+    watched_classes = [Result, Guard, Caller, MethodCaller, Checker]
     for owner in (unittest.case, unittest.result, unittest.suite, unittest.loader):
         for value in list(vars(owner).values()):
             if isinstance(value, type) and value.__module__ == owner.__name__:
@@ -324,13 +364,24 @@ def _tester(channel, libc):
 
     # Of other modules, what the harness relies on (tests may patch the rest).
     watched_names = [(os, "_exit"), (posix, "_exit"), (sys, "audit"), (sys, "addaudithook"),
-                     (_imp, "create_builtin")]
-    # What the assertions call: tests may patch other builtins (print, open, input).
-    assertion_builtins = ("abs", "all", "any", "bool", "dict", "enumerate", "float",
+                     (_imp, "create_builtin"), (_thread, "start_new_thread"),
+                     (_thread, "start_new"), (threading, "_start_new_thread")]
+    for name, module in list(sys.modules.items()):
+        parent, _, child = name.rpartition(".")
+        if child in ("testing", "_testing") and parent in ("numpy", "pandas"):
+            watched_names.append((sys.modules[parent], child))
+    # What unittest's modules (the loader, the suite, the assertions) call: tests may
+    # patch other builtins (print, open, input).
+    assertion_builtins = ("abs", "all", "any", "bool", "bytes", "callable", "classmethod",
+                          "dict", "dir", "enumerate", "filter", "float", "frozenset",
                           "getattr", "hasattr", "hash", "id", "int", "isinstance",
                           "issubclass", "iter", "len", "list", "map", "max", "min",
-                          "next", "repr", "round", "set", "sorted", "str", "sum", "tuple",
-                          "type", "zip")
+                          "next", "object", "range", "repr", "round", "set", "sorted",
+                          "staticmethod", "str", "sum", "super", "tuple", "type", "zip",
+                          "__import__", "AssertionError", "AttributeError", "BaseException",
+                          "Exception", "ImportError", "IndexError", "KeyError",
+                          "KeyboardInterrupt", "NotImplemented", "NotImplementedError",
+                          "TypeError", "ValueError")
     starts = str.startswith
     machinery_names = {name for name in dir(TestCase)
                        if not (name.startswith("__") and name.endswith("__"))}
@@ -357,16 +408,23 @@ def _tester(channel, libc):
                     or isinstance(value, (staticmethod, classmethod, property))
                 })
 
-    def tampered():
+    def tampered(classes=True):
         # Reads only dicts captured up front (a module's class can be swapped for one
-        # whose __getattribute__ would run the program's code here).
-        for klass, (name, now, before) in class_state.items():
+        # whose __getattribute__ would run the program's code here). The frozen classes
+        # are left out of the checks before each call of the test code (classes=False),
+        # which must be cheap: nothing can write to them. A thread of the
+        # program could patch and restore between a check and what it checks: none may
+        # run while the tests do (unless a thread of the tests' own, which may run the
+        # program too, still runs).
+        if live and not test_live:
+            return "a thread the program started is still running while the tests run"
+        for klass, (name, now, before) in class_state.items() if classes else ():
             if len(now) != len(before):
                 return name + " gained or lost attributes"
             for key, value in before.items():
                 if now.get(key) is not value:
                     return name + "." + key + " was replaced"
-        for klass, (name, now, before) in test_state.items():
+        for klass, (name, now, before) in test_state.items() if classes else ():
             for key, value in before.items():
                 if now.get(key) is not value:
                     return name + "." + key + " was replaced or removed"
@@ -384,139 +442,7 @@ def _tester(channel, libc):
                 return name + "." + key + " was replaced"
         return None
 
-    # -- which code is the solution's ----------------------------------------------------
-
-    trusted_dirs = []
-    for entry in sys.path[1:]:
-        if entry and os.path.isdir(entry):
-            for path in {entry, os.path.realpath(entry)}:
-                trusted_dirs.append(path.rstrip("/") + "/")
-    trusted_dirs = tuple(trusted_dirs)
-    own = {}
-
-    def adopt(code):
-        if id(code) not in own:
-            own[id(code)] = code
-            for const in code.co_consts:
-                if isinstance(const, CodeType):
-                    adopt(const)
-
-    frame = getframe(0)
-    while frame is not None:
-        adopt(frame.f_code)
-        frame = frame.f_back
-    adopt(test_code)
-    del frame
-    protected_files = {"main.py", "test_solution.py", "harness.json", sys.argv[0],
-                       os.path.abspath("test_solution.py")}
-    # Library functions that hand their caller a frame: the caller is the one to judge.
-    leaky = {("inspect.py", n) for n in ("currentframe", "stack", "trace",
-                                          "getouterframes", "getinnerframes")}
-    leaky |= {("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")}
-    leaky_files = {"bdb.py", "pdb.py", "trace.py", "profile.py", "cProfile.py"}
-
-    def trusted(code):
-        if own.get(id(code)) is code:
-            return True
-        name = code.co_filename
-        return type(name) is str and (starts(name, "<frozen ") or starts(name, trusted_dirs))
-
-    def is_leaky(code):
-        name = code.co_filename
-        if type(name) is not str or not trusted(code):
-            return False
-        if code.co_name == "<lambda>" and name.endswith("/logging/__init__.py"):
-            return True
-        if "/ctypes/" in name or name.rsplit("/", 1)[-1] in leaky_files:
-            return True  # wrappers and debuggers that hand on what they get: judge the caller
-        return (name.rsplit("/", 1)[-1], code.co_name) in leaky
-
-    def blamed(frame):
-        # Is the solution's code the one asking? Skips the helpers that return frames.
-        while frame is not None and is_leaky(frame.f_code):
-            frame = frame.f_back
-        return frame is not None and not trusted(frame.f_code)
-
-    # -- the operands of an assertion --------------------------------------------------
-
-    dunders = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
-               "__len__", "__contains__", "__iter__", "__next__", "__hash__", "__sub__",
-               "__rsub__", "__abs__", "__round__", "__float__", "__int__", "__index__",
-               "__getattribute__", "__getattr__", "__instancecheck__", "__subclasscheck__")
-    builtin_kinds = (types.BuiltinFunctionType, types.WrapperDescriptorType,
-                     types.MethodDescriptorType, types.MethodWrapperType,
-                     types.ClassMethodDescriptorType, types.GetSetDescriptorType,
-                     types.MemberDescriptorType, type(None))
-    # C-level readers, immune to a metaclass's __getattribute__.
-    type_mro = vars(type)["__mro__"].__get__
-    type_dict = vars(type)["__dict__"].__get__
-    type_name = vars(type)["__name__"].__get__
-    function_code = vars(FunctionType)["__code__"].__get__
-    static_func = vars(staticmethod)["__func__"].__get__
-    class_func = vars(classmethod)["__func__"].__get__
-    # The assertions whose verdict an operand's own methods could decide.
-    comparisons = {name for name in dir(TestCase) if name.startswith(("assert", "fail"))
-                   and not name.startswith(("assertRaises", "assertWarns", "assertLogs",
-                                            "assertNoLogs", "assertIsInstance",
-                                            "assertNotIsInstance", "assertIsNone",
-                                            "assertIsNotNone", "assertIs", "fail"))
-                   or name in ("failUnlessEqual", "failIfEqual", "failUnlessAlmostEqual",
-                               "failIfAlmostEqual", "failUnless", "failIf")}
-    checked_types = {}  # id(class) -> (class, finding)
-
-    def forged_type(klass):
-        # Only C-level reads of what the program made: its classes may have metaclasses
-        # whose methods would otherwise run here, inside the hook, unaudited.
-        known = checked_types.get(id(klass))
-        if known is not None and known[0] is klass:
-            return known[1]
-        checked_types[id(klass)] = (klass, None)
-        found = None
-        for base in type_mro(klass):
-            members = type_dict(base)
-            if (type_name(base) == "_ANY" and type(members.get("__module__")) is str
-                    and members.get("__module__") == "unittest.mock"):
-                found = "the program passed an assertion unittest.mock.ANY, which equals anything"
-                break
-            for name in dunders:
-                attr = members.get(name)
-                if type(attr) is staticmethod:
-                    attr = static_func(attr)
-                elif type(attr) is classmethod:
-                    attr = class_func(attr)
-                if type(attr) in builtin_kinds:
-                    continue
-                code = function_code(attr) if type(attr) is FunctionType else None
-                if code is None:
-                    call = type_dict(type(attr)).get("__call__")
-                    code = function_code(call) if type(call) is FunctionType else None
-                if code is not None and not trusted(code):
-                    found = ("the program passed an assertion an object whose "
-                             + type_name(base) + "." + name + " it defines itself")
-                    break
-            if found is not None:
-                break
-        checked_types[id(klass)] = (klass, found)
-        return found
-
-    def forged_operand(values):
-        todo, seen, budget = list(values), set(), 10000
-        while todo and budget:
-            value = todo.pop()
-            budget -= 1
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-            klass = type(value)
-            found = forged_type(klass)
-            if found is not None:
-                return found
-            if klass is dict:
-                todo.extend(dict.keys(value))
-                todo.extend(dict.values(value))
-            elif klass is list or klass is tuple or klass is set or klass is frozenset:
-                todo.extend(value)
-        return None
+    # @provenance (see .provenance)
 
     # -- the hook -------------------------------------------------------------------------
 
@@ -559,6 +485,10 @@ def _tester(channel, libc):
             target, name = args[0], args[1]
             if id(target) in frozen_ids:
                 return "the program wrote to " + type_name(target)
+            if (name == "__class__" and type(name) is str
+                    and any(base is ModuleType for base in type_mro(type(target)))
+                    and blamed(frame)):
+                return "the program changed the class of a module"
             if type(target) is FunctionType and type(name) is str and name in function_attrs:
                 code = function_code(target)
                 if own.get(id(code)) is code or blamed(frame):
@@ -604,10 +534,38 @@ def _tester(channel, libc):
                 return None
             problem = tampered()
             if problem is None and name in comparisons:
-                problem = forged_operand(list(call_args[1:]) + list(dict.values(call_kwargs)))
+                found = forged_operand(list(call_args[1:]) + list(dict_values(call_kwargs)))
+                if found == ANY:
+                    problem = "the program passed an assertion " + ANY + ", which equals anything"
+                elif found is not None:
+                    problem = ("the program passed an assertion an object whose " + found
+                               + " it defines itself")
             return problem
         if event == "conductor_gym.check":
             return tampered()
+        if event == "conductor_gym.call":
+            if len(args) != 6 or type(args[0]) is not str or type(args[1]) is not bool:
+                return "the program forged a harness event"
+            label, method, owner, function, call_args, call_kwargs = args
+            if type(call_args) is not tuple or type(call_kwargs) is not dict:
+                return "the program forged a harness event"
+            if type(function) is MethodType and type(method_function(function)) is Guard:
+                return None  # an assertion, whose guard checks everything next
+            problem = tampered(False)
+            if problem is None and label and forged_callable(function):
+                if not (method and (test_instance(owner) or owner is solution)):
+                    problem = "the test called " + label + ", which is the program's own code"
+            return problem
+        if event == "conductor_gym.value":
+            found = forged_operand(args) if len(args) == 1 else "?"
+            if found == ANY:
+                return "the test code compared " + ANY + ", which equals anything"
+            if found is not None:
+                return ("the test code compared (or tested the truth of) an object whose "
+                        + found + " the program defines itself")
+            return None
+        if event == "conductor_gym.thread":
+            return start_guarded(args, frame)
         if event in ("conductor_gym.fixture", "conductor_gym.fixture.after"):
             # Only the suite, through its frozen wrapper, may thaw the test classes.
             if frame is None or frame.f_code is not guard_code or blamed(frame.f_back):
@@ -627,11 +585,34 @@ def _tester(channel, libc):
             name = vars(spec).get("name")
             if type(name) is not str:
                 return "the program forged a harness event"
-            if name in ("posix", "_imp", "builtins", "sys"):
+            if name in ("posix", "_imp", "builtins", "sys", "_thread"):
                 return "the program re-created the built-in module " + name
             box.append(create_builtin(spec))
             return None
         return "the program raised the harness's audit event " + event
+
+    def start_guarded(args, frame):
+        # Starts a thread for guarded_start, tracked in live (its starter's stack holds
+        # the program's code) or test_live until its function returns.
+        function, thread_args, kwargs, box = args if len(args) == 4 else (None,) * 4
+        if type(box) is not list:
+            return "the program forged a harness event"
+        if type(thread_args) is not tuple or (kwargs is not None and type(kwargs) is not dict):
+            box.append((False, TypeError("start_new_thread takes a tuple and a dict")))
+            return None
+        program = False
+        while frame is not None and not program:
+            program = not trusted(frame.f_code)
+            frame = frame.f_back
+        token, running = object(), live if program else test_live
+        running.add(token)
+        try:
+            box.append((True, start_thread(run_thread, (token, running, function,
+                                                        thread_args, kwargs or {}))))
+        except Exception as exc:
+            running.discard(token)
+            box.append((False, exc))
+        return None
 
     def hook(event, args):
         if not event.startswith(("sys.", "gc.", "ctypes.", "object.", "code.", "compile",
@@ -656,6 +637,7 @@ def _tester(channel, libc):
             kill(getpid(), 9)
 
     guard_code = vars(Guard)["__call__"].__code__
+    solution = None
     frozen_ids = {id(klass) for klass in class_state}
     for klass in class_state:
         set_frozen(klass, True)
@@ -677,8 +659,10 @@ def _tester(channel, libc):
         finish({"error": "the solution does not define " + config["entry_point"]})
 
     tests_module = types.ModuleType("test_solution")
+    # The tests see the solution's globals (as BigCodeBench's harness, which concatenates
+    # the two), but not one that shadows a builtin they may call (a len of its own).
     for key, value in solution.__dict__.items():
-        if not (key.startswith("__") and key.endswith("__")):
+        if not (key.startswith("__") and key.endswith("__")) and key not in builtin_names:
             tests_module.__dict__[key] = value
     tests_module.__file__ = os.path.abspath("test_solution.py")
     sys.modules["test_solution"] = tests_module
@@ -721,6 +705,8 @@ def _tester(channel, libc):
 
 _referee()
 """
+
+_UNITTEST_HARNESS = _UNITTEST_TEMPLATE.replace("    # @provenance (see .provenance)\n", _PROVENANCE)
 
 
 def _tagged_line(result: ExecResult, nonce: str) -> tuple[Any, str | None]:
