@@ -235,7 +235,7 @@ def search_prior(
     prior's ``mode`` after the update)."""
     if not refs:
         raise ValueError("search_prior needs at least one training episode")
-    prior = PlanPrior.uniform(scorer.pool.n, settings.max_steps)
+    prior = PlanPrior.uniform(scorer.config.k or scorer.pool.n, settings.max_steps)
     rng = random.Random(settings.seed)
     seeds = np.random.default_rng(settings.seed)
     history: list[dict[str, Any]] = []

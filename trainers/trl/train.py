@@ -68,6 +68,7 @@ RECIPES: Registry[type[Args]] = Registry("recipe")
 RECIPES.register("paper", "conductor_gym.trainers.trl.recipes.paper:Args")
 RECIPES.register("cpu-demo", "conductor_gym.trainers.trl.recipes.cpu_demo:Args")
 RECIPES.register("cpu-orchestrate", "conductor_gym.trainers.trl.recipes.cpu_orchestrate:Args")
+RECIPES.register("cpu-adapt", "conductor_gym.trainers.trl.recipes.cpu_adapt:Args")
 
 DEFAULT_RECIPE = "cpu-demo"
 

@@ -54,11 +54,16 @@ class WarmStart:
 
 
 def _example(
-    tokenizer: Any, prompt: ChatPrompt, question: str, plan: Plan, num_workers: int
+    tokenizer: Any,
+    prompt: ChatPrompt,
+    question: str,
+    plan: Plan,
+    num_workers: int,
+    names: Sequence[str] = (),
 ) -> tuple[list[int], list[int]]:
     """Token ids of the chat plus its plan, and labels with the prompt masked (-100)."""
     text = tokenizer.apply_chat_template(
-        prompt.messages(question, num_workers), tokenize=False, add_generation_prompt=True
+        prompt.messages(question, num_workers, names), tokenize=False, add_generation_prompt=True
     )
     prompt_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     plan_ids = tokenizer(plan.to_text() + tokenizer.eos_token, add_special_tokens=False)[
@@ -97,16 +102,23 @@ def warm_start(
     prior: PlanPrior,
     settings: WarmStart,
     *,
+    names: Sequence[Sequence[str]] | None = None,
     bf16: bool = False,
     log_every: int = 8,
 ) -> dict[str, Any]:
     """Fine-tune ``model``'s trainable parameters on plans drawn from ``prior`` for ``questions``
     (training tasks only), printing the loss every ``log_every`` steps (0: never).
-    Returns ``{"losses": [...], "wall_s": ...}``."""
+    ``names``: for each question, the workers its episode drew, in ``Model`` order (the
+    chat shows them when the prompt's ``worker_item`` names workers). Returns
+    ``{"losses": [...], "wall_s": ...}``."""
     import torch
 
     if not questions:
         raise ValueError("warm_start needs at least one training question")
+    if names is not None and len(names) != len(questions):
+        raise ValueError(
+            f"warm_start: names has {len(names)} entries for {len(questions)} questions"
+        )
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
     parameters = [p for p in model.parameters() if p.requires_grad]
@@ -119,9 +131,11 @@ def warm_start(
     for _ in range(settings.steps):
         rows = []
         for _ in range(settings.batch_size):
-            question = questions[rng.randrange(len(questions))]
+            index = rng.randrange(len(questions))
+            question = questions[index]
             plan = prior.sample(rng, question)
-            rows.append(_example(tokenizer, prompt, question, plan, prior.num_workers))
+            shown = names[index] if names is not None else ()
+            rows.append(_example(tokenizer, prompt, question, plan, prior.num_workers, shown))
         targets = _targets(rows)
         total = 0.0
         for first in range(0, len(rows), settings.micro_batch_size):

@@ -6,6 +6,8 @@ setting declared once, with its default and help; the flags are generated from i
 * :mod:`.cpu_demo`: one-step routing among three workers on two CPU cores;
 * :mod:`.cpu_orchestrate`: multi-step workflows on two CPU cores (plan-prior search,
   warm start, GRPO), ``docs/training-cpu.md``;
+* :mod:`.cpu_adapt`: the paper's randomised pool (k of 7, shuffled ids, named in the
+  chat), a format-only warm start and GRPO doing the learning;
 * :mod:`.common`: the settings they share, the run's result and the stages of a run.
 
 ``python -m conductor_gym.trainers.trl.train --recipe NAME`` picks one

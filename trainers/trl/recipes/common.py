@@ -46,6 +46,7 @@ __all__ = [
     "choose_precision",
     "cpu_recipe_env",
     "episode_config",
+    "episode_questions",
     "evaluate_after",
     "grpo_overrides",
     "grpo_trainer",
@@ -210,12 +211,13 @@ class TrainResult:
 
 
 def refuse_stages(args: Args) -> None:
-    """Raise ``ConfigurationError`` naming the first ``cpu-orchestrate`` stage that
-    ``args`` (another recipe's) sets."""
+    """Raise ``ConfigurationError`` naming the first stage of the warm-started recipes
+    (``cpu-orchestrate``, ``cpu-adapt``) that ``args`` (another recipe's) sets."""
     for name in STAGES:
         if getattr(args, name) is not None:
             raise ConfigurationError(
-                f"{name} belongs to the cpu-orchestrate recipe, not {args.recipe!r}", field=name
+                f"{name} belongs to the cpu-orchestrate and cpu-adapt recipes, not {args.recipe!r}",
+                field=name,
             )
 
 
@@ -344,6 +346,19 @@ def split_tasks(args: Args, scorer: Scorer) -> tuple[range, range]:
             f"{held_out.start}..{held_out.stop - 1}: held-out means never trained on"
         )
     return train, held_out
+
+
+def episode_questions(
+    scorer: Scorer, refs: Sequence[EpisodeRef]
+) -> tuple[list[str], list[tuple[str, ...]]]:
+    """Each episode's question and the workers it draws (``info["pool"]``, in ``Model``
+    order), as the env resets it: what a chat prompt shows for that episode."""
+    env = scorer.make_env()
+    try:
+        infos = [scorer.reset(env, ref)[1] for ref in refs]
+    finally:
+        env.close()
+    return [str(i["question"]) for i in infos], [tuple(i["pool"]) for i in infos]
 
 
 def training_dataset(

@@ -21,8 +21,9 @@ on, beside every ``single:<id>`` and ``best-single``. It saves the checkpoint,
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.training.chat_prompt import ChatPrompt
@@ -42,6 +43,7 @@ __all__ = [
     "grpo_config",
     "resolve",
     "run",
+    "run_with",
     "schedule_for_precision",
 ]
 
@@ -98,7 +100,10 @@ class Args(common.Args):
     save_checkpoint: bool = True
 
 
-def resolve(args: Args) -> Args:
+_A = TypeVar("_A", bound=Args)
+
+
+def resolve(args: _A) -> _A:
     """The settings the run uses: the search and the warm start seeded with ``seed``
     (``warm_start=None``: neither runs; ``plan_search=None``: the default search)."""
     return dataclasses.replace(
@@ -117,24 +122,41 @@ def grpo_config(args: common.Args, *, bf16: bool | None = None) -> Any:
     return cpu_demo.grpo_config(args, bf16=bf16, defaults=GRPO)
 
 
-def schedule_for_precision(args: Args, requested: Args, *, bf16: bool) -> tuple[Args, str]:
+def schedule_for_precision(
+    args: Args, requested: Args, *, bf16: bool, float32_iterations: int = FLOAT32_ITERATIONS
+) -> tuple[Args, str]:
     """The recipe's schedule for the precision the run computes in, and its name.
 
     Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
     ``requested`` (the settings as the user gave them) left unset become
-    :data:`FLOAT32_ITERATIONS` (``"float32"``), so that the run fits the hour where bf16
-    is emulated; steps the user set (``iterations``, or ``max_steps`` in
+    ``float32_iterations`` (:data:`FLOAT32_ITERATIONS`; ``"float32"``), so that the run
+    fits the hour where bf16 is emulated; steps the user set (``iterations``, or
+    ``max_steps`` in
     ``grpo_overrides``) are kept (``"given"``)."""
     if bf16:
         return args, "full"
     if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
         return args, "given"
-    return dataclasses.replace(args, iterations=FLOAT32_ITERATIONS), "float32"
+    return dataclasses.replace(args, iterations=float32_iterations), "float32"
 
 
 def run(args: Args) -> TrainResult:
     """Search, warm-start, train and evaluate (module docstring); the stages are
     :mod:`.common`'s."""
+    return run_with(args, CHAT_PROMPT, GRPO, FLOAT32_ITERATIONS)
+
+
+def run_with(
+    args: Args,
+    chat_prompt: ChatPrompt,
+    grpo: Mapping[str, Any],
+    float32_iterations: int,
+    default_baselines: Sequence[str] | None = None,
+) -> TrainResult:
+    """The stages of :func:`run` with a recipe's own chat, GRPO values (as :data:`GRPO`),
+    float32 step count (as :data:`FLOAT32_ITERATIONS`) and baselines (``None``: every
+    ``single:<id>`` and ``best-single``); ``cpu-adapt`` runs them too. The warm start's
+    chats show each training episode's drawn workers, as GRPO's prompts do."""
     from ..plan_prior import search_prior
     from ..policy import freeze_lower_layers, load_policy
     from ..warm_start import warm_start
@@ -143,12 +165,14 @@ def run(args: Args) -> TrainResult:
     clock = common.use_threads(args.threads)
     scorer = common.make_scorer(args)
     train_tasks, eval_tasks = common.split_tasks(args, scorer)
-    dataset, labels = common.training_dataset(args, scorer, train_tasks, chat_prompt=CHAT_PROMPT)
+    dataset, labels = common.training_dataset(args, scorer, train_tasks, chat_prompt=chat_prompt)
     precision = common.choose_precision(args)
-    config = grpo_config(args, bf16=precision["bf16"])
+    config = cpu_demo.grpo_config(args, bf16=precision["bf16"], defaults=grpo)
     precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
-    args, precision["schedule"] = schedule_for_precision(args, requested, bf16=precision["bf16"])
-    config = grpo_config(args, bf16=precision["bf16"])
+    args, precision["schedule"] = schedule_for_precision(
+        args, requested, bf16=precision["bf16"], float32_iterations=float32_iterations
+    )
+    config = cpu_demo.grpo_config(args, bf16=precision["bf16"], defaults=grpo)
     precision["grpo_steps"] = int(config.max_steps)
     model, tokenizer = load_policy(args.model)
     clock.since_start("load_s")
@@ -157,23 +181,36 @@ def run(args: Args) -> TrainResult:
     searched: dict[str, Any] | None = None
     if args.warm_start is not None and args.warm_start.steps:
         search = args.plan_search or PlanSearch(seed=args.seed)
+        refs = make_refs(train_tasks, seed=args.seed)
         with clock.timed("plan_search_s"):
             # With iterations=0 the search returns the uniform prior and no history.
-            prior, history = search_prior(scorer, make_refs(train_tasks, seed=args.seed), search)
+            prior, history = search_prior(scorer, refs, search)
         searched = {
             "settings": dataclasses.asdict(search),
             "history": history,
             "prior": prior.to_dict(),
         }
-        questions = [scorer.tasks[i].question for i in train_tasks]
+        questions, names = common.episode_questions(scorer, refs)
         warm = warm_start(
-            model, tokenizer, CHAT_PROMPT, questions, prior, args.warm_start, bf16=bool(config.bf16)
+            model,
+            tokenizer,
+            chat_prompt,
+            questions,
+            prior,
+            args.warm_start,
+            names=names,
+            bf16=bool(config.bf16),
         )
         warm["settings"] = dataclasses.asdict(args.warm_start)
         clock.timings["warm_start_s"] = warm["wall_s"]
     freeze_lower_layers(model, args.trainable_layers)
 
-    singles = tuple(f"single:{i}" for i in range(scorer.pool.n))
+    if args.baselines is not None:
+        baselines: Sequence[str] = args.baselines
+    elif default_baselines is not None:
+        baselines = default_baselines
+    else:
+        baselines = (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
     return common.train_and_evaluate(
         args,
         scorer,
@@ -185,8 +222,8 @@ def run(args: Args) -> TrainResult:
         labels,
         clock,
         precision=precision,
-        baselines=(*singles, "best-single") if args.baselines is None else args.baselines,
-        chat_prompt=CHAT_PROMPT,
+        baselines=baselines,
+        chat_prompt=chat_prompt,
         warm_start=warm,
         plan_search=searched,
     )

@@ -1,0 +1,124 @@
+"""The ``cpu-adapt`` recipe: a conductor that GRPO teaches to read its pool, on two CPU cores.
+
+::
+
+    python -m conductor_gym.trainers.trl.train --recipe cpu-adapt --output-dir runs/adapt
+
+The paper's adaptive setting (§3.2) on simulator v3: every episode draws ``k = 4`` of the
+seven ``sim-paper`` workers under shuffled ids, and the policy's chat
+(:data:`CHAT_PROMPT`) names them (``Model 2: gpt-5``), so who a step asks has to be read
+from the prompt: no fixed ``Model i`` is always the strong worker.
+
+The stages are ``cpu-orchestrate``'s (:func:`~.cpu_orchestrate.run_with`) with two
+differences of purpose:
+
+* **the warm start teaches the format only**: its plans come from the *uniform* prior
+  over plan structures (``plan_search`` has ``iterations=0``: 1-3 steps, any listed
+  worker, any role), shown with each training episode's drawn workers, so the policy
+  leaves it writing parseable plans that know nothing of which worker or structure pays;
+* **GRPO does the learning**: more rollouts per step than ``cpu-orchestrate``
+  (:data:`GRPO`: 4 prompts x 8 completions), shorter completions and a larger learning
+  rate, spent on the env's reward alone.
+
+The held-out evaluation plays the same randomised pool (tasks 0-159, never trained on)
+beside ``best-single`` (which reads ``info["pool"]``) and the random planner. The
+cross-entropy search of ``cpu-orchestrate`` stays available as a baseline
+(``--search-iterations 12``), never as this recipe's source of plans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.training.chat_prompt import ChatPrompt
+
+from ..plan_prior import PlanSearch
+from . import common, cpu_demo, cpu_orchestrate
+from .common import TrainResult
+
+__all__ = [
+    "CHAT_PROMPT",
+    "FLOAT32_ITERATIONS",
+    "GRPO",
+    "ITERATIONS",
+    "Args",
+    "K",
+    "adaptive_env",
+    "grpo_config",
+    "resolve",
+    "run",
+]
+
+K = 4
+"""Workers drawn per episode (of seven): the paper gives no ``k``; 4 keeps each worker
+in 4 of 7 episodes, so the best one is often missing and choosing has to adapt."""
+
+CHAT_PROMPT = ChatPrompt(
+    system=(
+        "You are a conductor. You answer a question by giving steps to the listed models. "
+        "Reply with three Python lists: model_id (the model of each step), subtasks (what "
+        'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
+    ),
+    worker_item="Model {id}: {name}",
+)
+"""``cpu-orchestrate``'s chat with the drawn workers named; saved with the checkpoint."""
+
+ITERATIONS = 60
+"""GRPO steps of a run that leaves them to the recipe (bf16 autocast)."""
+
+FLOAT32_ITERATIONS = 20
+"""GRPO steps of a float32 run (bf16 emulated) that leaves them to the recipe."""
+
+GRPO: dict[str, Any] = {
+    "max_steps": ITERATIONS,
+    "num_generations": 8,
+    "prompts_per_step": 4,
+    "micro_batch_size": 8,
+    "learning_rate": 5e-5,
+    "temperature": 1.0,
+    "max_completion_length": 160,
+}
+"""The recipe's :func:`~.cpu_demo.cpu_demo_config` values (the settings' own win)."""
+
+
+def adaptive_env() -> EnvConfig:
+    """The recipe's env: ``sim-paper`` (simulator v3), ``k`` of its seven workers per
+    episode under shuffled ids."""
+    return EnvConfig(pool="sim-paper", k=K, shuffle_workers=True)
+
+
+@dataclass
+class Args(cpu_orchestrate.Args):
+    """The ``cpu-adapt`` recipe's settings: ``cpu-orchestrate``'s with these defaults."""
+
+    recipe: ClassVar[str] = "cpu-adapt"
+
+    env: EnvConfig = dataclasses.field(default_factory=adaptive_env)
+    plan_search: PlanSearch | None = dataclasses.field(
+        default_factory=lambda: PlanSearch(iterations=0)
+    )
+
+
+def resolve(args: Args) -> Args:
+    """The settings the run uses: the warm start and the (uniform) prior seeded with
+    ``seed`` (:func:`~.cpu_orchestrate.resolve`)."""
+    return cpu_orchestrate.resolve(args)
+
+
+def grpo_config(args: common.Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``: :func:`~.cpu_demo.grpo_config` with :data:`GRPO`."""
+    return cpu_demo.grpo_config(args, bf16=bf16, defaults=GRPO)
+
+
+def run(args: Args) -> TrainResult:
+    """Warm-start on the format, train with GRPO and evaluate (module docstring)."""
+    return cpu_orchestrate.run_with(
+        args,
+        CHAT_PROMPT,
+        GRPO,
+        FLOAT32_ITERATIONS,
+        default_baselines=("best-single", "random"),
+    )
