@@ -89,3 +89,11 @@ def test_the_evaluation_is_beside_best_single_and_random(run: Any) -> None:
     assert sorted(run.baselines) == ["best-single", "random"]
     for evaluation in (run.before, run.after, *run.baselines.values()):
         assert evaluation["tasks"] == 4
+
+
+def test_the_plan_report_shows_whom_the_plans_ask(run: Any) -> None:
+    from conductor_gym.trainers.trl.report import write_reports
+
+    written = {path.name: path for path in write_reports(run)}
+    table = written["plans.md"].read_text()
+    assert "Worker choice before GRPO" in table and "Worker choice after GRPO" in table

@@ -286,3 +286,27 @@ def test_plan_table_names_workers_and_limits_access_patterns(questions: dict[str
     no_questions = plan_table(plan_statistics([("arithmetic", None)]))
     assert "question verbatim" not in no_questions
     assert "| arithmetic | 1 | 100% | - | 0% | - | - | - |" in no_questions
+
+
+def test_worker_choice_counts_who_is_asked_when_drawn() -> None:
+    from conductor_gym.trainers.trl.worker_choice import choice_rates, choice_table
+
+    def plan(*ids: int) -> Plan:
+        return Plan(model_ids=ids, subtasks=("Solve it.",) * len(ids), access=((),) * len(ids))
+
+    rows = [
+        ("countdown", ("gpt-5", "gemma"), plan(0)),
+        ("countdown", ("gemma", "gpt-5"), plan(1, 1)),
+        ("arithmetic", ("gemma", "gemini"), plan(0, 1)),
+        ("arithmetic", ("gemini", "gpt-5"), None),
+    ]
+    rates = choice_rates(rows)
+    assert list(rates) == ["arithmetic", "countdown", "all"]
+    gpt5 = rates["all"]["gpt-5"]
+    assert (gpt5.drawn, gpt5.asked, gpt5.last) == (3, 2, 2)
+    gemma = rates["all"]["gemma"]
+    assert (gemma.drawn, gemma.asked, gemma.last) == (3, 1, 0)
+    table = choice_table(rates)
+    assert table.splitlines()[2] == "| gpt-5 | 0 / 0 (n=1) | 100 / 100 (n=2) | 67 / 67 (n=3) |"
+    with pytest.raises(ValueError, match="asks Model 2 of a pool of 2"):
+        choice_rates([("countdown", ("a", "b"), plan(2))])

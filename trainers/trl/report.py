@@ -36,6 +36,8 @@ from conductor_gym.plan import Access, Plan
 from conductor_gym.sim.instructions import classify
 from conductor_gym.sim.perception import find_problems
 
+from .worker_choice import choice_rates, choice_table
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -576,8 +578,9 @@ def summary(result: TrainResult) -> str:
 
 def write_reports(result: TrainResult) -> list[Path]:
     """``curves.png`` (training curves, with the held-out accuracy before and after) and,
-    after an evaluation, ``plans.md`` (what the trained policy's plans do, per family) in
-    the run's output folder; returns the files written."""
+    after an evaluation, ``plans.md`` (what the trained policy's plans do, per family, and
+    in a drawn or shuffled pool which workers they ask before and after GRPO,
+    :mod:`.worker_choice`) in the run's output folder; returns the files written."""
     out = Path(result.settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -598,6 +601,12 @@ def write_reports(result: TrainResult) -> list[Path]:
         orders = set(after.pools)  # one order unless the pool shuffles or draws k of n
         names = list(orders.pop()) if len(orders) == 1 else None
         table = plan_table(plan_statistics(rows), worker_names=names)
+        if names is None:  # a drawn or shuffled pool: who each plan asks, by worker name
+            for stage in ("before", "after"):
+                if (ev := result.evaluations.get(stage)) is not None:
+                    choices = zip(ev.families, ev.pools, ev.plans, strict=True)
+                    table += f"\nWorker choice {stage} GRPO:\n\n"
+                    table += choice_table(choice_rates(list(choices)))
         (out / "plans.md").write_text(table + "\n")
         written.append(out / "plans.md")
     return written
