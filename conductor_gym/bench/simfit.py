@@ -1,38 +1,57 @@
-"""Fit a simulated pool to recorded episodes, and score a pool's fidelity on held-out ones.
+"""Fit a simulated pool to recorded episodes (``conductor-gym sim fit``); score a pool's
+fidelity on held-out ones (:mod:`conductor_gym.bench.simfit_fidelity`).
 
-Contract (a first slice of fitting: what is fitted and what is not is listed here).
+Contract.
 
 * **What is read.** :class:`~conductor_gym.bench.results.Results` files (any schema
-  version that records its workers, ``v2`` on). Only **single-call episodes** are used:
-  a first plan of one step, no follow-up round, one worker call, and a scored outcome
-  (``"correct"`` or ``"wrong"``; invalid plans and infrastructure failures are left out).
-  Such an episode identifies one worker's accuracy on one task family directly. Every
-  other plan (several steps, recursion) is skipped: what checking, claims pull and
-  correlations do stays at the simulator's priors (:class:`~conductor_gym.sim.params.SimDynamics`).
-* **Which worker.** The plan's ``Model i`` is mapped to a worker name through the pool the
-  results record. That map is only recorded when the pool shows every worker in pool
-  order (``k`` equal to the number of workers, ``shuffle`` off); episodes of a run that
-  drew k of n or shuffled ids are skipped and counted in :attr:`FittedPool.skipped`.
-* **Per worker and profile.** The simulated worker's accuracy is per *profile* (the
-  paper benchmark a family stands in for): a procedural family maps to
-  ``FAMILIES[family].profile``; any other episode's profile is its benchmark when that
-  is a simulator profile, else its domain. Families sharing a profile are pooled.
-* **Estimates.** Accuracy: the observed fraction ``k / n`` with its 95% Wilson interval
-  and binomial standard error. Completion tokens: mean and sample standard deviation.
-  Latency: mean seconds per call. Prices: a least-squares fit of ``cost_usd`` on prompt
-  and completion tokens (dollars per million tokens), when the episodes determine it.
-* **The pool file** (:meth:`FittedPool.to_toml`): one simulated worker per recorded
-  worker, whose ``backend_options.accuracy`` carries the fitted accuracies and whose
-  prices are the fitted ones; a profile with no single-call episode keeps the recorded
-  simulated worker's ``accuracy`` option, else the base profile's accuracy. The base
-  profile is the recorded model when it is a simulator profile (``"openai/gpt-5"`` reads
-  as ``gpt-5``), else the profile nearest the fitted accuracies. Tokens and latency are
-  reported but **not** written: the simulated backend has no option for them, so the
-  base profile's token and latency model is kept.
-* :func:`fidelity` scores a pool file (or preset) on held-out results: per worker and
-  family, predicted versus observed single-call accuracy, the Brier score of the
-  single-call outcomes under the pool's probabilities, and one summary number
-  (:attr:`Fidelity.score`).
+  version that records its workers, ``v2`` on), plans of any kind, and optionally the
+  response cache they were recorded with. **Single-call episodes** (a first plan of one
+  step, no later round, one call, a scored outcome) of a run that shows every worker in
+  pool order are read from the results alone
+  (:func:`~conductor_gym.bench.simfit_data.single_calls`). Every other scored episode
+  is **re-played** to read its steps (:mod:`conductor_gym.bench.simfit_steps`): from the
+  cache for real workers, by the simulator for simulated ones; a real pool's run
+  without a cache is counted in :attr:`FittedPool.untraced` and its episodes fit nothing.
+* **What each kind of plan identifies** (:data:`IDENTIFIES`; everything else stays at the
+  simulator version's prior, :data:`~conductor_gym.sim.params.VERSION_DYNAMICS`):
+
+  ==========================  ==============================================================
+  plans                       parameters
+  ==========================  ==============================================================
+  single calls                accuracy per worker and profile; correlations between
+                              workers (the same tasks), and of a worker with itself
+                              (repeats); tokens, latency, prices
+  a step shown answers,       ``check_scale``: the simulated pool is re-fitted until the
+  asked to check or choose    episodes ending in such a step score as recorded;
+                              P(keep | right shown), P(right | all shown wrong) reported
+  restate / vote requests     ``relay``
+  answers asserted in the     ``claim_pull_checkable`` / ``claim_pull``
+  subtask
+  every call                  latency (``latency_base_s``, ``tokens_per_s``), prices
+  ==========================  ==============================================================
+
+  The estimators are in :mod:`conductor_gym.bench.simfit_dynamics`; each estimate has a
+  standard error and a 95% interval (:class:`~conductor_gym.bench.simfit_data.Estimate`).
+  Not fitted, always the prior: ``mislead``, ``refine_gain``, ``echo_wrong`` (hints when
+  solving), ``habit``, ``trust_partial``, ``structure_share``, ``lineage_share``,
+  ``check_doubt``, the candidate and context penalties, the per-family ``check_bonus``
+  (scaled as a whole by ``check_scale``), and hub benchmarks' behaviour beyond accuracy
+  (the simulator reads only the procedural families' steps).
+* **Which check_scale.** ``check_scale`` (simulator ``v3``) moves how often a checker
+  recognises a right answer; the episodes whose first plan ends in a ``check`` step are
+  played on the fitted pool (:class:`~conductor_gym.bench.simfit_play.Player`, two seeds
+  each) and each checking worker's scale is bisected on ``[0, 4]`` until the pool's
+  accuracy on its episodes equals the recorded one. Its standard error is the recorded
+  accuracy's and the plays' binomial error divided by the slope.
+* **The pool file** (:meth:`FittedPool.to_toml`, :meth:`FittedPool.specs`): one simulated
+  worker per recorded worker, in pool order, at the simulator version the records name
+  (else the default); ``backend_options`` carry the fitted ``accuracy`` (a profile with no
+  single call keeps a recorded simulated worker's option, else the base profile's),
+  ``tokens`` per profile, ``latency_base_s``, ``tokens_per_s`` and ``dynamics`` (every
+  written estimate; a recorded simulated worker's own ``dynamics`` are *not* copied);
+  prices are the fitted ones. The base profile is the recorded model when it names a
+  simulator profile (``"openai/gpt-5"`` reads as ``gpt-5``), else the profile nearest the
+  fitted accuracies. Every dynamics parameter is per worker in the simulated backend.
 
 Bad input raises :class:`SimFitError` (a :class:`~conductor_gym.errors.ConfigurationError`)
 naming what is wrong.
@@ -43,23 +62,45 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
-from conductor_gym.errors import ConfigurationError
-from conductor_gym.plan import PlanParseError, parse_plan
-from conductor_gym.sim.profiles import IN_DOMAIN, OUT_OF_DOMAIN, PAPER_PROFILES
-from conductor_gym.tasks.procedural.source import FAMILIES
+from conductor_gym.bench.simfit_data import (
+    AccuracyEstimate,
+    Estimate,
+    SimFitError,
+    profile_of,
+    single_calls,
+    wilson_interval,
+    worker_names,
+)
+from conductor_gym.bench.simfit_dynamics import (
+    Correlations,
+    fit_claim_pull,
+    fit_correlations,
+    fit_latency,
+    fit_relay,
+    fit_tokens,
+)
+from conductor_gym.bench.simfit_fidelity import CellFidelity, Fidelity, PlanEffect, fidelity
+from conductor_gym.bench.simfit_play import fit_check_scale
+from conductor_gym.bench.simfit_steps import Observed, observe
+from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
+from conductor_gym.sim.profiles import PAPER_PROFILES
 from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
+    "IDENTIFIES",
     "AccuracyEstimate",
     "CellFidelity",
+    "Estimate",
     "Fidelity",
     "FittedPool",
     "FittedWorker",
+    "PlanEffect",
     "SimFitError",
     "fidelity",
     "fit",
@@ -68,98 +109,29 @@ __all__ = [
     "wilson_interval",
 ]
 
-Z95 = 1.959963984540054
-"""The two-sided 95% normal quantile of the Wilson intervals."""
+IDENTIFIES: Mapping[str, tuple[str, ...]] = {
+    "single calls": ("accuracy", "task_correlation", "call_correlation", "tokens", "prices"),
+    "check steps": ("check_scale",),
+    "relay steps": ("relay",),
+    "claim steps": ("claim_pull_checkable", "claim_pull"),
+    "every call": ("latency_base_s", "tokens_per_s", "prices"),
+}
+"""Which parameters each kind of recorded plan identifies (module docstring)."""
 
-
-class SimFitError(ConfigurationError):
-    """Recorded results or a pool file that cannot be fitted or scored."""
-
-
-def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``k`` successes in ``n`` trials (``(0, 1)`` for ``n = 0``)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def profile_of(record: EpisodeRecord) -> str:
-    """The simulator profile an episode's task uses (module docstring)."""
-    if record.domain in FAMILIES:
-        return FAMILIES[record.domain].profile
-    if record.benchmark in (*IN_DOMAIN, *OUT_OF_DOMAIN):
-        return record.benchmark
-    return record.domain
-
-
-def _worker_names(results: Results) -> list[str] | None:
-    """``Model i`` -> worker name for every episode, or ``None`` when the run drew k of n
-    or shuffled ids (the map is then not recorded)."""
-    names = [str(w["name"]) for w in results.pool.get("workers", [])]
-    if not names and results.workers is not None:
-        names = [w.name for w in results.workers]
-    k = results.pool.get("k", len(names))
-    if not names or k != len(names) or results.pool.get("shuffle", False):
-        return None
-    return names
-
-
-def single_calls(results: Results) -> tuple[list[tuple[str, EpisodeRecord]], int]:
-    """The single-call episodes of ``results`` with their worker names, and how many
-    otherwise scored episodes were skipped (multi-step plans, recursion, unknown ids)."""
-    names = _worker_names(results)
-    found: list[tuple[str, EpisodeRecord]] = []
-    skipped = 0
-    for record in results.episodes:
-        if record.outcome not in ("correct", "wrong"):
-            continue
-        if names is None or record.steps != 1 or record.worker_calls != 1 or record.followups:
-            skipped += 1
-            continue
-        try:
-            plan = parse_plan(record.completion, len(names), max_steps=1)
-        except PlanParseError:
-            skipped += 1
-            continue
-        found.append((names[plan.model_ids[0]], record))
-    return found, skipped
-
-
-@dataclass(frozen=True)
-class AccuracyEstimate:
-    """A worker's single-call accuracy on one profile: ``correct`` of ``n`` episodes,
-    the estimate ``correct / n``, its binomial standard error and 95% Wilson interval."""
-
-    correct: int
-    n: int
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.n if self.n else 0.0
-
-    @property
-    def se(self) -> float:
-        p = self.accuracy
-        return math.sqrt(p * (1 - p) / self.n) if self.n else math.inf
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.correct, self.n)
+_V3_ONLY = ("claim_pull", "claim_pull_checkable", "check_scale")
 
 
 @dataclass(frozen=True)
 class FittedWorker:
     """One worker's estimates (module docstring).
 
-    ``accuracy`` maps a profile to its :class:`AccuracyEstimate`; ``base_profile`` is the
-    simulator profile the pool file builds it from; ``tokens_mean`` / ``tokens_sd`` are
-    over its single calls' completion tokens, ``latency_mean_s`` over their latencies;
-    ``price_in_per_mtok`` / ``price_out_per_mtok`` are ``None`` when the episodes do not
-    determine them (fewer than two calls, no spread in token counts, a negative fit).
+    ``accuracy``: per profile; ``dynamics``: :class:`~conductor_gym.sim.params.SimDynamics`
+    fields, each an :class:`Estimate` (``written`` says whether the pool file sets it);
+    ``checks``: reported rates (``keep | right shown``, ``right | all shown wrong``);
+    ``tokens``: mean completion tokens per profile; ``latency_base_s`` /
+    ``tokens_per_s``: ``None`` when the calls do not determine them; ``tokens_mean`` /
+    ``tokens_sd`` / ``latency_mean_s``: raw means over its single calls; prices ``None``
+    when the calls do not determine them (fewer than two, no spread, a negative fit).
     """
 
     name: str
@@ -172,81 +144,142 @@ class FittedWorker:
     latency_mean_s: float
     price_in_per_mtok: float | None
     price_out_per_mtok: float | None
+    dynamics: Mapping[str, Estimate] = field(default_factory=dict)
+    checks: Mapping[str, Estimate] = field(default_factory=dict)
+    tokens: Mapping[str, Estimate] = field(default_factory=dict)
+    latency_base_s: Estimate | None = None
+    tokens_per_s: Estimate | None = None
+
+    def p(self, profile: str) -> float:
+        """The worker's single-call accuracy on ``profile``: fitted, else the base profile's."""
+        if profile in self.accuracy:
+            return self.accuracy[profile].accuracy
+        return PAPER_PROFILES[self.base_profile].p_correct(profile)
 
 
 @dataclass(frozen=True)
 class FittedPool:
-    """Every recorded worker, in pool order (so ``Model i`` means the same worker; one
-    with no single-call episode has no estimate and keeps its base profile), and what
-    was left out:
-    ``used`` single-call episodes, ``skipped`` scored episodes of other plans (or of runs
-    whose ``Model i`` map is not recorded), whose effects stay at the simulator's priors."""
+    """Every recorded worker in pool order (so ``Model i`` means the same worker; one
+    with no observation keeps its base profile), and what was read: ``used`` single-call
+    episodes, ``steps`` re-played steps of ``traced`` other episodes, ``untraced``
+    episodes that could not be re-played, ``skipped`` scored episodes read neither way
+    (the untraced ones among them)."""
 
     workers: tuple[FittedWorker, ...]
     used: int
     skipped: int
     sources: tuple[str, ...] = field(default=())
+    version: str = DEFAULT_VERSION
+    traced: int = 0
+    steps: int = 0
+    untraced: int = 0
+    correlations: Correlations | None = None
+    notes: tuple[str, ...] = field(default=())
 
     def format(self) -> str:
-        """A table of the estimates, one line per worker and profile."""
+        """The estimates as tables, one line per worker and quantity."""
         lines = [
-            f"fitted from {self.used} single-call episodes ({self.skipped} other scored "
-            "episodes skipped: their plans stay at the simulator's priors)",
-            f"{'worker':30} {'profile':14} {'n':>5} {'acc %':>6} {'95% interval':>14}",
+            f"fitted from {self.used} single-call episodes and {self.steps} steps of "
+            f"{self.traced} re-played episodes ({self.untraced} not re-played, {self.skipped} "
+            f"scored episodes that fit nothing); simulator {self.version}",
+            f"{'worker':24} {'quantity':28} {'n':>6} {'value':>9} {'95% interval':>19} "
+            f"{'prior':>7}",
         ]
+
+        def row(worker: str, what: str, e: Estimate, scale: float = 1.0) -> str:
+            prior = "" if e.prior is None else f"{scale * e.prior:7.3g}"
+            written = "" if e.written else f"  (reported only: {e.note})"
+            return (
+                f"{worker:24} {what:28} {e.n:6d} {scale * e.value:9.4g} "
+                f"{scale * e.low:9.4g}-{scale * e.high:<9.4g} {prior:>7}{written}"
+            )
+
         for w in self.workers:
             for profile, est in sorted(w.accuracy.items()):
                 low, high = est.interval
                 lines.append(
-                    f"{w.name:30} {profile:14} {est.n:5d} {100 * est.accuracy:6.1f} "
-                    f"{100 * low:6.1f}-{100 * high:5.1f}"
+                    f"{w.name:24} {'accuracy % ' + profile:28} {est.n:6d} "
+                    f"{100 * est.accuracy:9.1f} {100 * low:9.1f}-{100 * high:<9.1f}"
                 )
+            for name, e in sorted(w.dynamics.items()):
+                lines.append(row(w.name, name, e))
+            for name, e in sorted(w.checks.items()):
+                lines.append(row(w.name, name, replace(e, written=True)))
+            for profile, e in sorted(w.tokens.items()):
+                lines.append(row(w.name, "tokens " + profile, e))
+            if w.latency_base_s is not None and w.tokens_per_s is not None:
+                lines.append(row(w.name, "latency_base_s", w.latency_base_s))
+                lines.append(row(w.name, "tokens_per_s", w.tokens_per_s))
             price = (
                 "unfitted"
                 if w.price_in_per_mtok is None or w.price_out_per_mtok is None
                 else f"${w.price_in_per_mtok:.3g} in / ${w.price_out_per_mtok:.3g} out per Mtok"
             )
-            lines.append(
-                f"{w.name:30} tokens {w.tokens_mean:.0f} +- {w.tokens_sd:.0f}, latency "
-                f"{w.latency_mean_s:.2f} s, {price} (base profile {w.base_profile})"
-            )
+            lines.append(f"{w.name:24} prices {price} (base profile {w.base_profile})")
+        if self.correlations is not None and self.correlations.pairs:
+            lines.append("pairs: tetrachoric correlation of single-call outcomes (one-factor fit)")
+            for (a, b), (rho, se, n, model) in sorted(self.correlations.pairs.items()):
+                lines.append(f"  {a} x {b}: {rho:.3f} +- {se:.3f} over {n} tasks ({model:.3f})")
+        lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
+    def specs(self) -> list[WorkerSpec]:
+        """The fitted pool's workers (module docstring): what :meth:`to_toml` writes."""
+        out = []
+        for w in self.workers:
+            options: dict[str, Any] = {"version": self.version}
+            accuracy: dict[str, float] = {}
+            if w.record is not None and w.record.backend == "simulated":
+                accuracy.update(w.record.options.get("accuracy", {}))
+            accuracy.update({p: e.accuracy for p, e in w.accuracy.items()})
+            options["accuracy"] = dict(sorted(accuracy.items()))
+            if w.tokens:
+                options["tokens"] = {p: round(e.value, 3) for p, e in sorted(w.tokens.items())}
+            if w.latency_base_s is not None and w.tokens_per_s is not None:
+                options["latency_base_s"] = round(w.latency_base_s.value, 6)
+                options["tokens_per_s"] = round(w.tokens_per_s.value, 6)
+            dynamics = {k: round(e.value, 6) for k, e in sorted(w.dynamics.items()) if e.written}
+            if dynamics:
+                options["dynamics"] = dynamics
+            record = w.record
+            out.append(
+                WorkerSpec(
+                    name=w.name,
+                    backend="simulated",
+                    model=w.base_profile,
+                    max_tokens=record.max_tokens if record is not None else 4096,
+                    temperature=float(record.temperature) if record is not None else 0.2,
+                    backend_options=options,
+                    price_in_per_mtok=w.price_in_per_mtok,
+                    price_out_per_mtok=w.price_out_per_mtok,
+                )
+            )
+        return out
+
     def to_toml(self, path: str | os.PathLike[str], *, name: str = "fitted") -> None:
-        """Write a pool file of simulated workers carrying the fitted accuracies and
-        prices (module docstring); ``ConductorEnv(pool=path)`` loads it offline."""
+        """Write :meth:`specs` as a pool file; ``ConductorEnv(pool=path)`` loads it offline."""
         out = [
-            "# A simulated pool fitted by `conductor-gym sim fit` to recorded single-call",
-            "# episodes (conductor_gym.bench.simfit). Accuracies per profile are the observed",
-            "# fractions; profiles without episodes keep the recorded ones. Tokens and",
-            "# latency are the base profile's (not fitted into the file).",
+            "# A simulated pool fitted by `conductor-gym sim fit` (conductor_gym.bench.simfit)",
+            f"# to {self.used} single-call episodes and {self.steps} re-played steps; what is",
+            "# not fitted stays at the simulator version's priors.",
             f"name = {json.dumps(name)}",
             "description = "
             + json.dumps(
-                f"Simulated pool fitted to {self.used} recorded single-call episodes"
+                f"Simulated pool fitted to {self.used} single-call episodes and "
+                f"{self.traced} re-played episodes"
                 + (f" of {', '.join(self.sources)}" if self.sources else "")
             ),
             "",
         ]
-        for w in self.workers:
-            out += ["[[workers]]", f"name = {json.dumps(w.name)}", 'backend = "simulated"']
-            out.append(f"model = {json.dumps(w.base_profile)}")
-            if w.record is not None:
-                out.append(f"max_tokens = {w.record.max_tokens}")
-                out.append(f"temperature = {float(w.record.temperature)!r}")
-            if w.price_in_per_mtok is not None and w.price_out_per_mtok is not None:
-                out.append(f"price_in_per_mtok = {w.price_in_per_mtok!r}")
-                out.append(f"price_out_per_mtok = {w.price_out_per_mtok!r}")
-            options: dict[str, object] = {}
-            accuracy: dict[str, float] = {}
-            if w.record is not None and w.record.backend == "simulated":
-                for key in ("version", "dynamics"):
-                    if key in w.record.options:
-                        options[key] = w.record.options[key]
-                accuracy.update(w.record.options.get("accuracy", {}))
-            accuracy.update({p: e.accuracy for p, e in w.accuracy.items()})
-            options["accuracy"] = dict(sorted(accuracy.items()))
-            out.append(f"backend_options = {_inline(options)}")
+        for spec in self.specs():
+            out += ["[[workers]]", f"name = {json.dumps(spec.name)}", 'backend = "simulated"']
+            out.append(f"model = {json.dumps(spec.model)}")
+            out.append(f"max_tokens = {spec.max_tokens}")
+            out.append(f"temperature = {float(spec.temperature)!r}")
+            if spec.price_in_per_mtok is not None and spec.price_out_per_mtok is not None:
+                out.append(f"price_in_per_mtok = {spec.price_in_per_mtok!r}")
+                out.append(f"price_out_per_mtok = {spec.price_out_per_mtok!r}")
+            out.append(f"backend_options = {_inline(spec.backend_options)}")
             out.append("")
         Path(path).write_text("\n".join(out), encoding="utf-8")
 
@@ -270,13 +303,13 @@ def _inline(value: object) -> str:
     raise SimFitError(f"cannot write {value!r} into a pool file")
 
 
-def _prices(calls: Sequence[EpisodeRecord]) -> tuple[float | None, float | None]:
+def _prices(calls: Sequence[tuple[int, int, float]]) -> tuple[float | None, float | None]:
     """Least squares of cost on (prompt, completion) tokens, in $ per million tokens."""
-    spp = sum(r.prompt_tokens**2 for r in calls)
-    scc = sum(r.completion_tokens**2 for r in calls)
-    spc = sum(r.prompt_tokens * r.completion_tokens for r in calls)
-    sp = math.fsum(r.prompt_tokens * r.cost_usd for r in calls)
-    sc = math.fsum(r.completion_tokens * r.cost_usd for r in calls)
+    spp = sum(p**2 for p, _, _ in calls)
+    scc = sum(c**2 for _, c, _ in calls)
+    spc = sum(p * c for p, c, _ in calls)
+    sp = math.fsum(p * cost for p, _, cost in calls)
+    sc = math.fsum(c * cost for _, c, cost in calls)
     det = spp * scc - spc * spc
     if len(calls) < 2 or det <= 1e-9 * max(1.0, spp * scc):
         return (None, None)
@@ -299,52 +332,112 @@ def _base_profile(record: WorkerRecord | None, name: str, acc: Mapping[str, floa
     return min(PAPER_PROFILES, key=distance)
 
 
-def fit(results: Sequence[Results]) -> FittedPool:
-    """Fit a simulated pool to the single-call episodes of ``results`` (module docstring).
+def _version(records: Mapping[str, WorkerRecord | None]) -> str:
+    versions = {
+        str(r.options.get("version", DEFAULT_VERSION))
+        for r in records.values()
+        if r is not None and r.backend == "simulated"
+    }
+    return versions.pop() if len(versions) == 1 else DEFAULT_VERSION
 
-    Raises :class:`SimFitError` when no run records its workers' names or none has a
-    single-call episode.
+
+def _checks(observed: Observed) -> dict[str, dict[str, Estimate]]:
+    cells: dict[tuple[str, str], list[int]] = {}
+    for s in observed.steps:
+        if s.kind == "check" and s.right_shown is not None:
+            key = (s.worker, "keep | right shown" if s.right_shown else "right | all shown wrong")
+            cell = cells.setdefault(key, [0, 0])
+            cell[0] += int(s.correct)
+            cell[1] += 1
+    out: dict[str, dict[str, Estimate]] = {}
+    for (worker, what), (k, n) in cells.items():
+        out.setdefault(worker, {})[what] = replace(
+            Estimate.proportion(k, n), written=False, note="checking's outcome, observed"
+        )
+    return out
+
+
+def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = None) -> FittedPool:
+    """Fit a simulated pool to ``results`` (module docstring); ``cache`` is the response
+    cache a real pool's runs were recorded with.
+
+    Raises :class:`SimFitError` when no run records its workers or nothing fits.
     """
     if not results:
         raise SimFitError("fit: no results given", field="results")
     records: dict[str, WorkerRecord | None] = {}
-    calls: dict[str, list[tuple[str, EpisodeRecord]]] = {}
-    used = skipped = 0
-    for run in results:
-        for name in _worker_names(run) or []:
+    calls: list[tuple[int, str, EpisodeRecord]] = []
+    skipped = 0
+    for index, run in enumerate(results):
+        for name in worker_names(run) or [str(w.get("name")) for w in run.pool.get("workers", [])]:
             records.setdefault(name, None)
         for worker in run.workers or []:
             if records.get(worker.name) is None:
                 records[worker.name] = worker
-        found, left = single_calls(run)
-        skipped += left
-        used += len(found)
-        for name, record in found:
-            calls.setdefault(name, []).append((profile_of(record), record))
-    if not calls:
+        singles, _ = single_calls(run)
+        calls += [(index, name, record) for name, record in singles]
+    observed = observe(results, cache=cache)
+    read = {(e.run, e.record.key) for e in observed.episodes} | {(i, r.key) for i, _, r in calls}
+    for index, run in enumerate(results):
+        scored = (r for r in run.episodes if r.outcome in ("correct", "wrong"))
+        skipped += sum((index, r.key) not in read for r in scored)
+    if not calls and not observed.steps:
         raise SimFitError(
-            f"fit: no single-call episode in {len(results)} results ({skipped} other scored "
-            "episodes); record runs of one-step plans (agent single:<i>) on a pool that shows "
-            "every worker unshuffled",
+            f"fit: nothing to fit in {len(results)} results ({observed.untraced} episodes not "
+            "re-played); record runs of one-step plans (agent single:<i>) on a pool that shows "
+            "every worker unshuffled, or give the response cache (--cache)",
             field="results",
         )
+    version = _version(records)
+    prior = SimDynamics(**VERSION_DYNAMICS[version])
+    max_tokens = {n: r.max_tokens for n, r in records.items() if r is not None}
+    solve = [(n, profile_of(r), r.completion_tokens, max_tokens.get(n)) for _, n, r in calls]
+    solve += [
+        (s.worker, s.profile, s.completion_tokens, s.max_tokens)
+        for s in observed.steps
+        if s.kind == "solve"
+    ]
+    tokens, sigmas = fit_tokens(solve)
+    every = [
+        (r.prompt_tokens, r.completion_tokens, r.cost_usd, r.latency_s, n) for _, n, r in calls
+    ]
+    every += [
+        (s.prompt_tokens, s.completion_tokens, s.cost_usd, s.latency_s, s.worker)
+        for s in observed.steps
+    ]
+    latency = fit_latency((w, c, lat) for _, c, _, lat, w in every)
+    correlations = fit_correlations(calls, {n: prior.call_correlation for n in records})
+    relay = fit_relay(observed.steps)
+    checks = _checks(observed)
     workers = []
     for name, worker_record in records.items():
-        episodes = [r for _, r in calls.get(name, [])]
+        mine = [r for _, n, r in calls if n == name]
         counts: dict[str, list[int]] = {}
-        for profile, r in calls.get(name, []):
-            cell = counts.setdefault(profile, [0, 0])
+        for r in mine:
+            cell = counts.setdefault(profile_of(r), [0, 0])
             cell[0] += int(r.correct)
             cell[1] += 1
         accuracy = {p: AccuracyEstimate(correct=c, n=n) for p, (c, n) in counts.items()}
-        tokens = [float(r.completion_tokens) for r in episodes]
-        mean = math.fsum(tokens) / len(tokens) if tokens else 0.0
+        raw = [float(r.completion_tokens) for r in mine]
+        mean = math.fsum(raw) / len(raw) if raw else 0.0
         sd = (
-            math.sqrt(math.fsum((t - mean) ** 2 for t in tokens) / (len(tokens) - 1))
-            if len(tokens) > 1
+            math.sqrt(math.fsum((t - mean) ** 2 for t in raw) / (len(raw) - 1))
+            if len(raw) > 1
             else 0.0
         )
-        price_in, price_out = _prices(episodes)
+        price_in, price_out = _prices([(p, c, cost) for p, c, cost, _, w in every if w == name])
+        dynamics: dict[str, Estimate] = {}
+        if name in relay:
+            dynamics["relay"] = replace(relay[name], prior=prior.relay)
+        if name in correlations.task:
+            dynamics["task_correlation"] = replace(
+                correlations.task[name], prior=prior.task_correlation
+            )
+        if name in correlations.call:
+            dynamics["call_correlation"] = correlations.call[name]
+        if name in sigmas:
+            dynamics["token_sigma"] = replace(sigmas[name], prior=prior.token_sigma)
+        lat = latency.get(name)
         workers.append(
             FittedWorker(
                 name=name,
@@ -353,144 +446,48 @@ def fit(results: Sequence[Results]) -> FittedPool:
                 ),
                 record=worker_record,
                 accuracy=accuracy,
-                calls=len(episodes),
+                calls=len(mine),
                 tokens_mean=mean,
                 tokens_sd=sd,
-                latency_mean_s=(
-                    math.fsum(r.latency_s for r in episodes) / len(episodes) if episodes else 0.0
-                ),
+                latency_mean_s=math.fsum(r.latency_s for r in mine) / len(mine) if mine else 0.0,
                 price_in_per_mtok=price_in,
                 price_out_per_mtok=price_out,
+                dynamics=dynamics,
+                checks=checks.get(name, {}),
+                tokens=tokens.get(name, {}),
+                latency_base_s=None if lat is None else lat[0],
+                tokens_per_s=None if lat is None else lat[1],
             )
         )
-    sources = tuple(dict.fromkeys(run.suite.name for run in results))
-    return FittedPool(workers=tuple(workers), used=used, skipped=skipped, sources=sources)
-
-
-@dataclass(frozen=True)
-class CellFidelity:
-    """One worker and family: the pool's predicted single-call accuracy, the observed
-    one over ``n`` held-out episodes, and the mean squared error of the prediction
-    (that cell's Brier score)."""
-
-    worker: str
-    family: str
-    profile: str
-    n: int
-    predicted: float
-    observed: float
-    brier: float
-
-
-@dataclass(frozen=True)
-class Fidelity:
-    """How well a pool predicts held-out single-call episodes.
-
-    ``score``: the mean absolute error of predicted against observed accuracy, in
-    percentage points, over the worker x family cells weighted by their episodes
-    (``sum n_c |pred_c - obs_c| / sum n_c * 100``; lower is better, 0 is a perfect fit
-    of the accuracies; sampling noise alone keeps it above 0). ``brier``: the mean over
-    the single-call episodes of ``(p - outcome)^2`` with ``p`` the pool's probability for
-    that worker and profile (lower is better). ``missing`` lists recorded workers the
-    pool file does not have (their episodes are not scored).
-    """
-
-    cells: tuple[CellFidelity, ...]
-    score: float
-    brier: float
-    episodes: int
-    missing: tuple[str, ...]
-
-    def format(self) -> str:
-        """The cells, then the summary."""
-        lines = [f"{'worker':30} {'family':22} {'n':>5} {'pred %':>7} {'obs %':>6} {'brier':>6}"]
-        for c in self.cells:
-            lines.append(
-                f"{c.worker:30} {c.family:22} {c.n:5d} {100 * c.predicted:7.1f} "
-                f"{100 * c.observed:6.1f} {c.brier:6.3f}"
-            )
-        lines.append(
-            f"fidelity: mean |predicted - observed| accuracy {self.score:.2f} points "
-            f"(episode-weighted), Brier {self.brier:.4f}, over {self.episodes} single-call "
-            "episodes"
-        )
-        if self.missing:
-            lines.append(f"not in the pool (not scored): {', '.join(self.missing)}")
-        return "\n".join(lines)
-
-
-def _pool_specs(pool: str | os.PathLike[str]) -> tuple[WorkerSpec, ...]:
-    from conductor_gym.pool.config import load_pool_file, load_preset
-
-    text = str(pool)
-    config = (
-        load_pool_file(pool) if text.endswith(".toml") or Path(text).exists() else load_preset(text)
+    by_name = {w.name: w for w in workers}
+    pulls = fit_claim_pull(observed.steps, lambda w, p: by_name[w].p(p))
+    for name, found in pulls.items():
+        extra = {k: replace(e, prior=getattr(prior, k)) for k, e in found.items()}
+        by_name[name] = replace(by_name[name], dynamics={**by_name[name].dynamics, **extra})
+    pool = FittedPool(
+        workers=tuple(by_name[w.name] for w in workers),
+        used=len(calls),
+        skipped=skipped,
+        sources=tuple(dict.fromkeys(run.suite.name for run in results)),
+        version=version,
+        traced=len(observed.episodes),
+        steps=len(observed.steps),
+        untraced=observed.untraced,
+        correlations=correlations,
+        notes=observed.notes,
     )
-    return config.specs
-
-
-def fidelity(pool: str | os.PathLike[str], results: Iterable[Results]) -> Fidelity:
-    """Score ``pool`` (a pool file or preset of simulated workers) on the single-call
-    episodes of ``results`` (module docstring; :class:`Fidelity` defines the figures).
-
-    Raises :class:`SimFitError` for a pool worker that is not simulated, or when no
-    single-call episode of a worker in the pool is found.
-    """
-    from conductor_gym.sim.worker import make_simulated_worker
-
-    profiles = {}
-    for spec in _pool_specs(pool):
-        if spec.backend != "simulated":
-            raise SimFitError(
-                f"worker {spec.name!r} has backend {spec.backend!r}: fidelity scores a pool of "
-                "simulated workers",
-                field="pool",
-            )
-        profiles[spec.name] = make_simulated_worker(spec).profile
-    cells: dict[tuple[str, str], list[int]] = {}
-    cell_profile: dict[tuple[str, str], str] = {}
-    missing: dict[str, None] = {}
-    squared: list[float] = []
-    for run in results:
-        for name, record in single_calls(run)[0]:
-            if name not in profiles:
-                missing[name] = None
-                continue
-            profile = profile_of(record)
-            p = profiles[name].p_correct(profile)
-            squared.append((p - float(record.correct)) ** 2)
-            cell = cells.setdefault((name, record.domain), [0, 0])
-            cell[0] += int(record.correct)
-            cell[1] += 1
-            cell_profile[(name, record.domain)] = profile
-    if not cells:
-        raise SimFitError(
-            "no single-call episode of a worker in the pool"
-            + (f"; recorded workers not in the pool: {', '.join(missing)}" if missing else ""),
-            field="results",
-        )
-    scored = []
-    for (name, family), (correct, n) in sorted(cells.items()):
-        predicted = profiles[name].p_correct(cell_profile[(name, family)])
-        observed = correct / n
-        brier = (correct * (1 - predicted) ** 2 + (n - correct) * predicted**2) / n
-        scored.append(
-            CellFidelity(
-                worker=name,
-                family=family,
-                profile=cell_profile[(name, family)],
-                n=n,
-                predicted=predicted,
-                observed=observed,
-                brier=brier,
-            )
-        )
-    total = sum(c.n for c in scored)
-    score = 100 * math.fsum(c.n * abs(c.predicted - c.observed) for c in scored) / total
-    return Fidelity(
-        cells=tuple(scored),
-        score=score,
-        brier=math.fsum(squared) / len(squared),
-        episodes=len(squared),
-        missing=tuple(missing),
-    )
+    scales = fit_check_scale(pool.specs(), pool.version, results, observed.episodes)
+    final = []
+    for w in pool.workers:
+        dynamics = dict(w.dynamics)
+        if w.name in scales:
+            dynamics["check_scale"] = scales[w.name]
+        if version != "v3":
+            dynamics = {
+                k: replace(e, written=False, note=f"simulator {version} has no {k}")
+                if k in _V3_ONLY
+                else e
+                for k, e in dynamics.items()
+            }
+        final.append(replace(w, dynamics=dynamics))
+    return replace(pool, workers=tuple(final))

@@ -7,9 +7,10 @@ bands, and every off-task twin that scores within 2 SE of its faithful plan; ``-
 writes the same figures. Exit status: 0 when every anchor holds and no twin was found,
 1 otherwise (the pool pays for something a real pool would not), 2 for bad arguments.
 
-``conductor-gym sim fit RESULTS... --out pool.toml`` fits a simulated pool to recorded
-single-call episodes and ``conductor-gym sim fidelity POOL RESULTS...`` scores a pool on
-held-out ones (:mod:`conductor_gym.bench.simfit`); both exit 2 on unusable input.
+``conductor-gym sim fit RESULTS... [--cache CACHE] --out pool.toml`` fits a simulated pool
+to recorded episodes and ``conductor-gym sim fidelity POOL RESULTS... [--cache CACHE]``
+scores a pool on held-out ones (:mod:`conductor_gym.bench.simfit`); both exit 2 on
+unusable input.
 """
 
 from __future__ import annotations
@@ -56,35 +57,59 @@ def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
 
     fit = sim_commands.add_parser(
         "fit",
-        help="fit a simulated pool to your recorded episodes (single-call plans)",
-        description="Fit a pool of simulated workers to recorded runs (results files of "
-        "`conductor-gym evaluate`, e.g. of the agents single:0, single:1, ... on your real "
-        "pool). Each worker's accuracy per task profile is estimated from the episodes "
-        "whose plan is one call to one worker, with a 95% Wilson interval; prices are "
-        "fitted from cost and tokens. Other plans are skipped: checking, claims pull and "
-        "correlations stay at the simulator's priors. Writes a pool file that "
-        "ConductorEnv(pool=...) and --pool load offline.",
-        epilog="example: conductor-gym evaluate --agent single:0 --pool my.toml --repeats 1 "
-        "--out s0.json; (the same for single:1, ...) "
-        "conductor-gym sim fit s0.json s1.json --out fitted.toml",
+        help="fit a simulated pool to your recorded episodes",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
+Fit a pool of simulated workers to runs recorded on your pool (results files of
+`conductor-gym evaluate`, with the response cache they were recorded with for real
+workers) and write it as a pool file that --pool and ConductorEnv(pool=...) load offline.
+
+What each kind of recorded plan fits (everything else stays at the simulator's priors):
+  single calls (agents single:0, single:1, ...)   accuracy per worker and task profile,
+      correlations between workers (same tasks) and across repeats, tokens, prices
+  a step asked to check shown answers              check_scale (v3), keep/fix rates
+  a step asked to restate or vote                  relay
+  answers asserted in a subtask                    claim_pull, claim_pull_checkable
+  every call                                       latency, prices
+Each estimate is printed with its 95% interval and the prior it replaces.
+Plans other than single calls are re-played to read their steps: from --cache for real
+workers (nothing is called), by the simulator for simulated ones.""",
+        epilog="""\
+example (docs/bring-your-own-pool.md):
+  conductor-gym evaluate --agent single:0 --pool my.toml --suite offline --repeats 1 \\
+      --cache calls.sqlite --out s0.json        (the same for single:1, ..., reflect:0:2)
+  conductor-gym sim fit s0.json s1.json r0.json --cache calls.sqlite --out fitted.toml
+  conductor-gym sim fidelity fitted.toml heldout.json --cache calls.sqlite""",
     )
     fit.add_argument("results", nargs="+", type=Path, help="results files (.json) to fit to")
     fit.add_argument("--out", type=Path, required=True, help="pool file (.toml) to write")
     fit.add_argument("--name", default="fitted", help="the pool's name in the file")
+    fit.add_argument(
+        "--cache",
+        default=None,
+        help="the response cache (.sqlite) the runs were recorded with (needed to read the "
+        "steps of real workers' multi-step plans)",
+    )
     fit.set_defaults(handler=run_fit)
 
     fid = sim_commands.add_parser(
         "fidelity",
         help="score a simulated pool against held-out recorded episodes",
-        description="Compare a simulated pool's single-call accuracy per worker and task "
-        "family with recorded episodes it was not fitted to: prints predicted and observed "
-        "accuracy per cell, the Brier score of the episodes' outcomes under the pool's "
-        "probabilities and the episode-weighted mean absolute accuracy error in points "
-        "(lower is better).",
-        epilog="example: conductor-gym sim fidelity fitted.toml heldout.json",
+        description="Compare a simulated pool with recorded episodes it was not fitted to: "
+        "per plan shape, worker and task family, predicted and observed accuracy (a plan "
+        "other than a single call is played on the pool with each step sent to the worker "
+        "that ran it); each plan shape's effect over single calls, observed and predicted, "
+        "and whether their signs and sizes agree; the calibration of the per-episode "
+        "probabilities; the Brier score; and the summary, the episode-weighted mean absolute "
+        "accuracy error in points (lower is better).",
+        epilog="example: conductor-gym sim fidelity fitted.toml heldout.json --cache calls.sqlite",
     )
     fid.add_argument("pool", help="a pool file (.toml) or preset of simulated workers")
     fid.add_argument("results", nargs="+", type=Path, help="held-out results files (.json)")
+    fid.add_argument("--cache", default=None, help="the response cache of the runs")
+    fid.add_argument(
+        "--seeds", type=int, default=4, help="plays per multi-step episode (default 4)"
+    )
     fid.add_argument("--json", type=Path, default=None, help="also write the figures here")
     fid.set_defaults(handler=run_fidelity)
 
@@ -137,7 +162,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if runs is None:
         return 2
     try:
-        fitted = fit(runs)
+        fitted = fit(runs, cache=args.cache)
     except ConductorGymError as exc:
         print(f"sim fit: {exc}", file=sys.stderr)
         return 2
@@ -154,7 +179,7 @@ def run_fidelity(args: argparse.Namespace) -> int:
     if runs is None:
         return 2
     try:
-        report = fidelity(args.pool, runs)
+        report = fidelity(args.pool, runs, cache=args.cache, seeds=args.seeds)
     except ConductorGymError as exc:
         print(f"sim fidelity: {exc}", file=sys.stderr)
         return 2

@@ -32,7 +32,11 @@ they share: the worker, its reply text, tokens, cost and latency, and the backen
   below (approximate public list prices, late 2025, for illustration; the open-weight
   models are priced as typical hosted endpoints). Latency is ``base + tokens /
   tokens_per_s``; it is reported, and only waited for (``asyncio.sleep``) when the
-  backend option ``latency_scale`` is above 0 (default 0: no waiting).
+  backend option ``latency_scale`` is above 0 (default 0: no waiting). A pool fitted to
+  recorded episodes (``conductor-gym sim fit``) sets them per worker with the backend
+  options ``tokens`` (profile -> mean completion tokens, replacing ``tokens_mean *
+  PROFILE_TOKEN_FACTOR`` for that profile), ``latency_base_s`` and ``tokens_per_s``;
+  without them (every preset) nothing changes. The spread is ``dynamics.token_sigma``.
 * **Randomness.** Every call draws from ``Random(f"{seed}:{worker name}")`` and the
   latent ``s`` from string seeds of the task, so the same seed, worker and context give
   the same answer in any process; temperature is ignored.
@@ -122,6 +126,7 @@ class SimulatedWorker(Worker):
         dynamics: SimDynamics | None = None,
         latency_scale: float = 0.0,
         version: str = DEFAULT_VERSION,
+        tokens: Mapping[str, float] | None = None,
     ) -> None:
         if latency_scale < 0:
             raise ValueError(f"simulated worker {name!r}: latency_scale must be >= 0")
@@ -134,6 +139,10 @@ class SimulatedWorker(Worker):
         self.dynamics = dynamics or SimDynamics(**VERSION_DYNAMICS[version])
         self.latency_scale = latency_scale
         self.version = version
+        self.tokens: Mapping[str, float] = MappingProxyType(dict(tokens or {}))
+        """Mean completion tokens per task profile, where fitted (the backend option
+        ``tokens``); a profile it lacks uses ``profile.tokens_mean`` times
+        :data:`PROFILE_TOKEN_FACTOR`."""
 
     def for_task(self, task: Task) -> TaskBoundSimulatedWorker:
         """This worker, able to answer ``task`` (the env calls this once per episode)."""
@@ -219,7 +228,9 @@ class TaskBoundSimulatedWorker(Worker):
                 f"{self.task.id!r}: {type(exc).__name__}: {exc}"
             ) from exc
         profile = self.worker.profile
-        mean = profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
+        mean = self.worker.tokens.get(self.task.profile) or (
+            profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
+        )
         sigma = dyn.token_sigma
         tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
         if mode in ("none", "refuse"):
@@ -261,7 +272,24 @@ class TaskBoundSimulatedWorker(Worker):
         return f"SimulatedWorker({self.name!r}, task={self.task.id!r})"
 
 
-_OPTIONS = ("latency_scale", "accuracy", "dynamics", "version")
+_OPTIONS = (
+    "latency_scale",
+    "accuracy",
+    "dynamics",
+    "version",
+    "tokens",
+    "latency_base_s",
+    "tokens_per_s",
+)
+
+
+def _positive(where: str, value: object, *, zero: bool = False) -> float:
+    """``value`` as a float, > 0 (>= 0 with ``zero``), else a ``ValueError`` naming ``where``."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and (number >= 0 if zero else number > 0):
+            return number
+    raise ValueError(f"{where} must be a number {'>= 0' if zero else '> 0'}, got {value!r}")
 
 
 def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
@@ -270,8 +298,10 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
     ``spec.model`` names a profile in :data:`PAPER_PROFILES`. ``backend_options`` may
     set ``latency_scale`` (float), ``accuracy`` (profile -> probability, overriding
     the table), ``dynamics`` (a mapping of :class:`SimDynamics` fields) and
-    ``version`` (one of :data:`VERSIONS`, default :data:`DEFAULT_VERSION`). Prices in
-    the spec override the profile's.
+    ``version`` (one of :data:`VERSIONS`, default :data:`DEFAULT_VERSION`), and the
+    fitted cost model (module docstring): ``tokens`` (profile -> mean completion tokens,
+    > 0), ``latency_base_s`` (>= 0) and ``tokens_per_s`` (> 0), each replacing the
+    profile's. Prices in the spec override the profile's.
     """
     where = f"WorkerSpec(name={spec.name!r})"
     key = spec.model_name
@@ -304,10 +334,27 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
             if spec.price_out_per_mtok is None
             else spec.price_out_per_mtok
         ),
-        latency_base_s=profile.latency_base_s,
-        tokens_per_s=profile.tokens_per_s,
+        latency_base_s=(
+            _positive(
+                f"{where}.backend_options.latency_base_s", options["latency_base_s"], zero=True
+            )
+            if "latency_base_s" in options
+            else profile.latency_base_s
+        ),
+        tokens_per_s=(
+            _positive(f"{where}.backend_options.tokens_per_s", options["tokens_per_s"])
+            if "tokens_per_s" in options
+            else profile.tokens_per_s
+        ),
         lineage=profile.lineage,
     )
+    tokens = options.get("tokens", {})
+    if not isinstance(tokens, Mapping):
+        raise ValueError(f"{where}.backend_options.tokens must be a table profile -> tokens")
+    fitted_tokens = {
+        str(name): _positive(f"{where}.backend_options.tokens[{name!r}]", value)
+        for name, value in tokens.items()
+    }
     version = options.get("version", DEFAULT_VERSION)
     if version not in VERSIONS:
         raise ValueError(
@@ -324,6 +371,7 @@ def make_simulated_worker(spec: WorkerSpec) -> SimulatedWorker:
         dynamics=dynamics,
         latency_scale=float(options.get("latency_scale", 0.0)),
         version=version,
+        tokens=fitted_tokens,
     )
 
 

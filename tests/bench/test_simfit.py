@@ -141,17 +141,25 @@ def test_fitted_pool_loads_and_beats_the_paper_pool_on_held_out_tasks(
     assert cell.predicted == 0.9 and cell.profile == "math500" and cell.n == 40
 
 
-def test_other_plans_are_skipped_and_nothing_to_fit_is_refused(hidden: Path) -> None:
+def test_other_plans_are_replayed_and_nothing_to_fit_is_refused(hidden: Path) -> None:
     run = evaluate("moa", "offline", repeats=1, limit=8, seed=0, progress=False, pool=str(hidden))
-    with pytest.raises(SimFitError, match="no single-call episode"):
-        fit([run])
+    fitted = fit([run])  # re-played by the simulator: no single call, but steps
+    assert fitted.used == 0 and fitted.traced == 8 and fitted.steps == 8 * 4
     drawn = evaluate(
         "single:0", "offline", repeats=1, limit=8, seed=0, progress=False, pool=str(hidden), k=2
-    )  # k of n: the episodes' Model i -> worker map is not recorded
-    with pytest.raises(SimFitError, match=r"no single-call episode in 1 results \(8 other"):
-        fit([drawn])
-    with pytest.raises(SimFitError, match="recorded workers not in the pool: w0"):
-        fidelity("sim-paper", [drawn.model_copy(update={"pool": {**drawn.pool, "k": 3}})])
+    )  # k of n: the results do not map Model i to a worker, the re-play's trace does
+    assert fit([drawn]).traced == 8
+    with pytest.raises(SimFitError, match="recorded workers not in the pool: w"):
+        fidelity("sim-paper", [drawn])
+    real = drawn.model_copy(
+        update={
+            "workers": [w.model_copy(update={"backend": "litellm"}) for w in drawn.workers or []]
+        }
+    )  # a real pool's run without its response cache: nothing can be re-played
+    with pytest.raises(
+        SimFitError, match=r"nothing to fit in 1 results \(8 episodes not re-played"
+    ):
+        fit([real])
     with pytest.raises(SimFitError, match="no results"):
         fit([])
 
