@@ -341,6 +341,7 @@ def _spec(record: WorkerRecord) -> WorkerSpec:
             backend_options=options,
             price_in_per_mtok=record.price_in_per_mtok,
             price_out_per_mtok=record.price_out_per_mtok,
+            system_prompt=record.system_prompt,
         )
     except ValueError as exc:
         raise ReplayError(f"workers: {exc}") from None

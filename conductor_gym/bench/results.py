@@ -240,7 +240,9 @@ class WorkerRecord(_Model):
     :class:`~conductor_gym.workers.spec.WorkerSpec` fields that change answers or prices).
 
     ``options`` are the ``backend_options`` for the backends in :data:`RECORDED_OPTIONS`
-    and ``{}`` for the others (credentials and endpoints are never recorded).
+    and ``{}`` for the others (credentials and endpoints are never recorded);
+    ``system_prompt`` is written only when the worker has one, so the records (and the
+    fingerprints over them) of workers without one are as they were.
     """
 
     name: str
@@ -252,6 +254,7 @@ class WorkerRecord(_Model):
     options: dict[str, Any] = Field(default_factory=dict)
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    system_prompt: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @classmethod
     def from_spec(cls, spec: WorkerSpec) -> WorkerRecord:
@@ -272,6 +275,7 @@ class WorkerRecord(_Model):
             options=json_safe(options),
             price_in_per_mtok=spec.price_in_per_mtok,
             price_out_per_mtok=spec.price_out_per_mtok,
+            system_prompt=spec.system_prompt,
         )
 
 

@@ -243,7 +243,7 @@ async def _call(
         attempt += 1
         try:
             completion = await bound.worker.complete(
-                messages,
+                bound.messages(messages),
                 max_tokens=bound.max_tokens,
                 temperature=bound.temperature,
                 seed=seed,

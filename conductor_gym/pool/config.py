@@ -23,13 +23,15 @@ for it::
     model = "openai/gpt-5"            # default: the name
     params = { reasoning_effort = "minimal" }
     backend_options = { api_key_env = "OPENAI_API_KEY" }
+    system_prompt = "Answer briefly."  # optional: a system message for every call
 
 A ``[[workers]]`` table takes exactly the fields of :class:`~conductor_gym.workers.spec.WorkerSpec`
 (``name``, ``backend``, ``model``, ``max_tokens``, ``temperature``, ``params``,
 ``backend_options``, ``price_in_per_mtok``, ``price_out_per_mtok``, ``max_concurrency``,
-``requests_per_minute``, ``tokens_per_minute``). ``[defaults]`` takes the generation
-fields among them (``max_tokens``, ``temperature``, ``params``, ``backend_options``,
-``max_concurrency``, ``requests_per_minute``, ``tokens_per_minute``) and is merged under
+``requests_per_minute``, ``tokens_per_minute``, ``system_prompt``). ``[defaults]`` takes
+the generation fields among them (``max_tokens``, ``temperature``, ``params``,
+``backend_options``, ``max_concurrency``, ``requests_per_minute``, ``tokens_per_minute``,
+``system_prompt``) and is merged under
 each worker: a value the worker sets wins; for ``params`` and ``backend_options`` the
 merge is by top-level key (the worker's key wins, nested tables are not merged). A field
 set nowhere takes WorkerSpec's default.
@@ -137,6 +139,7 @@ class _Generation(BaseModel):
     max_concurrency: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     tokens_per_minute: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    system_prompt: str | None = Field(default=None, min_length=1, max_length=20_000)
 
 
 class _Worker(_Generation):
@@ -244,6 +247,8 @@ def _describe_spec(spec: WorkerSpec) -> dict[str, Any]:
         "max_concurrency": spec.max_concurrency,
         "requests_per_minute": spec.requests_per_minute,
         "tokens_per_minute": spec.tokens_per_minute,
+        # only when set, so that the descriptions of pools without one stay as they were
+        **({"system_prompt": spec.system_prompt} if spec.system_prompt is not None else {}),
     }
 
 

@@ -132,6 +132,7 @@ class WorkerPool:
                     max_tokens=spec.max_tokens,
                     temperature=spec.temperature,
                     params=spec.params,
+                    system_prompt=spec.system_prompt,
                 )
                 for spec in self.specs
             )

@@ -10,19 +10,31 @@ from types import MappingProxyType
 from typing import Any
 
 from conductor_gym._validate import require_int
-from conductor_gym.workers.base import Worker
+from conductor_gym.workers.base import Message, Worker
 
 __all__ = ["BoundWorker", "RetryPolicy"]
 
 
 @dataclass(frozen=True)
 class BoundWorker:
-    """A worker together with the generation settings of its pool entry."""
+    """A worker together with the generation settings of its pool entry
+    (``system_prompt``: :attr:`~conductor_gym.workers.spec.WorkerSpec.system_prompt`)."""
 
     worker: Worker
     max_tokens: int = 4096
     temperature: float = 0.2
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    system_prompt: str | None = None
+
+    def messages(self, messages: list[Message]) -> list[Message]:
+        """``messages`` as this worker receives them: with its ``system_prompt`` first, in
+        one system message with the one that ``messages`` may start with."""
+        if self.system_prompt is None:
+            return messages
+        if messages and messages[0]["role"] == "system":
+            merged = f"{self.system_prompt}\n\n{messages[0]['content']}"
+            return [{"role": "system", "content": merged}, *messages[1:]]
+        return [{"role": "system", "content": self.system_prompt}, *messages]
 
     @property
     def name(self) -> str:

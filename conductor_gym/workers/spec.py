@@ -18,7 +18,10 @@ from conductor_gym._validate import require_int
 from conductor_gym.registry import Registry
 from conductor_gym.workers.base import Worker
 
-__all__ = ["BACKENDS", "WorkerFactory", "WorkerSpec", "register_backend"]
+__all__ = ["BACKENDS", "MAX_SYSTEM_PROMPT_CHARS", "WorkerFactory", "WorkerSpec", "register_backend"]
+
+MAX_SYSTEM_PROMPT_CHARS = 20_000
+"""The longest ``WorkerSpec.system_prompt`` (a pool file is shared data)."""
 
 WorkerFactory = Callable[["WorkerSpec"], Worker]
 
@@ -62,6 +65,10 @@ class WorkerSpec:
         requests_per_minute: Most calls started per minute (``None``: no limit).
         tokens_per_minute: Most prompt plus completion tokens per minute (``None``: no
             limit); calls wait while the last minute's tokens exceed it.
+        system_prompt: A system message this worker receives first in every call
+            (``None``: none). It is part of the messages, so of the response cache's keys;
+            the env's ``PromptTemplates.worker_system``, when set, follows it in the same
+            message.
 
     Credentials belong in ``backend_options`` (better: in the environment variables the
     backend reads), never in ``params``: ``params`` enter the response cache's keys and
@@ -80,6 +87,7 @@ class WorkerSpec:
     max_concurrency: int | None = None
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
+    system_prompt: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
@@ -114,6 +122,15 @@ class WorkerSpec:
                 isinstance(value, int | float) and math.isfinite(value) and value > 0
             ):
                 raise ValueError(f"{where}.{rate} must be None or a number > 0")
+        if self.system_prompt is not None and not (
+            isinstance(self.system_prompt, str)
+            and self.system_prompt.strip()
+            and len(self.system_prompt) <= MAX_SYSTEM_PROMPT_CHARS
+        ):
+            raise ValueError(
+                f"{where}.system_prompt must be None or a non-empty string of at most "
+                f"{MAX_SYSTEM_PROMPT_CHARS} characters"
+            )
         if secrets := sorted(k for k in self.params if _SECRET_NAME.search(k)):
             raise ValueError(
                 f"{where}.params: {secrets} look like credentials; params enter cache keys "
