@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from conductor_gym.core.config import EnvConfig
-from conductor_gym.training.chat_prompt import ChatPrompt
 
 from ..plan_prior import PlanSearch
 from . import common, cpu_demo, cpu_orchestrate
@@ -56,14 +55,7 @@ K = 4
 """Workers drawn per episode (of seven): the paper gives no ``k``; 4 keeps each worker
 in 4 of 7 episodes, so the best one is often missing and choosing has to adapt."""
 
-CHAT_PROMPT = ChatPrompt(
-    system=(
-        "You are a conductor. You answer a question by giving steps to the listed models. "
-        "Reply with three Python lists: model_id (the model of each step), subtasks (what "
-        'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
-    ),
-    worker_item="Model {id}: {name}",
-)
+CHAT_PROMPT = dataclasses.replace(cpu_orchestrate.CHAT_PROMPT, worker_item="Model {id}: {name}")
 """``cpu-orchestrate``'s chat with the drawn workers named; saved with the checkpoint."""
 
 ITERATIONS = 60
