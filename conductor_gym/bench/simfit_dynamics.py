@@ -147,7 +147,8 @@ def _phi2(h: float, k: float, rho: float) -> float:
 
 def tetrachoric(tables: Sequence[tuple[int, int, int, int]]) -> tuple[float, float, int] | None:
     """``(rho, se, n)`` from 2x2 tables ``(both right, only first, only second, n)``, one
-    per family (each with its own thresholds); ``None`` without an informative table."""
+    per family (each with its own thresholds); ``None`` without an informative table;
+    ``se`` is infinite where ``rho`` sits at the search's bound (``|rho| > 0.99``)."""
     usable = []
     for both, first, second, n in tables:
         p1, p2 = (both + first) / n, (both + second) / n
@@ -168,7 +169,11 @@ def tetrachoric(tables: Sequence[tuple[int, int, int, int]]) -> tuple[float, flo
     slope = sum(n * _phi2_density(h, k, rho) for h, k, _, n in usable)
     var = sum(b * (1 - b / n) for _, _, b, n in usable)
     n_total = sum(n for *_, n in usable)
-    return rho, (math.sqrt(var) / slope if slope > 0 else math.inf), n_total
+    if abs(rho) > 0.99 or slope <= 0:
+        # at the search's bound the tables fit any stronger correlation as well: the
+        # delta method's SE (over a vanishing density) would be a meaningless huge number
+        return rho, math.inf, n_total
+    return rho, math.sqrt(var) / slope, n_total
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ def _sibling(name: str) -> ModuleType:
 
 
 training = _sibling("training_baselines")
+simfit = _sibling("simfit_figures")
 
 
 class BlockNotFoundError(LookupError):
@@ -133,6 +134,8 @@ CONFIRM_COMMAND = (
     "(its baselines)"
 )
 
+RECOVERY_COMMAND = "python -m conductor_gym.bench.simfit_recovery"
+
 BLOCKS: tuple[Block, ...] = (
     Block(
         "calibration",
@@ -201,6 +204,20 @@ BLOCKS: tuple[Block, ...] = (
         fast=False,
         header="  | conductor | accuracy (± SE) | reward (± SE) |",
         until="  | `best-single`",
+    ),
+    Block(
+        "simfit-recovery",
+        "docs/bring-your-own-pool.md",
+        simfit.recovery_block,
+        RECOVERY_COMMAND,
+        fast=False,
+    ),
+    Block(
+        "simfit-cost",
+        "docs/bring-your-own-pool.md",
+        simfit.cost_block,
+        RECOVERY_COMMAND,
+        fast=False,
     ),
 )
 """Every generated block of the docs, in the order the docs hold them."""

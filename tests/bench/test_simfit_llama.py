@@ -1,14 +1,21 @@
 """A real pool end to end (issue 28, item 4): three workers on a real llama.cpp server
 (SmolLM2-135M through LiteLLM) under settings that behave differently (greedy with a
 long budget, sampled hot with a short one that cuts replies, sampled with a nucleus
-limit), recorded through the response cache, fitted, scored on held-out tasks, and the
-fitted pool then run offline with ``ConductorEnv(pool="fitted.toml")``.
+limit and a system prompt of its own), recorded through the response cache, fitted,
+scored on held-out tasks, and the fitted pool then run offline with
+``ConductorEnv(pool="fitted.toml")``.
 
-Small on purpose (CI): 8 tasks to fit, 4 held out; single calls plus one self-check
-run: 60 calls of at most 32 tokens, about a minute on two CPU cores."""
+The tasks are a small JSON Lines suite written here (``jsonl:<path>``): additions of
+small numbers in the offline ``arithmetic`` family's words, graded ``numeric``, some of
+which a 135M model gets right (on the first offline tasks it got every one wrong, so
+every fitted accuracy was 0 and the fidelity figures said nothing). Small on purpose
+(CI): 8 tasks to fit, 4 held out; single calls plus one self-check run: 60 calls of at
+most 32 tokens. With ``-s`` it prints the fit and the fidelity
+(``docs/bring-your-own-pool.md``, "A real pool in CI")"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +31,29 @@ from conductor_gym.workers.spec import WorkerSpec
 pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
 
 FIT_TASKS, HELD_OUT = 8, 4
+SUMS = [(1, 2), (2, 6), (3, 3), (15, 4), (7, 2), (4, 2), (11, 12), (6, 1),
+        (2, 3), (12, 5), (3, 4), (8, 1)]  # fmt: skip
+"""Sums the greedy worker gets right (1 + 2, 3 + 3, ...) and wrong (2 + 6 = 10, 6 + 1 = 6,
+a reply cut before its sum, ...), half of each among the fitting and the held-out tasks."""
+assert len(SUMS) == FIT_TASKS + HELD_OUT
+
+
+def sums_suite(directory: Path) -> str:
+    """The suite ``jsonl:<path>`` of :data:`SUMS`, as tasks of the offline ``arithmetic``
+    family (profile ``math500``), whose steps the simulator reads and the fit classifies."""
+    path = directory / "sums.jsonl"
+    rows = [
+        {
+            "question": f"What is {a} + {b}?",
+            "answer": str(a + b),
+            "grader": "numeric",
+            "domain": "arithmetic",
+            "metadata": {"profile": "math500"},
+        }
+        for a, b in SUMS
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return f"jsonl:{path}"
 
 
 def pool(api_base: str) -> list[WorkerSpec]:
@@ -37,16 +67,25 @@ def pool(api_base: str) -> list[WorkerSpec]:
     return [
         WorkerSpec("smol-greedy", temperature=0.0, max_tokens=32, **common),
         WorkerSpec("smol-hot-short", temperature=1.2, max_tokens=12, **common),
-        WorkerSpec("smol-nucleus", temperature=0.7, max_tokens=32, params={"top_p": 0.5}, **common),
+        WorkerSpec(
+            "smol-nucleus",
+            temperature=0.7,
+            max_tokens=32,
+            params={"top_p": 0.5},
+            system_prompt="You are a careful calculator. Reply with the number only.",
+            **common,
+        ),
     ]
 
 
-def record(specs: list[WorkerSpec], cache: Path, limit: int, out: Path, tag: str) -> list[Results]:
+def record(
+    specs: list[WorkerSpec], suite: str, cache: Path, limit: int, out: Path, tag: str
+) -> list[Results]:
     agents = ["single:0", "single:1", "single:2", "reflect:0:2"]
     return [
         evaluate(
             agent,
-            "offline",
+            suite,
             repeats=1,
             limit=limit,
             seed=0,
@@ -67,7 +106,8 @@ def test_a_real_llama_pool_is_fitted_scored_and_run_offline(
     require_spec("litellm")
     specs = pool(f"{llama_base_url}/v1")
     cache = tmp_path / "calls.sqlite"
-    runs = record(specs, cache, FIT_TASKS + HELD_OUT, tmp_path, "rec")
+    suite = sums_suite(tmp_path)
+    runs = record(specs, suite, cache, FIT_TASKS + HELD_OUT, tmp_path, "rec")
     fitting = [
         r.model_copy(update={"episodes": [e for e in r.episodes if e.task_index < FIT_TASKS]})
         for r in runs
@@ -76,8 +116,12 @@ def test_a_real_llama_pool_is_fitted_scored_and_run_offline(
         r.model_copy(update={"episodes": [e for e in r.episodes if e.task_index >= FIT_TASKS]})
         for r in runs
     ]
+    outcomes = [e.correct for r in held for e in r.episodes]
+    assert any(outcomes) and not all(outcomes), outcomes  # held-out tasks that discriminate
     fitted = fit(fitting, cache=cache)
     print(fitted.format())
+    accuracy = {w.name: w.accuracy["math500"].accuracy for w in fitted.workers}
+    assert any(0 < p < 1 for p in accuracy.values()), accuracy  # a pool that says something
     assert [w.name for w in fitted.workers] == [s.name for s in specs]
     assert fitted.used == 3 * FIT_TASKS and fitted.traced == FIT_TASKS and fitted.untraced == 0
     greedy = fitted.workers[0]
