@@ -24,6 +24,9 @@ The held-out evaluation plays the same randomised pool (tasks 0-159, never train
 beside ``best-single`` (which reads ``info["pool"]``) and the random planner. The
 cross-entropy search of ``cpu-orchestrate`` stays available as a baseline
 (``--search-iterations 12``), never as this recipe's source of plans.
+
+Status: work in progress (``docs/training-cpu.md``). The settings below are a first guess;
+no run has yet shown what GRPO adds in them or fitted the 90-minute budget.
 """
 
 from __future__ import annotations
