@@ -75,7 +75,8 @@ def cpu_recipe_env() -> EnvConfig:
 
 
 STAGES = ("warm_start", "plan_search")
-"""The ``cpu-orchestrate`` recipe's stages; the other recipes refuse them."""
+"""The stages of the warm-started recipes (``cpu-orchestrate``, ``cpu-adapt``); the other
+recipes refuse them."""
 
 
 @dataclass

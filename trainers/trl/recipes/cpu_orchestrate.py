@@ -131,8 +131,7 @@ def schedule_for_precision(
     ``requested`` (the settings as the user gave them) left unset become
     ``float32_iterations`` (:data:`FLOAT32_ITERATIONS`; ``"float32"``), so that the run
     fits the hour where bf16 is emulated; steps the user set (``iterations``, or
-    ``max_steps`` in
-    ``grpo_overrides``) are kept (``"given"``)."""
+    ``max_steps`` in ``grpo_overrides``) are kept (``"given"``)."""
     if bf16:
         return args, "full"
     if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
