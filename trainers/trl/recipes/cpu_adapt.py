@@ -18,7 +18,9 @@ differences of purpose:
   leaves it writing parseable plans that know nothing of which worker or structure pays;
 * **GRPO does the learning**: more rollouts per step than ``cpu-orchestrate``
   (:data:`GRPO`: 4 prompts x 8 completions), shorter completions and a larger learning
-  rate, spent on the env's reward alone.
+  rate, spent on the env's reward alone; the warm start is twice as long
+  (:data:`WARM_START_STEPS`), so that GRPO's samples parse and its steps go to whom to
+  ask and how, not to the format.
 
 The held-out evaluation plays the same randomised pool (tasks 0-159, never trained on)
 beside ``best-single`` (which reads ``info["pool"]``) and the random planner. The
@@ -38,6 +40,7 @@ from typing import Any, ClassVar
 from conductor_gym.core.config import EnvConfig
 
 from ..plan_prior import PlanSearch
+from ..warm_start import WarmStart
 from . import common, cpu_demo, cpu_orchestrate
 from .common import TrainResult
 
@@ -61,11 +64,19 @@ in 4 of 7 episodes, so the best one is often missing and choosing has to adapt."
 CHAT_PROMPT = dataclasses.replace(cpu_orchestrate.CHAT_PROMPT, worker_item="Model {id}: {name}")
 """``cpu-orchestrate``'s chat with the drawn workers named; saved with the checkpoint."""
 
-ITERATIONS = 60
-"""GRPO steps of a run that leaves them to the recipe (bf16 autocast)."""
+ITERATIONS = 20
+"""GRPO steps of a run that leaves them to the recipe (bf16 autocast). A first run with 60
+took 130-195 s a step on this project's 2-core Xeon (32 completions of 90-130 tokens, a
+test suite on the other core): 20 steps keep the run near the 90-minute budget."""
 
-FLOAT32_ITERATIONS = 20
-"""GRPO steps of a float32 run (bf16 emulated) that leaves them to the recipe."""
+FLOAT32_ITERATIONS = 8
+"""GRPO steps of a float32 run (bf16 emulated, about twice as slow) that leaves them to
+the recipe."""
+
+WARM_START_STEPS = 64
+"""Warm-start steps: after 32 (``cpu-orchestrate``'s), 50-78 % of the plans sampled at
+temperature 1.0 in the first GRPO steps failed to parse, and GRPO spent its first ten
+steps on the format (6-16 % by steps 9-11) instead of on whom to ask."""
 
 GRPO: dict[str, Any] = {
     "max_steps": ITERATIONS,
@@ -92,6 +103,9 @@ class Args(cpu_orchestrate.Args):
     recipe: ClassVar[str] = "cpu-adapt"
 
     env: EnvConfig = dataclasses.field(default_factory=adaptive_env)
+    warm_start: WarmStart | None = dataclasses.field(
+        default_factory=lambda: WarmStart(steps=WARM_START_STEPS)
+    )
     plan_search: PlanSearch | None = dataclasses.field(
         default_factory=lambda: PlanSearch(iterations=0)
     )
