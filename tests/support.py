@@ -203,3 +203,22 @@ def write_tasks(path: Path, n: int = 4) -> Path:
     ]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
+
+
+def docs_figures_build() -> ModuleType:
+    """``docs/figures/build.py`` as a module, loaded once per process (it is a script
+    folder, not a package; its dataclasses resolve their module by name, so it is
+    registered in ``sys.modules``)."""
+    import sys
+
+    if (loaded := sys.modules.get("docs_figures_build")) is not None:
+        return loaded
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "docs_figures_build", root / "docs" / "figures" / "build.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -5,13 +5,11 @@ ones hold exactly what their generators print now (``make docs-figures`` rewrite
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support import docs_figures_build
 
 from conductor_gym.bench import readme_figures
 from conductor_gym.bench.frontier import FrontierPoint
@@ -21,18 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def _load_build() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "docs_figures_build", ROOT / "docs/figures/build.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-build = _load_build()
+build = docs_figures_build()
 REGEN = "regenerate with make docs-figures (python docs/figures/build.py {name})"
 
 

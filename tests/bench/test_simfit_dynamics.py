@@ -10,13 +10,11 @@ exactly what ``docs/figures/simfit_figures.py`` prints for this run."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support import docs_figures_build
 
 from conductor_gym.bench.simfit import FittedPool
 from conductor_gym.bench.simfit_recovery import (
@@ -115,23 +113,10 @@ def test_fidelity_scores_plan_effects_on_held_out_tasks(recovery: Recovery) -> N
     assert good.score < prior.score
 
 
-def _build() -> ModuleType:
-    if (loaded := sys.modules.get("docs_figures_build")) is not None:
-        return loaded
-    spec = importlib.util.spec_from_file_location(
-        "docs_figures_build", ROOT / "docs/figures/build.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("name", ["simfit-recovery", "simfit-cost"])
 def test_the_doc_quotes_this_run(recovery: Recovery, name: str) -> None:
     # run_recovery is computed once per process: the generator formats this very run
-    b = _build().block(name)
+    b = docs_figures_build().block(name)
     assert b.current((ROOT / b.doc).read_text()) == b.generate(), (
         f"regenerate with python docs/figures/build.py {name}"
     )
