@@ -5,8 +5,8 @@ Each agent implements :class:`Agent`: ``act(observation, info) -> str`` and
 they need (``required_max_steps(num_workers)``, ``env_overrides``). ``make_agent(spec)``
 builds one from a short spec (:mod:`.spec`: ``random``, ``single:<id>``,
 ``best-single``, ``reflect:<id>:<n>``, ``consensus:<id>:<n>``, ``moa``,
-``llm:<litellm-model>``, ``policy:<path>``, ``path/to/file.py:ClassName``); ``AGENTS``
-lists the short names.
+``llm:<litellm-model>``, ``policy:<path>``, ``plan:<path>``, ``path/to/file.py:ClassName``);
+``AGENTS`` lists the short names.
 
 Importing this package imports no model library: LiteLLM, torch, transformers and
 vLLM load when an ``llm`` or ``policy`` agent is built or first called.
@@ -20,6 +20,7 @@ from .best_single import BestSingle
 from .calibration import CALIBRATION_OFFSET, CalibrationTasks, calibration_split_for
 from .fixed import Consensus, MixtureOfAgents, SelfReflection, SingleWorker
 from .llm import LLMConductor
+from .plan_file import FixedPlan
 from .policy import PolicyConductor
 from .random_planner import RandomPlanner
 from .spec import AGENTS, SPEC_FORMS, load_agent_file, make_agent
@@ -35,6 +36,7 @@ __all__ = [
     "BestSingle",
     "CalibrationTasks",
     "Consensus",
+    "FixedPlan",
     "LLMConductor",
     "MixtureOfAgents",
     "PolicyConductor",

@@ -11,6 +11,7 @@ factory and its **form**, the spec grammar of that name::
     moa                      MixtureOfAgents(**kwargs)
     llm:<litellm-model>      LLMConductor("<litellm-model>", **kwargs)
     policy:<path>            PolicyConductor("<path>", **kwargs)
+    plan:<path>              FixedPlan("<path>", **kwargs): a plan file, every question
     path/to/file.py:Name     Name(**kwargs) from that file (a class or a factory)
     <plug-in>[:<arg>]        an installed plug-in's factory([<arg>], **kwargs)
 
@@ -193,4 +194,10 @@ register_agent(
 )
 register_agent(
     "policy", f"{_AGENTS}.policy:PolicyConductor", "policy:<path>", rest_help="a checkpoint path"
+)
+register_agent(
+    "plan",
+    f"{_AGENTS}.plan_file:FixedPlan",
+    "plan:<path>",
+    rest_help="a plan file path (the three lists, subtasks holding {question})",
 )

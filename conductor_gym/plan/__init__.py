@@ -102,6 +102,11 @@ Reasons (:data:`REASONS`)
 
 ``num_workers < 1``, ``max_steps < 1``, ``max_chars < 0`` and ``max_depth < 1`` are
 programming errors and raise a plain :class:`ValueError`.
+
+Plan files (:mod:`conductor_gym.plan.template`)
+    One fixed plan in this text format whose subtasks hold the placeholder
+    ``{question}``: ``read_plan_file``, ``write_plan_file`` and ``fill_question`` there
+    (the ``plan:<path>`` agent plays one).
 """
 
 from __future__ import annotations

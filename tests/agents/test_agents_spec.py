@@ -53,6 +53,7 @@ def test_each_form_builds_its_agent() -> None:
         ("moa:7", "'moa' takes no ':' fields"),
         ("llm:", "give a LiteLLM model string after 'llm:'"),
         ("policy: ", "give a checkpoint path after 'policy:'"),
+        ("plan:", "give a plan file path (the three lists, subtasks holding {question}) after"),
         ("agent.py", "a file spec needs the class after the file"),
     ],
 )
