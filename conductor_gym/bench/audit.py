@@ -22,6 +22,25 @@ plays the same seeds, so the same tasks and the same worker draws) it
    within 2 SE of its faithful plan: a place where the pool pays for what real models
    would not do.
 
+Every mode also reports **the best fixed plan per number of calls** (1 to 5 steps): the
+plan with the highest accuracy on the search block among those with that many steps
+(every plan played there, single workers, anchors and the search's plans alike, that is a
+fixed plan: no claimed answer, the question in a step), re-played on the fresh block with
+its accuracy ± SE. A trained
+conductor is compared with it at the same mean number of calls;
+:meth:`AuditReport.save_plans` writes each one as a plan file that the agent
+``plan:<path>`` replays (:mod:`conductor_gym.plan.template`).
+
+**The randomised pool** (``k`` workers per episode and/or ``shuffle_workers``, the paper's
+training setting): a fixed plan is the same plan for every question, so it cannot name a
+worker the episode may not have drawn. Plans are then written by **position**
+(``Model 0`` .. ``Model k-1``, :data:`~conductor_gym.bench.audit_plans.Worker` an int);
+the single "workers" are the positions (exchangeable under shuffled ids: their spread is
+noise) and the best single is the best position; the oracle router picks, per episode,
+the drawn worker (by name) that is best on the question's family; the anchors that name
+a worker (GPT-5's self-reflection, the mixture of all seven with its aggregator) are
+skipped, and the report says so; the others are played by position.
+
 The bands are the paper's (arXiv 2512.04388) and the simulator issue's; they are printed
 for any pool, but they describe the paper's seven workers. The audit reads no simulator
 internals: it works on any pool the env can play (a preset, a pool file), so users run it
@@ -37,8 +56,10 @@ import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from conductor_gym._validate import is_int
 from conductor_gym.bench.audit_plans import (
     ANSWER_TEMPLATE,
     FAITHFUL,
@@ -46,14 +67,19 @@ from conductor_gym.bench.audit_plans import (
     VALUE_FIRST,
     AuditPlan,
     AuditStep,
+    Worker,
     chain_plan,
     moa_plan,
     mutate,
     off_task_twins,
     single_plan,
+    worker_label,
 )
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.plan import Plan
+from conductor_gym.plan.template import write_plan_file
+from conductor_gym.pool import make_pool
 from conductor_gym.tasks.base import Task
 
 __all__ = [
@@ -63,10 +89,14 @@ __all__ = [
     "AuditPlan",
     "AuditReport",
     "AuditStep",
+    "BestAtCalls",
     "Finding",
     "Scored",
     "audit",
 ]
+
+MAX_CALLS = 5
+"""The longest plan the search writes: best-per-calls covers 1 .. MAX_CALLS calls."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +143,37 @@ class Finding:
     se: float
 
 
+@dataclass(frozen=True)
+class BestAtCalls:
+    """The best fixed plan with ``calls`` steps: its accuracy on the search block, then on
+    the fresh block (``accuracy`` ± ``se``, the binomial SE) and its gain over the best
+    single worker there (± the paired SE); ``fixed`` is the plan as a plan file holds it
+    (``{question}`` placeholders, ``Model`` ids)."""
+
+    calls: int
+    plan: AuditPlan
+    fixed: Plan
+    search_accuracy: float
+    accuracy: float
+    se: float
+    gain: float
+    gain_se: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe, the plan written out (its description, steps and three lists)."""
+        return {
+            "calls": self.calls,
+            "plan": self.plan.describe(),
+            "steps": [vars(s) for s in self.plan.steps],
+            **self.fixed.to_dict(),
+            "search_accuracy": self.search_accuracy,
+            "accuracy": self.accuracy,
+            "se": self.se,
+            "gain": self.gain,
+            "gain_se": self.gain_se,
+        }
+
+
 @dataclass
 class AuditReport:
     """What :func:`audit` found (module docstring); :meth:`format` prints it."""
@@ -131,6 +192,16 @@ class AuditReport:
     headroom_band: tuple[float, float] = (4.0, 12.0)
     ood_headroom_band: tuple[float, float] = (4.0, 14.0)
     notes: list[str] = field(default_factory=list)
+    best_per_calls: list[BestAtCalls] = field(default_factory=list)
+    k: int | None = None
+    shuffle_workers: bool = False
+    seed: int = 0
+
+    @property
+    def randomised(self) -> bool:
+        """Whether the pool was played randomised (``k`` and/or shuffled ids), plans by
+        position."""
+        return self.k is not None or self.shuffle_workers
 
     @property
     def headroom(self) -> float:
@@ -143,6 +214,8 @@ class AuditReport:
             "pool": self.pool,
             "tasks": self.tasks,
             "ood_tasks": self.ood_tasks,
+            "k": self.k,
+            "shuffle_workers": self.shuffle_workers,
             "episodes": self.episodes,
             "singles": self.singles,
             "best_single": self.best_single,
@@ -163,11 +236,41 @@ class AuditReport:
             "anchors": [{**vars(a), "band": list(a.band), "holds": a.holds} for a in self.anchors],
             "twins": self.twins,
             "findings": [vars(f) for f in self.findings],
+            "best_per_calls": [b.to_dict() for b in self.best_per_calls],
+            "notes": list(self.notes),
         }
 
+    def save_plans(self, directory: str | Path) -> list[Path]:
+        """Write each best-per-calls plan to ``directory/calls-<n>.plan`` (created), a
+        plan file the agent ``plan:<path>`` replays; returns the paths written."""
+        folder = Path(directory)
+        draw = f"--pool {self.pool}"
+        if self.k is not None:
+            draw += f" --k {self.k}"
+        if self.shuffle_workers:
+            draw += " --shuffle-workers"
+        written = []
+        for b in self.best_per_calls:
+            path = folder / f"calls-{b.calls}.plan"
+            comment = (
+                f"The best fixed plan with {b.calls} call(s) that conductor-gym sim audit found\n"
+                f"({draw}, tasks {self.tasks}, seed {self.seed}): {b.search_accuracy:.1f}% on "
+                f"the search block,\n{b.accuracy:.1f} ± {b.se:.1f}% on fresh seeds, "
+                f"{b.gain:+.1f} ± {b.gain_se:.1f} over the best single.\n{b.plan.describe()}\n"
+                "Model ids are the episode's positions; replay with the same draw:\n"
+                f"conductor-gym evaluate --agent plan:{path} {draw}"
+            )
+            written.append(write_plan_file(path, b.fixed, comment=comment))
+        return written
+
     def format(self) -> str:
+        draw = ""
+        if self.randomised:
+            draw = f" k={self.k if self.k is not None else 'all'}" + (
+                " shuffled ids" if self.shuffle_workers else " ids in pool order"
+            )
         lines = [
-            f"sim audit: pool={self.pool!r} tasks={self.tasks!r}"
+            f"sim audit: pool={self.pool!r}{draw} tasks={self.tasks!r}"
             + (f" ood={self.ood_tasks!r}" if self.ood_tasks else "")
             + f", {self.episodes} episodes",
             "",
@@ -181,6 +284,19 @@ class AuditReport:
         for plan, gain, se, ood, ood_se in self.best:
             ood_text = f"  ood {ood:+.1f} ± {ood_se:.1f}" if ood is not None else ""
             lines.append(f"  {gain:+6.1f} ± {se:.1f}{ood_text}  {plan.describe()}")
+        if self.best_per_calls:
+            lines += [
+                "",
+                "best fixed plan per number of calls (best on the search block; fresh seeds: "
+                "accuracy ± SE, gain ± SE):",
+            ]
+            for b in self.best_per_calls:
+                lines.append(
+                    f"  {b.calls} call{'s' if b.calls > 1 else ' '}"
+                    f"  search {b.search_accuracy:5.1f}"
+                    f"  fresh {b.accuracy:5.1f} ± {b.se:.1f}  ({b.gain:+.1f} ± {b.gain_se:.1f})"
+                    f"  {b.plan.describe()}"
+                )
         low, high = self.headroom_band
         lines += ["", "anchors (difference ± SE, band, holds):"]
         lines.append(
@@ -216,12 +332,18 @@ def _paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float]:
 
 class _Player:
     """Plays :class:`AuditPlan` objects on seed blocks of suites, memoised, counting
-    every episode played."""
+    every episode played; ``k`` and ``shuffle`` are the pool's draw (a randomised pool
+    when either is set: its workers are then the positions ``0 .. k-1``)."""
 
-    def __init__(self, pool: Any, seed: int, per_plan: int) -> None:
+    def __init__(
+        self, pool: Any, seed: int, per_plan: int, *, k: int | None = None, shuffle: bool = False
+    ) -> None:
         self.pool = pool
         self.seed = seed
         self.per_plan = per_plan
+        self.k = k
+        self.shuffle = shuffle
+        self.randomised = k is not None or shuffle
         self.episodes = 0
         self._envs: dict[tuple[str, int], ConductorEnv] = {}
         self._memo: dict[tuple[Any, ...], Scored] = {}
@@ -230,14 +352,34 @@ class _Player:
         key = (tasks, max_steps)
         if key not in self._envs:
             self._envs[key] = ConductorEnv(
-                tasks=tasks, pool=self.pool, max_steps=max_steps, shuffle_workers=False
+                tasks=tasks,
+                pool=self.pool,
+                max_steps=max_steps,
+                k=self.k,
+                shuffle_workers=self.shuffle,
             )
         return self._envs[key]
 
-    def names(self, tasks: str) -> tuple[str, ...]:
+    def names(self, tasks: str) -> tuple[Worker, ...]:
+        """The workers plans choose among: the pool's names in fixed order, or the
+        positions ``0 .. k-1`` of a randomised pool."""
         env = self.env(tasks, 5)
         _, info = env.reset(seed=self.seed)
+        if self.randomised:
+            return tuple(range(int(info["num_workers"])))
         return tuple(info["pool"])
+
+    def played(self, plan: AuditPlan, tasks: str, block: int) -> bool:
+        """Whether ``plan`` was played on that block of ``tasks`` (all tasks)."""
+        return (plan.key(), tasks, block, None) in self._memo
+
+    def scored(self, tasks: str, block: int) -> list[Scored]:
+        """Every plan played on that block of ``tasks`` (all tasks), in playing order."""
+        return [
+            scored
+            for (_, suite, played_block, only), scored in self._memo.items()
+            if suite == tasks and played_block == block and only is None
+        ]
 
     def play(
         self, plan: AuditPlan, tasks: str, block: int, *, only: Callable[[Task], bool] | None = None
@@ -275,21 +417,33 @@ def audit(
     per_plan: int = 400,
     top: int = 3,
     seed: int = 0,
+    k: int | None = None,
+    shuffle_workers: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Attack ``pool`` on ``tasks`` with about ``episodes`` paired episodes (module
     docstring); every evaluation plays ``per_plan`` episodes of one seed block.
 
+    ``k`` (workers per episode, a random k-of-n draw) and ``shuffle_workers`` (shuffled
+    ``Model`` ids) play the randomised pool, plans written by position (module
+    docstring); neither (the default) plays every worker in the pool's order.
+
     Raises :class:`~conductor_gym.errors.ConfigurationError` for a budget too small to
     play the single workers and the anchors (about ``20 * per_plan`` episodes for the
-    paper pool).
+    paper pool), and for a ``k`` outside ``1 .. pool size``.
     """
     if isinstance(per_plan, bool) or not isinstance(per_plan, int) or per_plan < 20:
         raise ConfigurationError(f"audit: per_plan must be an int >= 20, got {per_plan!r}")
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise ConfigurationError(f"audit: episodes must be an int >= 1, got {episodes!r}")
+    if not isinstance(shuffle_workers, bool):
+        raise ConfigurationError(f"audit: shuffle_workers must be a bool, got {shuffle_workers!r}")
+    size = make_pool(pool).n if k is not None or shuffle_workers else None
+    if size is not None and k is not None and not (is_int(k) and 1 <= k <= size):
+        raise ConfigurationError(f"audit: k must be an int in 1..{size} (the pool size), got {k!r}")
     say = progress or (lambda _text: None)
-    player = _Player(pool, seed, per_plan)
+    player = _Player(pool, seed, per_plan, k=k, shuffle=shuffle_workers)
+    randomised = player.randomised
     workers = player.names(tasks)
     fixed_cost = (
         len(workers) * 2  # singles, self-review
@@ -306,9 +460,11 @@ def audit(
     singles = {w: player.play(single_plan(w), tasks, 0) for w in workers}
     best_name = max(singles, key=lambda w: singles[w].accuracy)
     best = singles[best_name]
-    say(f"single workers played; best {best_name} {best.accuracy:.1f}")
+    say(f"single workers played; best {worker_label(best_name)} {best.accuracy:.1f}")
     fresh_best = player.play(best.plan, tasks, 1)
-    oracle = _oracle(player, singles, tasks)
+    oracle = (
+        _drawn_oracle(player, singles, tasks) if randomised else _oracle(player, singles, tasks)
+    )
     oracle_gain = _paired(oracle, best.outcomes)
 
     # 2. anchors
@@ -323,7 +479,20 @@ def audit(
     # what step 4 plays: the out-of-domain singles, the fresh and out-of-domain runs of
     # the best plans and the off-task twins of them and of the best single worker
     reserve = ((len(workers) if ood_tasks else 0) + (top + 1) * (len(OFF_TASK) + 2)) * per_plan
-    while player.episodes + per_plan + reserve <= episodes:
+
+    def room_for_calls() -> int:
+        # The randomised pool also keeps room for step 5's fresh re-plays (the default
+        # one keeps its former stopping point, so its figures stay as they were; its
+        # step 5 uses what the budget has left).
+        if not randomised:
+            return 0
+        chosen = {c.plan.key() for c in _choose(population, top)}
+        at_calls = _best_at_calls(player.scored(tasks, 0), workers).values()
+        return per_plan * sum(
+            s.plan.key() not in chosen and not player.played(s.plan, tasks, 1) for s, _ in at_calls
+        )
+
+    while player.episodes + per_plan + reserve + room_for_calls() <= episodes:
         ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
         parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
         child = mutate(parent, workers, rng)
@@ -331,13 +500,7 @@ def audit(
     say(f"search done: {len(population)} plans ({player.episodes} episodes)")
 
     # 4. the best plans on fresh seeds, out of domain, and their off-task twins
-    chosen: list[Scored] = []
-    for scored in sorted(population, key=lambda s: -s.accuracy):
-        shown = {c.plan.describe() for c in chosen}
-        if scored.plan.describe() not in shown and len(scored.plan.steps) > 1:
-            chosen.append(scored)
-        if len(chosen) == top:
-            break
+    chosen = _choose(population, top)
     results: list[tuple[AuditPlan, float, float, float | None, float | None]] = []
     findings: list[Finding] = []
     twins = 0
@@ -359,36 +522,144 @@ def audit(
             if difference >= -2 * twin_se:
                 findings.append(Finding(faithful.plan.describe(), label, difference, twin_se))
     results.sort(key=lambda r: -r[1])
+
+    # 5. the best fixed plan per number of calls, on fresh seeds (the search left room
+    # for them; a budget too small for any search may leave none: those are skipped)
+    per_calls: list[BestAtCalls] = []
+    unplayed: list[int] = []
+    at_calls = _best_at_calls(player.scored(tasks, 0), workers)
+    for calls, (scored, fixed) in sorted(at_calls.items()):
+        if not player.played(scored.plan, tasks, 1) and player.episodes >= episodes:
+            unplayed.append(calls)
+            continue
+        fresh = player.play(scored.plan, tasks, 1)
+        p = fresh.accuracy / 100.0
+        se = 100.0 * math.sqrt(p * (1.0 - p) / len(fresh.outcomes))
+        gain, gain_se = fresh.versus(fresh_best)
+        per_calls.append(
+            BestAtCalls(
+                calls, scored.plan, fixed, scored.accuracy, fresh.accuracy, se, gain, gain_se
+            )
+        )
+    notes = _randomised_notes(player, len(workers), size) if size is not None else []
+    if unplayed:
+        notes.append(
+            "best fixed plan not re-played on fresh seeds for "
+            + ", ".join(map(str, unplayed))
+            + f" call(s): the budget was spent (give more than {episodes} episodes)"
+        )
     return AuditReport(
         pool=str(pool),
         tasks=tasks,
         ood_tasks=ood_tasks,
         episodes=player.episodes,
-        singles={w: s.accuracy for w, s in singles.items()},
-        best_single=best_name,
+        singles={worker_label(w): s.accuracy for w, s in singles.items()},
+        best_single=worker_label(best_name),
         oracle_gain=oracle_gain,
         best=results,
         anchors=anchors,
         findings=findings,
         twins=twins,
+        notes=notes,
+        best_per_calls=per_calls,
+        k=k,
+        shuffle_workers=shuffle_workers,
+        seed=seed,
     )
 
 
-def _oracle(player: _Player, singles: Mapping[str, Scored], tasks: str) -> tuple[bool, ...]:
+def _choose(population: Sequence[Scored], top: int) -> list[Scored]:
+    """The ``top`` best multi-step plans of the search, one per description."""
+    chosen: list[Scored] = []
+    for scored in sorted(population, key=lambda s: -s.accuracy):
+        shown = {c.plan.describe() for c in chosen}
+        if scored.plan.describe() not in shown and len(scored.plan.steps) > 1:
+            chosen.append(scored)
+        if len(chosen) == top:
+            break
+    return chosen
+
+
+def _best_at_calls(
+    played: Sequence[Scored], workers: Sequence[Worker]
+) -> dict[int, tuple[Scored, Plan]]:
+    """Per number of steps (1 .. :data:`MAX_CALLS`), the fixed plan (with its plan-file
+    form) most accurate among the ``played`` ones (every plan of the search block: the
+    single workers, the anchors and the search's plans; those that claim an answer are
+    no fixed plan); the first played wins a tie."""
+    best: dict[int, tuple[Scored, Plan]] = {}
+    for scored in played:
+        calls = len(scored.plan.steps)
+        if calls > MAX_CALLS or (calls in best and best[calls][0].accuracy >= scored.accuracy):
+            continue
+        fixed = scored.plan.fixed_plan(workers)
+        if fixed is not None:
+            best[calls] = (scored, fixed)
+    return best
+
+
+def _randomised_notes(player: _Player, positions: int, size: int) -> list[str]:
+    """What the report of a randomised pool means, and what it leaves out."""
+    shuffled = player.shuffle
+    return [
+        f"randomised pool: each episode draws {positions} of the {size} workers"
+        + (" under shuffled ids" if shuffled else ", ids in pool order")
+        + f"; every plan names positions Model 0 .. Model {positions - 1}, not workers (a "
+        "fixed plan cannot name a worker the episode may not have drawn)",
+        "the single workers are positions: "
+        + (
+            "under shuffled ids they are exchangeable (each is a random drawn worker), so "
+            "their spread is noise and the best single is the best position"
+            if shuffled
+            else "without shuffling a position holds the drawn workers in pool order, so "
+            "they are not exchangeable"
+        ),
+        "oracle router: per episode the drawn worker (by name) best on the question's "
+        "family, a router that reads the names, not a fixed plan",
+        "anchors skipped (they name specific workers): gpt-5 5x self-reflection, MoA of "
+        "all workers + aggregator; kept, by position: self-review, MoA of the 2 .. "
+        f"{min(7, positions)} best positions, value first, claims",
+    ]
+
+
+def _oracle(player: _Player, singles: Mapping[Worker, Scored], tasks: str) -> tuple[bool, ...]:
     """The best worker per family, one call: outcomes on block 0."""
     env = player.env(tasks, 5)
     families = []
     for i in range(player.per_plan):
         _, info = env.reset(seed=player.seed + i)
         families.append(env.tasks[info["task_index"]].domain)
-    per_family: dict[str, str] = {}
+    per_family: dict[str, Worker] = {}
     for family in set(families):
         idx = [i for i, f in enumerate(families) if f == family]
         per_family[family] = max(singles, key=lambda w: sum(singles[w].outcomes[i] for i in idx))
     return tuple(singles[per_family[f]].outcomes[i] for i, f in enumerate(families))
 
 
-def _starters(workers: Sequence[str], best: str) -> list[AuditPlan]:
+def _drawn_oracle(
+    player: _Player, singles: Mapping[Worker, Scored], tasks: str
+) -> tuple[bool, ...]:
+    """The oracle router of a randomised pool (``singles`` by position): per episode of
+    block 0, the drawn worker, by name, with the best accuracy on the question's family
+    (over the block's episodes that drew it), one call."""
+    env = player.env(tasks, 5)
+    episodes: list[tuple[str, tuple[str, ...]]] = []
+    for i in range(player.per_plan):
+        _, info = env.reset(seed=player.seed + i)
+        episodes.append((env.tasks[info["task_index"]].domain, tuple(info["pool"])))
+    seen: dict[tuple[str, str], list[bool]] = {}
+    for i, (family, names) in enumerate(episodes):
+        for position, name in enumerate(names):
+            seen.setdefault((family, name), []).append(singles[position].outcomes[i])
+    rate = {key: statistics.fmean(outcomes) for key, outcomes in seen.items()}
+    routed = []
+    for i, (family, names) in enumerate(episodes):
+        position = max(range(len(names)), key=lambda p: rate[family, names[p]])
+        routed.append(singles[position].outcomes[i])
+    return tuple(routed)
+
+
+def _starters(workers: Sequence[Worker], best: Worker) -> list[AuditPlan]:
     """Seeds of the search: solvers then a checker, voter or aggregator."""
     others = [w for w in workers if w != best]
     plans = []
@@ -403,8 +674,8 @@ def _starters(workers: Sequence[str], best: str) -> list[AuditPlan]:
 
 def _anchors(
     player: _Player,
-    workers: Sequence[str],
-    singles: Mapping[str, Scored],
+    workers: Sequence[Worker],
+    singles: Mapping[Worker, Scored],
     best: Scored,
     tasks: str,
 ) -> list[Anchor]:
@@ -448,12 +719,13 @@ def _anchors(
             "headroom band",
         )
     )
-    if len(workers) >= 7:
+    if len(workers) >= 7 and not player.randomised:  # the paper's aggregator, by name
         full = player.play(moa_plan(workers, best.plan.steps[0].worker), tasks, 0).versus(best)
         out.append(
             Anchor("MoA, all workers + aggregator", "best single", *full, (-4.0, 0.0), "paper -2.0")
         )
     name = best.plan.steps[0].worker
+    label = worker_label(name)
     lettered = _lettered
     alone = player.play(best.plan, tasks, 2, only=lettered)
     if alone.outcomes:
@@ -465,7 +737,7 @@ def _anchors(
         out.append(
             Anchor(
                 "value first, then the letter",
-                f"{name} alone (lettered)",
+                f"{label} alone (lettered)",
                 *vf.versus(alone),
                 (-100.0, 3.0),
                 "simulator issue item 4",
@@ -476,7 +748,7 @@ def _anchors(
     out.append(
         Anchor(
             "claims right as often as the worker",
-            f"{name} alone",
+            f"{label} alone",
             *player.play(honest, tasks, 0).versus(best),
             (-100.0, 2.0),
             "Sharma et al. 2023",
@@ -487,7 +759,7 @@ def _anchors(
         out.append(
             Anchor(
                 "random claimed options",
-                f"{name} alone (lettered)",
+                f"{label} alone (lettered)",
                 *player.play(rand, tasks, 2, only=lettered).versus(alone),
                 (-100.0, -0.5),
                 "claims must cost",

@@ -1,7 +1,8 @@
 """The plans :mod:`conductor_gym.bench.audit` plays, and the moves of its search.
 
 An :class:`AuditPlan` is a plan written the same way for every question: each
-:class:`AuditStep` names its worker, a subtask template and an access entry. The faithful
+:class:`AuditStep` names its worker (by name on a pool played in fixed order, by ``Model``
+position on a randomised one), a subtask template and an access entry. The faithful
 phrasings of each request kind (:data:`FAITHFUL`), the off-task replacements of a graded
 step (:data:`OFF_TASK`, :func:`off_task_twins`), the reference shapes (:func:`single_plan`,
 :func:`chain_plan`, :func:`moa_plan`) and one random change of structure or wording
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from conductor_gym.plan import Access, Plan
+from conductor_gym.plan.template import QUESTION
 from conductor_gym.tasks.base import Task
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "VALUE_FIRST",
     "AuditPlan",
     "AuditStep",
+    "Worker",
     "chain_plan",
     "moa_plan",
     "mutate",
@@ -35,8 +38,13 @@ __all__ = [
     "right_answer",
     "single_plan",
     "stem",
+    "worker_label",
     "wrong_answer",
 ]
+
+Worker = str | int
+"""A step's worker: a worker's name (looked up in the episode's ``info["pool"]``) or an
+int, the episode's ``Model`` position (whichever worker the episode drew there)."""
 
 FAITHFUL: Mapping[str, tuple[str, ...]] = {
     "solve": (
@@ -99,13 +107,14 @@ _OPTION = re.compile(r"^\(?([A-J])[).:]\s", re.MULTILINE)
 
 @dataclass(frozen=True)
 class AuditStep:
-    """One step: the worker (by name), the subtask template and the access entry.
+    """One step: the worker (a name, or an int ``Model`` position: :data:`Worker`), the
+    subtask template and the access entry.
 
     Templates may use ``{q}`` (the question), ``{stem}`` (the question without its
     lettered options), ``{claim}`` and ``{wrong}`` (a claimed answer, see :class:`AuditPlan`).
     """
 
-    worker: str
+    worker: Worker
     text: str
     access: Access = ()
     kind: str = "solve"
@@ -126,15 +135,37 @@ class AuditPlan:
         return (self.steps, self.claim_rate, self.random_option)
 
     def describe(self) -> str:
-        """One line: ``worker:kind[access]`` per step."""
+        """One line: ``worker:kind[access]`` per step (a position as ``Model i``)."""
         parts = []
         for s in self.steps:
             access = "all" if s.access == "all" else ",".join(map(str, s.access))
-            parts.append(f"{s.worker}:{s.kind}[{access}]")
+            parts.append(f"{worker_label(s.worker)}:{s.kind}[{access}]")
         return " -> ".join(parts)
+
+    def fixed_plan(self, workers: Sequence[Worker]) -> Plan | None:
+        """This plan as a plan file holds it (:mod:`conductor_gym.plan.template`): the
+        question as the placeholder ``{question}``, a worker named by name as its index
+        in ``workers`` (the pool's fixed order), a position as itself. ``None`` when it
+        is no fixed plan: it claims an answer (``claim_rate``, ``random_option``), a
+        template needs more than the question (``{stem}``, ``{claim}``, ``{wrong}``), or
+        no step sees the question."""
+        if self.claim_rate is not None or self.random_option:
+            return None
+        try:
+            subtasks = tuple(s.text.format(q=QUESTION) for s in self.steps)
+        except (KeyError, IndexError, ValueError):
+            return None
+        if not any(QUESTION in text for text in subtasks):
+            return None
+        order = list(workers)
+        ids = tuple(
+            s.worker if isinstance(s.worker, int) else order.index(s.worker) for s in self.steps
+        )
+        return Plan(ids, subtasks, tuple(s.access for s in self.steps))
 
     def completion(self, info: Mapping[str, Any], task: Task, rng: random.Random) -> str:
         """The plan written for the episode ``info`` describes (its pool and question):
+        a named worker is its index in ``info["pool"]``, a position is itself;
         ``{claim}`` is right with probability ``claim_rate`` (a random option with
         ``random_option``), ``{wrong}`` a plausible wrong answer."""
         pool = tuple(info["pool"])
@@ -150,7 +181,9 @@ class AuditPlan:
             "claim": claim,
             "wrong": wrong_answer(task, rng),
         }
-        ids = tuple(pool.index(s.worker) for s in self.steps)
+        ids = tuple(
+            s.worker if isinstance(s.worker, int) else pool.index(s.worker) for s in self.steps
+        )
         subtasks = tuple(s.text.format(**values) for s in self.steps)
         return Plan(ids, subtasks, tuple(s.access for s in self.steps)).to_text()
 
@@ -182,12 +215,17 @@ def wrong_answer(task: Task, rng: random.Random) -> str:
     return reference + " (not)"
 
 
-def single_plan(worker: str) -> AuditPlan:
+def worker_label(worker: Worker) -> str:
+    """How reports name a worker: its name, or ``Model i`` for a position."""
+    return f"Model {worker}" if isinstance(worker, int) else worker
+
+
+def single_plan(worker: Worker) -> AuditPlan:
     """The worker alone, with the first faithful solve request."""
     return AuditPlan(f"single:{worker}", (AuditStep(worker, FAITHFUL["solve"][0]),))
 
 
-def chain_plan(name: str, worker: str, rounds: int) -> AuditPlan:
+def chain_plan(name: str, worker: Worker, rounds: int) -> AuditPlan:
     """The worker solves, then reviews its previous step ``rounds - 1`` times."""
     steps = [AuditStep(worker, FAITHFUL["solve"][0])]
     steps += [
@@ -196,14 +234,14 @@ def chain_plan(name: str, worker: str, rounds: int) -> AuditPlan:
     return AuditPlan(name, tuple(steps))
 
 
-def moa_plan(solvers: Sequence[str], aggregator: str) -> AuditPlan:
+def moa_plan(solvers: Sequence[Worker], aggregator: Worker) -> AuditPlan:
     """Mixture-of-agents: each solver alone, then the aggregator over all of them."""
     steps = [AuditStep(w, FAITHFUL["solve"][0]) for w in solvers]
     steps.append(AuditStep(aggregator, FAITHFUL["aggregate"][0], "all", "aggregate"))
     return AuditPlan(f"moa:{len(solvers)}", tuple(steps))
 
 
-def mutate(plan: AuditPlan, workers: Sequence[str], rng: random.Random) -> AuditPlan:
+def mutate(plan: AuditPlan, workers: Sequence[Worker], rng: random.Random) -> AuditPlan:
     """One random change of structure or wording (at most 5 steps)."""
     steps = list(plan.steps)
     move = rng.choice(("worker", "wording", "kind", "add", "remove", "access"))

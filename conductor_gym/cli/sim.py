@@ -2,10 +2,16 @@
 does (:mod:`conductor_gym.bench.audit`).
 
 It prints the single workers, the best plans the search found with their gains over the
-best single worker on fresh seeds (and out of domain), the anchor checks with their
-bands, and every off-task twin that scores within 2 SE of its faithful plan; ``--json``
-writes the same figures. Exit status: 0 when every anchor holds and no twin was found,
-1 otherwise (the pool pays for something a real pool would not), 2 for bad arguments.
+best single worker on fresh seeds (and out of domain), the best fixed plan per number of
+calls with its fresh accuracy, the anchor checks with their bands, and every off-task twin
+that scores within 2 SE of its faithful plan; ``--json`` writes the same figures and
+``--save-plans DIR`` each best-per-calls plan as ``DIR/calls-<n>.plan``, a plan file the
+agent ``plan:<path>`` replays (``conductor-gym evaluate --agent plan:DIR/calls-3.plan``).
+``--k N`` and ``--shuffle-workers`` play the randomised pool (N workers drawn per episode,
+shuffled ids), plans written by position; replay its plans with the same draw
+(``evaluate --k N --shuffle-workers``). Exit status: 0 when every anchor holds and
+no twin was found, 1 otherwise (the pool pays for something a real pool would not), 2 for
+bad arguments.
 
 ``conductor-gym sim fit RESULTS... [--cache CACHE] --out pool.toml`` fits a simulated pool
 to recorded episodes and ``conductor-gym sim fidelity POOL RESULTS... [--cache CACHE]``
@@ -52,7 +58,26 @@ def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     audit.add_argument("--top", type=int, default=3, help="best plans to report")
     audit.add_argument("--seed", type=int, default=0, help="first seed of the blocks")
+    audit.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="workers drawn per episode (a random k of the pool): the randomised pool, plans "
+        "by position",
+    )
+    audit.add_argument(
+        "--shuffle-workers",
+        action="store_true",
+        help="shuffle the Model ids every episode: the randomised pool, plans by position",
+    )
     audit.add_argument("--json", type=Path, default=None, help="also write the report here")
+    audit.add_argument(
+        "--save-plans",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write the best plan per number of calls as DIR/calls-<n>.plan (agent plan:<path>)",
+    )
     audit.set_defaults(handler=run_audit)
 
     fit = sim_commands.add_parser(
@@ -126,13 +151,19 @@ def run_audit(args: argparse.Namespace) -> int:
             per_plan=args.per_plan,
             top=args.top,
             seed=args.seed,
+            k=args.k,
+            shuffle_workers=args.shuffle_workers,
             progress=lambda text: print(text, file=sys.stderr, flush=True),
         )
     except ConductorGymError as exc:
         print(f"sim audit: {exc}", file=sys.stderr)
         return 2
     print(report.format())
+    if args.save_plans is not None:
+        saved = report.save_plans(args.save_plans)
+        print(f"\nsaved {len(saved)} plan files: " + ", ".join(str(p) for p in saved))
     if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
     holds = all(a.holds for a in report.anchors) and not report.findings
     low, high = report.headroom_band

@@ -1,7 +1,10 @@
 """The simulator audit (``conductor-gym sim audit``) on a small budget: it plays the single
 workers, the anchors, a search and off-task twins on paired seeds, and on simulator v2 it
 finds the over-payments the simulator issue measured (exact ties of off-task requests at
-step 0, claimed answers that pay). Bad budgets fail at the call, naming the field."""
+step 0, claimed answers that pay). Bad budgets fail at the call, naming the field. On the
+randomised pool (``--k 4 --shuffle-workers``) every plan is written by position, and the
+best fixed plan per number of calls is saved as plan files that ``plan:<path>`` replays
+with the reported accuracy."""
 
 from __future__ import annotations
 
@@ -9,9 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conductor_gym.agents import make_agent
 
-from conductor_gym.bench.audit import OFF_TASK, AuditReport, audit
+from conductor_gym.bench.audit import OFF_TASK, AuditPlan, AuditReport, audit
 from conductor_gym.cli.main import main
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
 
 
@@ -76,3 +82,114 @@ def test_on_v3_no_off_task_twin_survives_and_claims_do_not_pay() -> None:
         <= 2.0 + 2 * anchors["claims right as often as the worker"].se
     )
     assert anchors["random claimed options"].difference < 0
+
+
+# The randomised pool (issue 25: k of the seven workers per episode, shuffled ids): plans
+# are written by position, and the best fixed plan per number of calls is saved as plan
+# files that the agent ``plan:<path>`` replays with the same outcomes.
+
+RANDOMISED = {"pool": "sim-paper", "k": 4, "shuffle_workers": True}
+
+
+@pytest.fixture(scope="module")
+def randomised_report() -> AuditReport:
+    return audit(**RANDOMISED, episodes=3000, per_plan=30, ood_tasks=None)
+
+
+def _positions(plan: AuditPlan) -> list[object]:
+    return [s.worker for s in plan.steps]
+
+
+def test_the_randomised_pool_writes_every_plan_by_position(
+    randomised_report: AuditReport,
+) -> None:
+    report = randomised_report
+    assert set(report.singles) == {"Model 0", "Model 1", "Model 2", "Model 3"}
+    assert report.singles[report.best_single] == max(report.singles.values())
+    plans = [plan for plan, *_ in report.best] + [b.plan for b in report.best_per_calls]
+    assert plans and all(
+        isinstance(w, int) and 0 <= w < 4 for plan in plans for w in _positions(plan)
+    )
+    assert all(0 <= m < 4 for b in report.best_per_calls for m in b.fixed.model_ids)
+    names = {a.name for a in report.anchors}
+    assert "gpt-5 5x self-reflection" not in names and "MoA, all workers + aggregator" not in names
+    assert {"self-review (largest |change|)", "MoA, 2-7 solvers (best of them)"} <= names
+    # about the budget: never over by more than one evaluation, and under it by at most
+    # the search's reserve for step 4 (which counts out-of-domain runs this audit skips)
+    assert 3000 - 6 * 30 <= report.episodes <= 3000 + 30
+    text = report.format()
+    assert "k=4 shuffled ids" in text and "exchangeable" in text
+    assert "anchors skipped (they name specific workers): gpt-5" in text
+
+
+def test_best_plan_per_number_of_calls(randomised_report: AuditReport) -> None:
+    per_calls = randomised_report.best_per_calls
+    calls = [b.calls for b in per_calls]
+    assert calls == sorted(set(calls)) and set(calls) <= {1, 2, 3, 4, 5} and 1 in calls
+    for b in per_calls:
+        assert len(b.plan.steps) == len(b.fixed) == b.calls
+        assert 0.0 <= b.accuracy <= 100.0 and 0.0 <= b.search_accuracy <= 100.0 and b.se >= 0
+        assert all("{question}" in s or "{" not in s for s in b.fixed.subtasks)
+        assert any("{question}" in s for s in b.fixed.subtasks)
+    # the best 1-call plan is the best position (or a wording of a position that beats it)
+    one = per_calls[0]
+    assert one.search_accuracy >= randomised_report.singles[randomised_report.best_single]
+    assert "best fixed plan per number of calls" in randomised_report.format()
+    written = randomised_report.to_dict()["best_per_calls"]
+    assert [w["calls"] for w in written] == calls and written[0]["model_id"] == list(
+        one.fixed.model_ids
+    )
+
+
+def test_saved_plans_replay_with_the_reported_accuracy(
+    randomised_report: AuditReport, tmp_path: Path
+) -> None:
+    paths = randomised_report.save_plans(tmp_path / "plans")
+    assert [p.name for p in paths] == [
+        f"calls-{b.calls}.plan" for b in randomised_report.best_per_calls
+    ]
+    for path, best in zip(paths, randomised_report.best_per_calls, strict=True):
+        agent = make_agent(f"plan:{path}")
+        env = ConductorEnv(EnvConfig(tasks="offline", **RANDOMISED), **agent.env_overrides)
+        correct = 0
+        for i in range(30):  # the fresh block: seed 0 + 1_000_003 onwards
+            obs, info = env.reset(seed=1_000_003 + i)
+            correct += env.step(agent.act(obs, info))[4]["outcome"] == "correct"
+        assert 100.0 * correct / 30 == pytest.approx(best.accuracy)
+
+
+def test_cli_randomised_flags_json_and_saved_plans(
+    tmp_path: Path, randomised_report: AuditReport, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, folder = tmp_path / "audit.json", tmp_path / "plans"
+    argv = ["sim", "audit", "--k", "4", "--shuffle-workers", "--episodes", "3000"]
+    argv += ["--per-plan", "30", "--ood-tasks", "", "--json", str(out), "--save-plans", str(folder)]
+    assert main(argv) in (0, 1)
+    written = json.loads(out.read_text())
+    assert written == json.loads(json.dumps(randomised_report.to_dict()))
+    assert (written["k"], written["shuffle_workers"]) == (4, True) and written["best_per_calls"]
+    saved = sorted(p.name for p in folder.iterdir())
+    assert saved == sorted(f"calls-{b['calls']}.plan" for b in written["best_per_calls"])
+    assert "best fixed plan per number of calls" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("k", ["0", "8"])
+def test_a_bad_k_fails_naming_the_field(k: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "audit", "--k", k, "--episodes", "3000"]) == 2
+    assert f"sim audit: audit: k must be an int in 1..7 (the pool size), got {k}" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(ConfigurationError, match=r"k must be an int in 1\.\.7"):
+        audit(k=int(k))
+
+
+def test_the_default_pool_reports_best_per_calls_too(v2_report: AuditReport) -> None:
+    # the default search keeps its stopping point; on this tiny budget only the best
+    # single worker (already re-played) fits, and a note says what was not re-played
+    per_calls = v2_report.best_per_calls
+    assert per_calls and per_calls[0].calls == 1
+    assert all(isinstance(w, str) for b in per_calls for w in _positions(b.plan))
+    assert v2_report.k is None and not v2_report.shuffle_workers and not v2_report.randomised
+    shown = {b.calls for b in per_calls}
+    if shown != {1, 2, 3, 4, 5}:
+        assert any(n.startswith("best fixed plan not re-played") for n in v2_report.notes)
