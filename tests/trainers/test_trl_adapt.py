@@ -85,8 +85,10 @@ def test_every_chat_names_the_workers_its_episode_drew(run: Any) -> None:
         assert user.endswith("\n".join(f"Model {i}: {n}" for i, n in enumerate(drawn)))
 
 
-def test_the_evaluation_is_beside_best_single_and_random(run: Any) -> None:
-    assert sorted(run.baselines) == ["best-single", "random"]
+def test_the_evaluation_is_beside_best_single_random_and_the_best_fixed_plans(run: Any) -> None:
+    from conductor_gym.trainers.trl.recipes.cpu_adapt import FIXED_PLANS
+
+    assert sorted(run.baselines) == sorted(["best-single", "random", *FIXED_PLANS])
     for evaluation in (run.before, run.after, *run.baselines.values()):
         assert evaluation["tasks"] == 4
 
@@ -97,3 +99,31 @@ def test_the_plan_report_shows_whom_the_plans_ask(run: Any) -> None:
     written = {path.name: path for path in write_reports(run)}
     table = written["plans.md"].read_text()
     assert "Worker choice before GRPO" in table and "Worker choice after GRPO" in table
+
+
+def test_confirm_plays_the_checkpoint_in_the_randomised_pool_beside_best_single(
+    run: Any,
+) -> None:
+    import json
+    import math
+
+    from conductor_gym.trainers.trl.confirm import SUITE_SIZE, confirm
+    from conductor_gym.trainers.trl.recipes.cpu_adapt import K
+
+    result = confirm(
+        run.checkpoint,
+        first=SUITE_SIZE,
+        tasks=4,
+        repeats=2,
+        bf16=False,
+        recipe="cpu-adapt",
+        agents=("random",),
+    )
+    singles = [f"single:{i}" for i in range(K)]  # the k listed ids, not the seven workers
+    assert sorted(result.baselines) == sorted(["best-single", "random", *singles])
+    # a shuffled Model i is no one worker: the reference is best-single
+    assert result.best_single == "best-single" and result.recipe == "cpu-adapt"
+    gain = result.policy["accuracy"] - result.baselines["best-single"]["accuracy"]
+    assert math.isclose(result.accuracy_gain, gain, abs_tol=1e-12)
+    assert "cpu-adapt's env" in result.summary()
+    json.dumps(result.to_dict(), default=str)

@@ -1,18 +1,24 @@
-"""Confirm a trained conductor on fresh offline tasks, beside every single worker.
+"""Confirm a trained conductor on fresh offline tasks, beside the baselines.
 
 The ``offline`` suite is the first 2000 tasks of a procedural sequence in which task
 ``i`` is the same whatever the sequence's length (:class:`~conductor_gym.tasks.procedural.
 ProceduralTasks`). Tasks from 2000 on are therefore in no training set, no plan search
 and no evaluation that guided a choice of recipe: they are the test a result chosen on
 ``offline-160`` has not seen. :func:`confirm` plays a checkpoint's greedy plans on such
-tasks with ``repeats`` worker draws each, plays every ``single:<id>`` and ``best-single``
-on the same episodes, and reports the paired accuracy difference to the best single
-worker, with its standard error over tasks.
+tasks with ``repeats`` worker draws each, in the env of the recipe that trained it
+(``recipe``: ``cpu-orchestrate``'s fixed pool, or ``cpu-adapt``'s randomised one), plays
+the baselines on the same episodes (every ``single:<id>`` and ``best-single``, and any
+``agents`` given, such as the audit's best fixed plan ``plan:<path>``), and reports the
+paired accuracy difference to the best single worker (the best ``single:<id>`` where ids
+are fixed; ``best-single`` where they are shuffled, since a shuffled ``Model i`` is no
+one worker), with its standard error over tasks.
 
 Command line (the figures in ``docs/training-cpu.md``)::
 
     python -m conductor_gym.trainers.trl.confirm runs/orchestrate/checkpoint \\
         --first 2000 --tasks 800
+    python -m conductor_gym.trainers.trl.confirm runs/adapt/checkpoint --recipe cpu-adapt \\
+        --agent plan:trainers/trl/recipes/fixed_plans/k4-calls-3.plan
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from conductor_gym.training.scoring import Scorer
 
 from .data import HELD_OUT_SEED_OFFSET, build_dataset, make_refs
 from .recipes import cpu_orchestrate
+from .recipes.common import Args
 
 __all__ = ["SUITE_SIZE", "Confirmation", "confirm", "main"]
 
@@ -47,10 +54,12 @@ class Confirmation:
             ``train_first .. train_first + train_tasks - 1``).
         policy: The checkpoint's evaluation (``EvalResult.to_dict``).
         baselines: Each baseline's evaluation on the same episodes.
-        best_single: The ``single:<id>`` of highest accuracy on these tasks.
+        best_single: The reference: the ``single:<id>`` of highest accuracy on these
+            tasks, or ``best-single`` in a pool with shuffled ids.
         accuracy_gain, se: The paired accuracy difference, policy minus ``best_single``,
             and its standard error over tasks.
         bf16: Whether the plans were generated under bf16 autocast.
+        recipe: The recipe whose env the episodes ran in.
     """
 
     first: int
@@ -63,6 +72,7 @@ class Confirmation:
     accuracy_gain: float
     se: float
     bf16: bool
+    recipe: str = "cpu-orchestrate"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,7 +81,8 @@ class Confirmation:
         """A few lines for the terminal."""
         lines = [
             f"fresh offline tasks {self.first}..{self.first + self.tasks - 1} x {self.repeats} "
-            f"worker draws ({self.duplicates} share a training task's question)",
+            f"worker draws ({self.duplicates} share a training task's question), "
+            f"{self.recipe}'s env",
             f"policy      accuracy {self.policy['accuracy']:.3f} +- "
             f"{self.policy['accuracy_se']:.3f}, reward {self.policy['mean_reward']:.3f}, "
             f"valid {self.policy['valid_rate']:.2f}, steps {self.policy['steps']:.2f}",
@@ -82,7 +93,7 @@ class Confirmation:
             for spec, ev in self.baselines.items()
         ]
         lines.append(
-            f"accuracy vs the best single worker ({self.best_single}): "
+            f"accuracy vs the reference ({self.best_single}): "
             f"{self.accuracy_gain:+.3f} +- {self.se:.3f} (paired)"
         )
         return "\n".join(lines)
@@ -97,9 +108,12 @@ def confirm(
     seed: int = 0,
     bf16: bool | None = None,
     max_new_tokens: int | None = None,
+    recipe: str = "cpu-orchestrate",
+    agents: Sequence[str] = (),
 ) -> Confirmation:
-    """Evaluate ``checkpoint`` (a ``cpu-orchestrate`` checkpoint folder) on the fresh
-    offline tasks ``first .. first + tasks - 1`` (module docstring).
+    """Evaluate ``checkpoint`` (a checkpoint folder of ``recipe``, a CPU recipe) on the
+    fresh offline tasks ``first .. first + tasks - 1`` (module docstring), beside every
+    ``single:<id>``, ``best-single`` and ``agents`` (agent specs).
 
     ``seed`` is the training run's (the episodes' group seeds are ``seed +
     HELD_OUT_SEED_OFFSET + position``, as the recipe's held-out evaluation draws them);
@@ -107,9 +121,10 @@ def confirm(
     checkpoint's own completion limit (else 256). Raises ``ValueError`` naming the argument when the
     tasks are not fresh or the counts are not positive.
     """
-    from .evaluate import agent_eval, greedy_eval, versus_best_single
+    from .evaluate import agent_eval, greedy_eval, paired_difference, versus_best_single
     from .policy import load_policy
     from .precision import choose_cpu_precision
+    from .train import make_args
 
     if first < SUITE_SIZE:
         raise ValueError(
@@ -120,14 +135,15 @@ def confirm(
             raise ValueError(f"{name}: must be >= 1, got {value}")
     if bf16 is None:
         bf16 = choose_cpu_precision().bf16
-    recipe = cpu_orchestrate.Args()
-    # the recipe's pool (its simulator version among it), on the fresh tasks
-    env = recipe.env.replace(tasks="offline", task_options={"size": first + tasks})
+    settings: Args = make_args(recipe)
+    # the recipe's pool (its simulator version, k and shuffling among it), on fresh tasks
+    env = settings.env.replace(tasks="offline", task_options={"size": first + tasks})
     scorer = Scorer(env, seed=seed)
     source = scorer.tasks
-    first_trained = recipe.train_first
+    first_trained = settings.train_first
     trained = {
-        source[i].question for i in range(first_trained, first_trained + (recipe.train_tasks or 0))
+        source[i].question
+        for i in range(first_trained, first_trained + (settings.train_tasks or 0))
     }
     fresh = range(first, first + tasks)
     duplicates = sum(source[i].question in trained for i in fresh)
@@ -149,12 +165,17 @@ def confirm(
         max_new_tokens=limit,
         bf16=bf16,
     )
-    specs = (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
+    ids = env.k or scorer.pool.n
+    specs = (*(f"single:{i}" for i in range(ids)), "best-single", *agents)
     baselines = {spec: agent_eval(scorer, refs, spec, repeats=repeats) for spec in specs}
-    versus = versus_best_single(baselines, policy)
-    if versus is None:  # specs holds a single:<id> for every worker of a non-empty pool
-        raise ValueError("the pool has no worker to compare the policy with")
-    best, gain, se = versus
+    if env.shuffle_workers:
+        best = "best-single"
+        gain, se = paired_difference(baselines[best], policy, metric="accuracy")
+    else:
+        versus = versus_best_single(baselines, policy)
+        if versus is None:  # specs holds a single:<id> for every worker of a non-empty pool
+            raise ValueError("the pool has no worker to compare the policy with")
+        best, gain, se = versus
     return Confirmation(
         first=first,
         tasks=tasks,
@@ -166,6 +187,7 @@ def confirm(
         accuracy_gain=gain,
         se=se,
         bf16=bf16,
+        recipe=recipe,
     )
 
 
@@ -174,7 +196,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m conductor_gym.trainers.trl.confirm",
         description="a trained conductor on fresh offline tasks, beside every single worker",
     )
-    parser.add_argument("checkpoint", help="a cpu-orchestrate checkpoint folder")
+    parser.add_argument("checkpoint", help="a checkpoint folder of a CPU recipe")
+    parser.add_argument(
+        "--recipe",
+        default="cpu-orchestrate",
+        help="the recipe that trained it (its env: pool, k, shuffled ids)",
+    )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        help="another baseline to play on the same episodes (repeatable), e.g. plan:<path>",
+    )
     parser.add_argument("--first", type=int, default=SUITE_SIZE, help="first fresh task")
     parser.add_argument("--tasks", type=int, default=800, help="fresh tasks to play")
     parser.add_argument("--repeats", type=int, default=3, help="worker draws per task")
@@ -190,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         repeats=args.repeats,
         seed=args.seed,
         bf16=bf16,
+        recipe=args.recipe,
+        agents=tuple(args.agent),
     )
     print(result.summary())
     if args.out:

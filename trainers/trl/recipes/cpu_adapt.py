@@ -23,7 +23,9 @@ differences of purpose:
   ask and how, not to the format.
 
 The held-out evaluation plays the same randomised pool (tasks 0-159, never trained on)
-beside ``best-single`` (which reads ``info["pool"]``) and the random planner. The
+beside ``best-single`` (which reads ``info["pool"]``), the random planner and the best
+fixed plans of 1, 2 and 3 calls that ``conductor-gym sim audit`` finds in this pool
+(:data:`FIXED_PLANS`: the same plan, by ``Model`` position, for every question). The
 cross-entropy search of ``cpu-orchestrate`` stays available as a baseline
 (``--search-iterations 12``), never as this recipe's source of plans.
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from conductor_gym.core.config import EnvConfig
@@ -46,6 +49,8 @@ from .common import TrainResult
 
 __all__ = [
     "CHAT_PROMPT",
+    "FIXED_PLANS",
+    "FIXED_PLAN_DIR",
     "FLOAT32_ITERATIONS",
     "GRPO",
     "ITERATIONS",
@@ -84,10 +89,25 @@ GRPO: dict[str, Any] = {
     "prompts_per_step": 4,
     "micro_batch_size": 8,
     "learning_rate": 5e-5,
-    "temperature": 1.0,
+    "temperature": 0.7,
     "max_completion_length": 160,
 }
 """The recipe's :func:`~.cpu_demo.cpu_demo_config` values (the settings' own win)."""
+
+
+FIXED_PLAN_DIR = Path(__file__).with_name("fixed_plans")
+"""The audit's best fixed plans in this recipe's pool, written by::
+
+    conductor-gym sim audit --pool sim-paper --k 4 --shuffle-workers --episodes 60000 \\
+        --save-plans trainers/trl/recipes/fixed_plans
+
+(``tests/trainers/test_fixed_plans.py`` re-runs it and compares)."""
+
+FIXED_PLANS: tuple[str, ...] = tuple(
+    f"plan:{FIXED_PLAN_DIR / f'calls-{n}.plan'}" for n in (1, 2, 3)
+)
+"""The best fixed plans of 1, 2 and 3 calls (the policy writes 1-3 steps): baselines at
+the policy's numbers of calls."""
 
 
 def adaptive_env() -> EnvConfig:
@@ -103,6 +123,7 @@ class Args(cpu_orchestrate.Args):
     recipe: ClassVar[str] = "cpu-adapt"
 
     env: EnvConfig = dataclasses.field(default_factory=adaptive_env)
+    eval_repeats: int = 8
     warm_start: WarmStart | None = dataclasses.field(
         default_factory=lambda: WarmStart(steps=WARM_START_STEPS)
     )
@@ -129,5 +150,5 @@ def run(args: Args) -> TrainResult:
         CHAT_PROMPT,
         GRPO,
         FLOAT32_ITERATIONS,
-        default_baselines=("best-single", "random"),
+        default_baselines=("best-single", "random", *FIXED_PLANS),
     )
