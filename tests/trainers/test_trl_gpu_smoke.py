@@ -8,6 +8,7 @@ settings test builds TRL's real ``GRPOConfig`` to check the batch arithmetic TRL
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import subprocess
@@ -93,6 +94,36 @@ def test_dry_run_prints_the_settings_without_a_gpu(capsys: pytest.CaptureFixture
         "Qwen/Qwen2.5-3B",
     )
     assert printed["env"]["pool"] == "sim-paper"
+
+
+def test_dry_run_of_paper_adapt_prints_its_randomised_pool(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from conductor_gym.trainers.trl.recipes import paper_adapt
+
+    assert gpu_smoke.main(["--dry-run", "--recipe", "paper-adapt"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["recipe"] == "paper-adapt"
+    env = printed["env"]
+    assert (env["pool"], env["k"], env["shuffle_workers"]) == ("sim-paper", 4, True)
+    assert env["templates"]["worker_list_item"] == "Model {id}: {name}"
+    assert env == paper_adapt.adaptive_env().describe()
+    # shrunk exactly as the paper recipe's smoke: only the recipe and its env differ
+    adapt = gpu_smoke.smoke_settings(_args("--recipe", "paper-adapt"))
+    plain = gpu_smoke.smoke_settings(_args())
+    assert type(adapt) is paper_adapt.Args and adapt.env == paper_adapt.adaptive_env()
+    for field in dataclasses.fields(plain):
+        if field.name != "env":
+            assert getattr(adapt, field.name) == getattr(plain, field.name), field.name
+
+
+def test_an_unknown_recipe_is_refused_by_argparse(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        gpu_smoke.main(["--dry-run", "--recipe", "cpu-adapt"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --recipe: invalid choice: 'cpu-adapt'" in err
+    assert "'paper', 'paper-adapt'" in err
 
 
 def test_rewards_by_step_reads_trl_log_history() -> None:

@@ -11,13 +11,24 @@ import pytest
 from conductor_gym.trainers.trl import settings as flags
 from conductor_gym.trainers.trl import train
 from conductor_gym.trainers.trl.plan_prior import PlanSearch
-from conductor_gym.trainers.trl.recipes import common, cpu_demo, cpu_orchestrate, paper
+from conductor_gym.trainers.trl.recipes import (
+    common,
+    cpu_demo,
+    cpu_orchestrate,
+    paper,
+    paper_adapt,
+)
 from conductor_gym.trainers.trl.warm_start import WarmStart
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.errors import ConfigurationError
 
-RECIPES = {"paper": paper, "cpu-demo": cpu_demo, "cpu-orchestrate": cpu_orchestrate}
+RECIPES = {
+    "paper": paper,
+    "paper-adapt": paper_adapt,
+    "cpu-demo": cpu_demo,
+    "cpu-orchestrate": cpu_orchestrate,
+}
 
 LEGACY_FLAGS = (
     "--recipe", "--workers", "--rollout", "--model", "--output-dir", "--iterations",

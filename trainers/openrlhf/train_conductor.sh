@@ -7,6 +7,13 @@
 #   ray start --head --num-gpus 2                      # one node; README: several nodes
 #   PROMPTS=data/paper-train.jsonl bash trainers/openrlhf/train_conductor.sh [MORE FLAGS]
 #
+# The paper's adaptive selection (the TRL recipe paper-adapt: 4 workers drawn per
+# question, shuffled ids, named in the prompt) is a matter of the prompts file alone:
+#
+#   conductor-gym train prepare --tasks paper-train --out data/paper-adapt.jsonl \
+#       --k 4 --shuffle-workers --templates '{"worker_list_item": "Model {id}: {name}"}'
+#   PROMPTS=data/paper-adapt.jsonl bash trainers/openrlhf/train_conductor.sh
+#
 # Environment (defaults in brackets): PROMPTS (required: the prompts file; its env config
 # is ${PROMPTS%.jsonl}.env.json), MODEL [Qwen/Qwen2.5-7B-Instruct, or any path],
 # OUTPUT [./ckpt/conductor], NUM_NODES [1], GPUS_PER_NODE [2], VLLM_TP [1],

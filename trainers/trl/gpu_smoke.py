@@ -1,22 +1,28 @@
-"""A few-minute check of the paper-scale GPU recipe (``docs/training-gpu.md``).
+"""A few-minute check of the paper-scale GPU recipes (``docs/training-gpu.md``).
 
 ::
 
-    python -m conductor_gym.trainers.trl.gpu_smoke [--model Qwen/Qwen2.5-1.5B-Instruct] \\
-        [--iterations 2] [--output-dir runs/gpu-smoke] [--dry-run]
+    python -m conductor_gym.trainers.trl.gpu_smoke [--recipe paper|paper-adapt] \\
+        [--model Qwen/Qwen2.5-1.5B-Instruct] [--iterations 2] [--output-dir runs/gpu-smoke] \\
+        [--dry-run]
 
-It runs :func:`conductor_gym.trainers.trl.recipes.paper.run` (``--recipe paper``) with vLLM
-generation in colocate mode on one GPU, shrunk so that it ends in minutes
-(:func:`smoke_settings`): ``num_generations`` 8 instead of 64, 2 questions per step
-instead of 4, 256-token completions instead of 1024, a few iterations instead of 200.
-Everything else (GRPO loss, clip 0.2, no KL, AdamW 0.9/0.999, lr 1e-6 cosine, bf16,
-gradient checkpointing, the offline tasks and the ``sim-paper`` pool) is the paper
-recipe's. Then it prints the wall time, the peak GPU memory and the reward of every step.
+It runs the ``run`` of the recipe ``--recipe`` names (:data:`SMOKE_RECIPES`:
+:mod:`~conductor_gym.trainers.trl.recipes.paper`, the default, or
+:mod:`~conductor_gym.trainers.trl.recipes.paper_adapt`, the same GRPO recipe on the
+paper's randomised pool) with vLLM generation in colocate mode on one GPU, shrunk so that
+it ends in minutes (:func:`smoke_settings`): ``num_generations`` 8 instead of 64, 2
+questions per step instead of 4, 256-token completions instead of 1024, a few iterations
+instead of 200. Everything else (GRPO loss, clip 0.2, no KL, AdamW 0.9/0.999, lr 1e-6
+cosine, bf16, gradient checkpointing, the offline tasks, and the recipe's env: the
+``sim-paper`` pool, and for ``paper-adapt`` ``k`` 4 of its workers under shuffled ids,
+named in the conductor prompt) is the recipe's. Then it prints the wall time, the peak
+GPU memory and the reward of every step.
 
 Before anything is loaded it checks for a CUDA GPU, vLLM and TRL: when one is missing
 it prints what is missing and how to get it, and exits with status 2. ``--dry-run``
-prints the settings it would run (no GPU needed). Importing this module imports neither
-torch, vLLM nor TRL.
+prints the settings it would run (the recipe, and its env's pool, ``k``, shuffling and
+templates among them; no GPU needed). Importing this module imports neither torch, vLLM
+nor TRL.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_MODEL",
     "MISSING_EXIT",
+    "SMOKE_RECIPES",
     "main",
     "missing_requirements",
     "rewards_by_step",
@@ -43,6 +50,8 @@ __all__ = [
 DEFAULT_MODEL = "Qwen/Qwen2.5-1.5B-Instruct"
 MISSING_EXIT = 2
 """Exit status when a CUDA GPU, vLLM or TRL is missing."""
+SMOKE_RECIPES = ("paper", "paper-adapt")
+"""The recipes the smoke check runs (``--recipe``; the first is the default)."""
 
 
 def missing_requirements() -> list[str]:
@@ -66,9 +75,16 @@ def missing_requirements() -> list[str]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m conductor_gym.trainers.trl.gpu_smoke",
-        description="check the paper-scale GRPO recipe (TRL + vLLM) on one GPU in minutes",
+        description="check a paper-scale GRPO recipe (TRL + vLLM) on one GPU in minutes",
     )
     add = parser.add_argument
+    add(
+        "--recipe",
+        choices=SMOKE_RECIPES,
+        default=SMOKE_RECIPES[0],
+        help=f"the recipe to shrink (default {SMOKE_RECIPES[0]}; paper-adapt: the randomised "
+        "pool, k of n workers under shuffled ids, named in the prompt)",
+    )
     add("--model", default=DEFAULT_MODEL, help=f"HF id or folder (default {DEFAULT_MODEL})")
     add("--iterations", type=int, default=2, help="GRPO optimizer steps (default 2)")
     add("--num-generations", type=int, default=8, help="rollouts per question (default 8)")
@@ -88,9 +104,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def smoke_settings(args: argparse.Namespace) -> Any:
-    """The :class:`~conductor_gym.trainers.trl.recipes.paper.Args` of the smoke run.
+    """The ``Args`` of the smoke run: those of the recipe ``args.recipe`` names
+    (:data:`SMOKE_RECIPES`), its env kept.
 
-    The paper recipe with vLLM in colocate mode on one process: a generation batch of
+    The recipe with vLLM in colocate mode on one process: a generation batch of
     ``num_generations x questions`` completions, consumed by one optimizer step
     (``gradient_accumulation_steps = batch / micro_batch``). Raises ``ValueError``
     naming the option when the batch arithmetic does not divide.
@@ -112,9 +129,10 @@ def smoke_settings(args: argparse.Namespace) -> Any:
             "--vllm-gpu-memory-utilization must be in (0, 1), "
             f"got {args.vllm_gpu_memory_utilization}"
         )
-    from .recipes import paper
+    from .train import make_args
 
-    return paper.Args(
+    return make_args(
+        args.recipe,
         model=args.model,
         output_dir=args.output_dir,
         iterations=args.iterations,
@@ -151,6 +169,7 @@ def _summary(result: Any, wall_s: float, torch: Any) -> dict[str, Any]:
     free, total = torch.cuda.mem_get_info()
     steps = [e for e in result.log_history if "reward" in e]
     return {
+        "recipe": result.settings.recipe,
         "model": result.settings.model,
         "gpu": torch.cuda.get_device_name(0),
         "wall_s": round(wall_s, 1),
@@ -189,18 +208,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return MISSING_EXIT
 
     torch = importlib.import_module("torch")
-    from .recipes.paper import run
+    from .train import train
 
     torch.cuda.reset_peak_memory_stats()
     start = time.perf_counter()
-    result = run(settings)
+    result = train(settings)
     summary = _summary(result, time.perf_counter() - start, torch)
     out = Path(settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "smoke.json").write_text(json.dumps(summary, indent=2))
     print(
-        f"{summary['model']} on {summary['gpu']}: {args.iterations} GRPO steps in "
-        f"{summary['wall_s']:.0f} s; peak allocated {summary['peak_allocated_gib']:.1f} GiB "
+        f"{summary['recipe']}: {summary['model']} on {summary['gpu']}: {args.iterations} "
+        f"GRPO steps in {summary['wall_s']:.0f} s; "
+        f"peak allocated {summary['peak_allocated_gib']:.1f} GiB "
         f"(reserved {summary['peak_reserved_gib']:.1f}, device in use "
         f"{summary['device_used_gib']:.1f} of {summary['device_total_gib']:.0f} GiB)"
     )

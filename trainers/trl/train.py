@@ -6,6 +6,7 @@
     python -m conductor_gym.trainers.trl.train --recipe cpu-demo        # one-step routing, 10 min
     python -m conductor_gym.trainers.trl.train --recipe paper --model Qwen/Qwen2.5-7B-Instruct \\
         --tasks paper-train --pool paper-constrained --use-vllm --output-dir runs/paper
+    python -m conductor_gym.trainers.trl.train --recipe paper-adapt --use-vllm ...  # k of n, named
 
 A dispatcher: ``--recipe NAME`` picks a module of :mod:`conductor_gym.trainers.trl.recipes`
 (:data:`RECIPES`), whose ``Args`` dataclass declares its settings once (the flags are
@@ -66,6 +67,7 @@ __all__ = [
 RECIPES: Registry[type[Args]] = Registry("recipe")
 """The recipes by name (``--recipe``): each one's ``Args`` class, in its module."""
 RECIPES.register("paper", "conductor_gym.trainers.trl.recipes.paper:Args")
+RECIPES.register("paper-adapt", "conductor_gym.trainers.trl.recipes.paper_adapt:Args")
 RECIPES.register("cpu-demo", "conductor_gym.trainers.trl.recipes.cpu_demo:Args")
 RECIPES.register("cpu-orchestrate", "conductor_gym.trainers.trl.recipes.cpu_orchestrate:Args")
 RECIPES.register("cpu-adapt", "conductor_gym.trainers.trl.recipes.cpu_adapt:Args")

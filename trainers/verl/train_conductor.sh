@@ -5,10 +5,18 @@
 #
 #   pip install "conductor-gym[verl]" "verl[vllm]==0.9.1"      # the GPU stack, on the node
 #   conductor-gym train prepare --tasks paper-train --pool paper-constrained \
-#       --k 3 --shuffle-workers --out data/paper-train.jsonl
+#       --k 4 --shuffle-workers --templates '{"worker_list_item": "Model {id}: {name}"}' \
+#       --out data/paper-train.jsonl
 #   python -c "from conductor_gym.trainers.verl import write_dataset; \
 #       write_dataset('data/paper-train.jsonl', 'data/paper-train.parquet')"
 #   DATA=data/paper-train.parquet bash trainers/verl/train_conductor.sh [MORE OVERRIDES]
+#
+# The prompts are the paper's adaptive selection, as the TRL recipe paper-adapt trains
+# it: 4 of the pool's workers per question under shuffled ids, named in the conductor
+# prompt (--templates; the paper's prompt lists ids alone, which under shuffled ids says
+# nothing of who Model i is). train prepare records k, the shuffling and the templates in
+# the env config, and the agent loop plays that. Drop the three flags for the paper's
+# fixed pool; --pool sim-paper --tasks offline (the defaults) for the simulated world.
 #
 # Environment (defaults in brackets): DATA (required: the parquet; the env config is
 # ${DATA%.parquet}.env.json, written by `train prepare`), MODEL

@@ -3,6 +3,8 @@ setting declared once, with its default and help; the flags are generated from i
 ``run(args)`` that reads top to bottom.
 
 * :mod:`.paper`: the Conductor paper's GRPO recipe (app. A) on GPUs;
+* :mod:`.paper_adapt`: ``paper`` on the paper's randomised pool (adaptive selection: k of
+  the ``sim-paper`` workers per question, shuffled ids, named in the conductor prompt);
 * :mod:`.cpu_demo`: one-step routing among three workers on two CPU cores;
 * :mod:`.cpu_orchestrate`: multi-step workflows on two CPU cores (plan-prior search,
   warm start, GRPO), ``docs/training-cpu.md``;
