@@ -41,3 +41,21 @@ def test_trl_run_trains_with_the_same_env_arguments(tmp_path: Path) -> None:
     env = result["settings"]["env"]
     assert env["tasks"] == "offline" and env["max_recursions"] == 0
     assert result["before"]["tasks"] == result["after"]["tasks"] == 2
+
+
+def test_trl_run_keeps_the_recipes_env_where_no_flag_changes_it(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def settings(*flags: str) -> dict[str, object]:
+        status = main(
+            ["train", "run", "--trainer", "trl", *flags, "--output-dir", str(tmp_path),
+             "--dry-run", "--", "--recipe", "cpu-adapt"]
+        )  # fmt: skip
+        assert status == 0
+        env: dict[str, object] = json.loads(capfd.readouterr().out)["env"]
+        return env
+
+    env = settings()  # cpu-adapt's randomised pool, not EnvConfig's defaults
+    assert (env["pool"], env["k"], env["shuffle_workers"]) == ("sim-paper", 4, True)
+    env = settings("--k", "3", "--max-steps", "4")  # a flag given replaces its field only
+    assert (env["k"], env["shuffle_workers"], env["max_steps"]) == (3, True, 4)

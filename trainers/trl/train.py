@@ -169,6 +169,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args_from_arguments(_parse(parser, argv)))
 
 
+def _over_recipe_env(recipe: str, env: EnvConfig) -> EnvConfig:
+    """The ``recipe``'s default env with the fields of ``env`` that are not
+    :class:`EnvConfig`'s defaults."""
+    defaults = EnvConfig()
+    changes = {
+        name: getattr(env, name)
+        for name in EnvConfig.model_fields
+        if getattr(env, name) != getattr(defaults, name)
+    }
+    base = make_args(recipe).env
+    return base.replace(**changes) if changes else base
+
+
 def run_with_config(
     env: EnvConfig,
     *,
@@ -180,9 +193,15 @@ def run_with_config(
 ) -> int:
     """Train on the episodes of ``env`` (``conductor-gym train run --trainer trl``);
     ``argv`` holds the trainer's own options (``--recipe``, ``--iterations``, ...).
-    ``dry_run`` prints the run's settings instead of training."""
+    ``dry_run`` prints the run's settings instead of training.
+
+    The recipe's own env (``cpu-adapt``'s randomised pool, ``cpu-orchestrate``'s pool)
+    is the base: the settings of ``env`` that differ from :class:`EnvConfig`'s defaults
+    (the flags given) replace its fields, so a flag set to the default value itself does
+    not override the recipe's."""
     parser = argparse.ArgumentParser(prog="conductor-gym train run --trainer trl --")
     namespace = _parse(parser, list(argv), env=False)
+    env = _over_recipe_env(namespace.recipe, env)
     given = {"model": model, "output_dir": output_dir}
     overrides = {name: value for name, value in given.items() if value is not None}
     args = args_from_arguments(namespace, env=env, seed=seed, **overrides)
