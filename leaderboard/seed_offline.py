@@ -14,6 +14,14 @@ Run from the repository root::
     .venv/bin/python leaderboard/seed_offline.py            # the defaults below
     .venv/bin/python leaderboard/seed_offline.py --agents random moa --suite offline
     .venv/bin/python leaderboard/seed_offline.py --pool sim-paper-v2   # simulator v2
+    .venv/bin/python leaderboard/seed_offline.py --k 4 --shuffle-workers # randomised pool
+
+``--k 4 --shuffle-workers`` seeds the section of the paper's randomised pool (4 of the 7
+workers per question, shuffled ids), where the ``cpu-adapt`` conductor is ranked: there a
+``single:<id>`` is a random drawn worker, so its baselines are :data:`RANDOMISED_BASELINES`
+(``best-single``, which reads the drawn workers' names, the random planner and the audit's
+best fixed plans of 1-3 calls in that pool), written as
+``<pool>-k<k>-shuffled-baseline-<spec>.json``.
 
 The board keeps the ``sim-paper-v2`` baselines beside the v3 ones: the trained conductor's
 entry was recorded on simulator v2, and its section ranks it against them.
@@ -54,6 +62,15 @@ BASELINES = (
     "consensus:2:5",
     "moa",
 )
+# The randomised pool's baselines: the audit's best fixed plans (the same plan, by Model
+# position, for every question) ship with the cpu-adapt recipe; paths from the repository
+# root, where this script runs.
+FIXED_PLAN_DIR = "trainers/trl/recipes/fixed_plans"
+RANDOMISED_BASELINES = (
+    "random",
+    "best-single",
+    *(f"plan:{FIXED_PLAN_DIR}/calls-{n}.plan" for n in (1, 2, 3)),
+)
 NAMES = {
     "random": "Random planner",
     **{f"single:{i}": f"Single worker ({name})" for i, name in enumerate(PAPER_WORKERS)},
@@ -61,20 +78,41 @@ NAMES = {
     "reflect:2:5": "Self-reflection x5 (gpt-5)",
     "consensus:2:5": "Consensus of 5 (gpt-5)",
     "moa": "Mixture of agents (all 7)",
+    **{
+        f"plan:{FIXED_PLAN_DIR}/calls-{n}.plan": f"Best fixed plan of {n} call"
+        + ("s" if n > 1 else "")
+        + " (sim audit)"
+        for n in (1, 2, 3)
+    },
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--agents", nargs="+", default=list(BASELINES), metavar="SPEC")
+    parser.add_argument("--agents", nargs="+", default=None, metavar="SPEC")
     parser.add_argument("--suite", default="offline-160", help="suite (offline-160)")
     parser.add_argument("--pool", default="sim-paper", help="simulated pool (sim-paper)")
+    parser.add_argument("--k", type=int, default=None, help="workers drawn per question")
+    parser.add_argument(
+        "--shuffle-workers", action="store_true", help="shuffle the Model ids every question"
+    )
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS)
     parser.add_argument("--seed", type=int, default=SUITE_SEED)
     parser.add_argument("--date", type=datetime.date.fromisoformat, default=None)
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
-    prefix = "baseline-" if args.pool == "sim-paper" else f"{slugify(args.pool)}-baseline-"
+    randomised = args.k is not None or args.shuffle_workers
+    seeded = RANDOMISED_BASELINES if randomised else BASELINES
+    if args.agents is None:
+        args.agents = list(seeded)
+    draw = (f"-k{args.k}" if args.k is not None else "") + (
+        "-shuffled" if args.shuffle_workers else ""
+    )
+    prefix = (
+        "baseline-"
+        if args.pool == "sim-paper" and not randomised
+        else f"{slugify(args.pool)}{draw}-baseline-"
+    )
     written: set[str] = set()
     for spec in args.agents:
         try:
@@ -87,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             spec,
             args.suite,
             pool=args.pool,
+            k=args.k,
+            shuffle_workers=args.shuffle_workers or None,
             repeats=args.repeats,
             seed=args.seed,
             progress=False,
@@ -108,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         submission.dump(target)
         written.add(target.name)
     for stale in sorted((args.dir / SUBMISSIONS_DIR).glob(f"{prefix}*.json")):
-        if stale.name not in written and set(args.agents) == set(BASELINES):
+        if stale.name not in written and set(args.agents) == set(seeded):
             stale.unlink()
             print(f"removed {stale} (no longer a seeded baseline)")
     loaded = load_submissions(args.dir)

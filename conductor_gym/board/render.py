@@ -361,6 +361,7 @@ def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
 def _md_section_title(section: Section) -> str:
     s = section
     simulator = f", simulator {markdown_text(s.simulator)}" if s.simulator else ""
+    simulator += f", {markdown_text(s.draw)}" if s.draw else ""
     env = f", env {markdown_text(s.env)}" if s.env else ""
     graders = f", graders {markdown_text(s.graders)}" if s.graders else ""
     return (
@@ -373,10 +374,12 @@ def _md_section_title(section: Section) -> str:
 def section_heading(section: Section) -> str:
     """A ranked section's heading on the page: ``Suite <name> (<fingerprint>), <setting>
     pool <name> (<fingerprint>)``, then ``, simulator <version>`` for a simulated pool,
+    the draw for a randomised pool (``, 4 of 7 workers per question, shuffled ids``),
     ``, env <settings>`` when the runs changed env settings and ``, graders <graders>``
     when a re-scoring replaced the tasks' graders (the README's heading, as plain text)."""
     s = section
     simulator = f", simulator {s.simulator}" if s.simulator else ""
+    simulator += f", {s.draw}" if s.draw else ""
     env = f", env {s.env}" if s.env else ""
     graders = f", graders {s.graders}" if s.graders else ""
     return (

@@ -79,6 +79,7 @@ __all__ = [
     "Section",
     "TrustLevel",
     "Verification",
+    "draw_setting",
     "env_setting",
     "excused_overrides",
     "failed_share",
@@ -185,15 +186,19 @@ class Section:
     graders: str = ""
     trust: str = "simulated re-play"
     simulator: str = ""
+    draw: str = ""
 
     def title(self) -> str:
         """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
         ``, simulator <version>`` for a pool with simulated workers (:func:`simulator_setting`),
+        ``, <k> of <n> workers per question, shuffled ids`` for a randomised pool
+        (:func:`draw_setting`),
         ``, env <settings>`` when the run changed env settings (:func:`env_setting`),
         ``, graders <graders>`` when graders replaced the tasks' own
         (:func:`grader_setting`) and ``, cache re-play`` for a section of cache re-plays
         (:data:`TRUST_LEVELS`)."""
         simulator = f", simulator {self.simulator}" if self.simulator else ""
+        simulator += f", {self.draw}" if self.draw else ""
         env = f", env {self.env}" if self.env else ""
         graders = f", graders {self.graders}" if self.graders else ""
         trust = f", {self.trust}" if self.trust == "cache re-play" else ""
@@ -249,6 +254,24 @@ def simulator_setting(results: Results) -> str:
         }
     )
     return "+".join(v for v in versions if v)
+
+
+def draw_setting(results: Results) -> str:
+    """How each question's workers were drawn, when not all of them in pool order:
+    ``"4 of 7 workers per question, shuffled ids"`` (``k`` of the pool's workers, and/or
+    the ``Model`` ids shuffled); ``""`` otherwise. Part of the pool fingerprint already,
+    named in the heading so that a reader tells the randomised pool's section from the
+    fixed one's."""
+    pool = results.pool
+    k, shuffle = pool.get("k"), pool.get("shuffle")
+    parts = []
+    workers = pool.get("workers")
+    total = len(workers) if isinstance(workers, list) else None
+    if isinstance(k, int) and not isinstance(k, bool) and k != total:
+        parts.append(f"{k} of {total} workers per question" if total else f"{k} workers")
+    if shuffle is True:
+        parts.append("shuffled ids")
+    return ", ".join(parts)
 
 
 def pool_fingerprint(results: Results) -> str:
@@ -470,6 +493,7 @@ def place(
         graders=grader_setting(results),
         trust=verification.trust,
         simulator=simulator_setting(results),
+        draw=draw_setting(results),
     )
     reasons: list[str] = []
     if not verification.replayed:

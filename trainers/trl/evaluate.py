@@ -247,7 +247,9 @@ def agent_eval(
     """Play the library agent ``agent`` (a spec such as ``single:2``) on ``refs``, with
     the rollout seeds :func:`greedy_eval` uses for the same ``refs``, ``repeats`` and
     ``seed``. Its plan is written from each episode's reset (a fixed-plan agent writes
-    the same plan for every repeat)."""
+    the same plan for every repeat); an agent with a ``reseed`` method (the random
+    planner) is reseeded with each episode's group seed first, so its plans, and the
+    figures made of them, are the same on every call."""
     from conductor_gym.core.agent_spec import make_agent
 
     start = time.perf_counter()
@@ -257,6 +259,7 @@ def agent_eval(
     try:
         for ref in refs:
             observation, info = scorer.reset(env, ref)
+            conductor.reseed(ref.group_seed)
             completions.append(conductor.act(observation, info))
     finally:
         env.close()
