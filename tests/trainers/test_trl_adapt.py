@@ -127,3 +127,21 @@ def test_confirm_plays_the_checkpoint_in_the_randomised_pool_beside_best_single(
     assert math.isclose(result.accuracy_gain, gain, abs_tol=1e-12)
     assert "cpu-adapt's env" in result.summary()
     json.dumps(result.to_dict(), default=str)
+
+
+def test_the_run_records_paired_accuracy_changes_and_gaps(run: Any) -> None:
+    import math
+
+    from conductor_gym.trainers.trl.report import summary
+
+    change = run.paired["change"]
+    before, after = run.evaluations["before"], run.evaluations["after"]
+    assert math.isclose(change["accuracy"]["mean"], after.accuracy - before.accuracy, abs_tol=1e-12)
+    assert math.isclose(change["reward"]["mean"], run.improvement[0], abs_tol=1e-12)
+    assert sorted(run.paired["versus"]) == sorted(run.baselines)
+    for spec, versus in run.paired["versus"].items():
+        gap = after.accuracy - run.baselines[spec]["accuracy"]
+        assert math.isclose(versus["accuracy"]["mean"], gap, abs_tol=1e-12)
+        assert versus["accuracy"]["se"] >= 0
+    assert "accuracy change" in summary(run) and "after minus best-single" in summary(run)
+    assert run.to_dict()["paired"] == run.paired

@@ -561,6 +561,14 @@ def summary(result: TrainResult) -> str:
             )
     if result.improvement is not None:
         lines.append(f"change {result.improvement[0]:+.3f} +- {result.improvement[1]:.3f} (paired)")
+    if (change := result.paired.get("change")) is not None:
+        accuracy = change["accuracy"]
+        lines.append(f"accuracy change {accuracy['mean']:+.3f} +- {accuracy['se']:.3f} (paired)")
+    for spec, versus in result.paired.get("versus", {}).items():
+        accuracy = versus["accuracy"]
+        lines.append(
+            f"after minus {spec}: accuracy {accuracy['mean']:+.3f} +- {accuracy['se']:.3f} (paired)"
+        )
     for spec, ev in result.baselines.items():
         lines.append(
             f"{spec:9s} reward {ev['mean_reward']:.3f} +- {ev['se']:.3f}, "

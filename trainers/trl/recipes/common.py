@@ -17,7 +17,7 @@ import dataclasses
 import importlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,6 +170,7 @@ class TrainResult:
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     improvement: tuple[float, float] | None = None
+    paired: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     precision: dict[str, Any] = field(default_factory=dict)
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -198,6 +199,7 @@ class TrainResult:
             "improvement": None
             if self.improvement is None
             else {"mean": self.improvement[0], "se": self.improvement[1]},
+            "paired": self.paired,
             "baselines": self.baselines,
             "versus_best_single": self.versus_best_single,
             "warm_start": self.warm_start,
@@ -460,6 +462,26 @@ def grpo_trainer(
     return trainer, rollout
 
 
+def _paired_table(before: Any, after: Any, baselines: Mapping[str, Any]) -> dict[str, Any]:
+    """Paired differences over the held-out tasks (mean and standard error): the
+    policy's change in accuracy and reward from ``before`` to ``after``, and the trained
+    policy minus each baseline."""
+    from ..evaluate import paired_difference
+
+    def both(first: Any, second: Any) -> dict[str, dict[str, float]]:
+        return {
+            metric: dict(
+                zip(("mean", "se"), paired_difference(first, second, metric=metric), strict=True)
+            )
+            for metric in ("accuracy", "reward")
+        }
+
+    return {
+        "change": both(before, after),
+        "versus": {spec: both(ev, after) for spec, ev in baselines.items()},
+    }
+
+
 def evaluate_after(
     result: TrainResult,
     held_out: HeldOut,
@@ -479,6 +501,7 @@ def evaluate_after(
         for spec in baselines
     }
     result.baselines = {spec: ev.to_dict() for spec, ev in played.items()}
+    result.paired = _paired_table(before, after, played)
     if (versus := versus_best_single(played, after)) is not None:
         best, mean, se = versus
         result.versus_best_single = {"agent": best, "accuracy_gain": mean, "se": se}
