@@ -129,6 +129,7 @@ SWEEP_COMMAND = (
 ORCHESTRATE_COMMAND = (
     "python -m conductor_gym.trainers.trl.train --recipe cpu-orchestrate (its baselines)"
 )
+ADAPT_COMMAND = "python -m conductor_gym.trainers.trl.train --recipe cpu-adapt (its baselines)"
 CONFIRM_COMMAND = (
     "python -m conductor_gym.trainers.trl.confirm CHECKPOINT --first 2000 --tasks 800 "
     "(its baselines)"
@@ -204,6 +205,15 @@ BLOCKS: tuple[Block, ...] = (
         fast=False,
         header="  | conductor | accuracy (± SE) | reward (± SE) |",
         until="  | `best-single`",
+    ),
+    Block(
+        "adapt-baselines",
+        "docs/training-cpu.md",
+        training.adapt_rows,
+        ADAPT_COMMAND,
+        fast=True,
+        header="| conductor (4 of 7 workers, shuffled ids) |",
+        until="| best fixed plan of 3 calls",
     ),
     Block(
         "simfit-recovery",

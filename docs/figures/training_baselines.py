@@ -8,7 +8,10 @@ evaluates its policy on, with no language model, so they regenerate in seconds.
   --recipe cpu-orchestrate`` records them in ``results.json`` under ``baselines``;
 * :func:`fresh_rows`, :func:`fresh_best`: the fresh tasks 2000-2799 x 3 draws, as
   ``python -m conductor_gym.trainers.trl.confirm CHECKPOINT --first 2000 --tasks 800``
-  plays them.
+  plays them;
+* :func:`adapt_rows`: the ``cpu-adapt`` recipe's baselines (``best-single``, the random
+  planner and the audit's best fixed plans of 1-3 calls) on its held-out episodes
+  (tasks 0-159 x 8 rollouts in the randomised pool), as the recipe records them.
 
 The policy's own rows come from the 40-minute training run and are not regenerated here.
 """
@@ -21,7 +24,11 @@ from typing import Any
 
 from conductor_gym.trainers.trl.data import HELD_OUT_SEED_OFFSET, make_refs  # type: ignore[import-not-found]
 from conductor_gym.trainers.trl.evaluate import agent_eval  # type: ignore[import-not-found]
-from conductor_gym.trainers.trl.recipes import common, cpu_orchestrate  # type: ignore[import-not-found]
+from conductor_gym.trainers.trl.recipes import (  # type: ignore[import-not-found]
+    common,
+    cpu_adapt,
+    cpu_orchestrate,
+)
 
 from conductor_gym.bench.readme_figures import StaleProseError, wrap
 from conductor_gym.training.scoring import Scorer
@@ -35,6 +42,12 @@ ORCHESTRATE_HEAD = (
 """The head of the recipe's result table (its rows follow it)."""
 FRESH_HEAD = "  | conductor | accuracy (± SE) | reward (± SE) |\n  |---|---|---|"
 """The head of the fresh-task table, indented in its list item."""
+
+ADAPT_HEAD = (
+    "| conductor (4 of 7 workers, shuffled ids) | accuracy (± SE) | reward (± SE) | steps "
+    "| worker calls | worker tokens | cost / question |\n|---|---|---|---|---|---|---|"
+)
+"""The head of the ``cpu-adapt`` result table (its baseline rows follow it)."""
 
 Evaluations = Mapping[str, Mapping[str, Any]]
 
@@ -142,3 +155,44 @@ def fresh_best() -> str:
     """The best single worker's accuracy on the fresh tasks: ``0.648``."""
     evals = fresh_baselines()
     return f"{evals[_singles(evals)[0][0]]['accuracy']:.3f}"
+
+
+@cache
+def adapt_baselines() -> Evaluations:
+    """``cpu-adapt``'s baselines on its held-out episodes (its default settings, seed 0)."""
+    args = cpu_adapt.Args()
+    scorer = common.make_scorer(args)
+    _, held_out = common.split_tasks(args, scorer)
+    refs = make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET)
+    specs = ("best-single", "random", *cpu_adapt.FIXED_PLANS)
+    return {
+        spec: agent_eval(scorer, refs, spec, repeats=args.eval_repeats).to_dict() for spec in specs
+    }
+
+
+def _count(value: float) -> str:
+    """A mean count: ``1`` when whole, else two decimals (``2.94``)."""
+    return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def adapt_rows() -> str:
+    """The ``cpu-adapt`` result table down to its baseline rows (the policy's rows below
+    them are the run's)."""
+    evals = adapt_baselines()
+    labels = {
+        "best-single": "`best-single` (the drawn worker best on the family, by name)",
+        "random": "`random` (the random planner)",
+        **{
+            spec: f"best fixed plan of {n} call{'s' if n > 1 else ''} (`calls-{n}.plan`)"
+            for n, spec in enumerate(cpu_adapt.FIXED_PLANS, start=1)
+        },
+    }
+    return (
+        ADAPT_HEAD
+        + "\n"
+        + "\n".join(
+            f"| {labels[spec]} | {_scores(e)} | {_count(e['steps'])} "
+            f"| {_count(e['worker_calls'])} | {e['tokens']:,.0f} | ${e['cost_usd']:.4f} |"
+            for spec, e in evals.items()
+        )
+    )
