@@ -254,12 +254,14 @@ def agent_eval(
 
     start = time.perf_counter()
     conductor = make_agent(agent)
+    reseed = getattr(conductor, "reseed", None)  # BaseAgent's; the Agent protocol lacks it
     env = scorer.make_env()
     completions = []
     try:
         for ref in refs:
             observation, info = scorer.reset(env, ref)
-            conductor.reseed(ref.group_seed)
+            if reseed is not None:
+                reseed(ref.group_seed)
             completions.append(conductor.act(observation, info))
     finally:
         env.close()
