@@ -462,9 +462,7 @@ def audit(
     best = singles[best_name]
     say(f"single workers played; best {worker_label(best_name)} {best.accuracy:.1f}")
     fresh_best = player.play(best.plan, tasks, 1)
-    oracle = (
-        _drawn_oracle(player, singles, tasks) if randomised else _oracle(player, singles, tasks)
-    )
+    oracle = _oracle(player, singles, tasks)
     oracle_gain = _paired(oracle, best.outcomes)
 
     # 2. anchors
@@ -623,39 +621,29 @@ def _randomised_notes(player: _Player, positions: int, size: int) -> list[str]:
 
 
 def _oracle(player: _Player, singles: Mapping[Worker, Scored], tasks: str) -> tuple[bool, ...]:
-    """The best worker per family, one call: outcomes on block 0."""
-    env = player.env(tasks, 5)
-    families = []
-    for i in range(player.per_plan):
-        _, info = env.reset(seed=player.seed + i)
-        families.append(env.tasks[info["task_index"]].domain)
-    per_family: dict[str, Worker] = {}
-    for family in set(families):
-        idx = [i for i, f in enumerate(families) if f == family]
-        per_family[family] = max(singles, key=lambda w: sum(singles[w].outcomes[i] for i in idx))
-    return tuple(singles[per_family[f]].outcomes[i] for i, f in enumerate(families))
-
-
-def _drawn_oracle(
-    player: _Player, singles: Mapping[Worker, Scored], tasks: str
-) -> tuple[bool, ...]:
-    """The oracle router of a randomised pool (``singles`` by position): per episode of
-    block 0, the drawn worker, by name, with the best accuracy on the question's family
-    (over the block's episodes that drew it), one call."""
+    """The oracle router, one call: per episode of block 0, the drawn worker, by name,
+    with the best accuracy on the question's family over the block's episodes that drew
+    it (the first in ``Model`` order on a tie). ``singles`` are keyed by name, or by
+    position on a randomised pool; in fixed order every episode draws every worker, so
+    this is the best worker per family."""
     env = player.env(tasks, 5)
     episodes: list[tuple[str, tuple[str, ...]]] = []
     for i in range(player.per_plan):
         _, info = env.reset(seed=player.seed + i)
         episodes.append((env.tasks[info["task_index"]].domain, tuple(info["pool"])))
+
+    def single(position: int, name: str) -> Scored:
+        return singles[position if player.randomised else name]
+
     seen: dict[tuple[str, str], list[bool]] = {}
     for i, (family, names) in enumerate(episodes):
         for position, name in enumerate(names):
-            seen.setdefault((family, name), []).append(singles[position].outcomes[i])
+            seen.setdefault((family, name), []).append(single(position, name).outcomes[i])
     rate = {key: statistics.fmean(outcomes) for key, outcomes in seen.items()}
     routed = []
     for i, (family, names) in enumerate(episodes):
         position = max(range(len(names)), key=lambda p: rate[family, names[p]])
-        routed.append(singles[position].outcomes[i])
+        routed.append(single(position, names[position]).outcomes[i])
     return tuple(routed)
 
 

@@ -142,6 +142,14 @@ class AuditPlan:
             parts.append(f"{worker_label(s.worker)}:{s.kind}[{access}]")
         return " -> ".join(parts)
 
+    def ids(self, workers: Sequence[Worker]) -> tuple[int, ...]:
+        """Each step's ``Model`` id: a named worker's index in ``workers`` (the episode's
+        ``info["pool"]``, or the pool's fixed order), a position as itself."""
+        order = list(workers)
+        return tuple(
+            s.worker if isinstance(s.worker, int) else order.index(s.worker) for s in self.steps
+        )
+
     def fixed_plan(self, workers: Sequence[Worker]) -> Plan | None:
         """This plan as a plan file holds it (:mod:`conductor_gym.plan.template`): the
         question as the placeholder ``{question}``, a worker named by name as its index
@@ -157,11 +165,7 @@ class AuditPlan:
             return None
         if not any(QUESTION in text for text in subtasks):
             return None
-        order = list(workers)
-        ids = tuple(
-            s.worker if isinstance(s.worker, int) else order.index(s.worker) for s in self.steps
-        )
-        return Plan(ids, subtasks, tuple(s.access for s in self.steps))
+        return Plan(self.ids(workers), subtasks, tuple(s.access for s in self.steps))
 
     def completion(self, info: Mapping[str, Any], task: Task, rng: random.Random) -> str:
         """The plan written for the episode ``info`` describes (its pool and question):
@@ -181,11 +185,8 @@ class AuditPlan:
             "claim": claim,
             "wrong": wrong_answer(task, rng),
         }
-        ids = tuple(
-            s.worker if isinstance(s.worker, int) else pool.index(s.worker) for s in self.steps
-        )
         subtasks = tuple(s.text.format(**values) for s in self.steps)
-        return Plan(ids, subtasks, tuple(s.access for s in self.steps)).to_text()
+        return Plan(self.ids(pool), subtasks, tuple(s.access for s in self.steps)).to_text()
 
 
 def stem(question: str) -> str:
