@@ -18,7 +18,7 @@ The policy's own rows come from the 40-minute training run and are not regenerat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -52,19 +52,27 @@ ADAPT_HEAD = (
 Evaluations = Mapping[str, Mapping[str, Any]]
 
 
-def _play(scorer: Scorer, refs: list[Any], repeats: int) -> dict[str, dict[str, Any]]:
-    specs = [f"single:{i}" for i in range(scorer.pool.n)] + ["best-single"]
+def _play(
+    scorer: Scorer, refs: list[Any], repeats: int, specs: Sequence[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """``specs`` (default: every ``single:<id>`` and ``best-single``) on ``refs``."""
+    if specs is None:
+        specs = [f"single:{i}" for i in range(scorer.pool.n)] + ["best-single"]
     return {spec: agent_eval(scorer, refs, spec, repeats=repeats).to_dict() for spec in specs}
+
+
+def _held_out(args: Any, specs: Sequence[str] | None = None) -> Evaluations:
+    """``specs`` on a recipe's held-out episodes, as its ``HeldOut`` draws them."""
+    scorer = common.make_scorer(args)
+    _, held_out = common.split_tasks(args, scorer)
+    refs = make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET)
+    return _play(scorer, refs, args.eval_repeats or 1, specs)
 
 
 @cache
 def orchestrate_baselines() -> Evaluations:
     """Every baseline on the recipe's held-out episodes (its default settings, seed 0)."""
-    args = cpu_orchestrate.Args()
-    scorer = common.make_scorer(args)
-    _, held_out = common.split_tasks(args, scorer)
-    refs = make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET)
-    return _play(scorer, refs, args.eval_repeats or 1)
+    return _held_out(cpu_orchestrate.Args())
 
 
 @cache
@@ -160,14 +168,7 @@ def fresh_best() -> str:
 @cache
 def adapt_baselines() -> Evaluations:
     """``cpu-adapt``'s baselines on its held-out episodes (its default settings, seed 0)."""
-    args = cpu_adapt.Args()
-    scorer = common.make_scorer(args)
-    _, held_out = common.split_tasks(args, scorer)
-    refs = make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET)
-    specs = ("best-single", "random", *cpu_adapt.FIXED_PLANS)
-    return {
-        spec: agent_eval(scorer, refs, spec, repeats=args.eval_repeats).to_dict() for spec in specs
-    }
+    return _held_out(cpu_adapt.Args(), ("best-single", "random", *cpu_adapt.FIXED_PLANS))
 
 
 def _count(value: float) -> str:
