@@ -18,7 +18,7 @@ Command line (the figures in ``docs/training-cpu.md``)::
     python -m conductor_gym.trainers.trl.confirm runs/orchestrate/checkpoint \\
         --first 2000 --tasks 800
     python -m conductor_gym.trainers.trl.confirm runs/adapt/checkpoint --recipe cpu-adapt \\
-        --agent plan:trainers/trl/recipes/fixed_plans/k4-calls-3.plan
+        --agent plan:trainers/trl/recipes/fixed_plans/calls-3.plan
 """
 
 from __future__ import annotations
