@@ -33,9 +33,10 @@ Contract of :func:`evaluate` (and :func:`aevaluate`, its coroutine):
   other exception from the agent stops the run (finished episodes stay journaled).
 * **Concurrency.** At most ``concurrency`` episodes are in flight, as coroutines
   stepping :meth:`ConductorEnv.astep` on one event loop.
-* **Resumable.** With ``out``, every finished episode is appended (and flushed) as one
-  JSON line of ``<out>.episodes.jsonl``, with a header beside it naming the run (suite
-  fingerprint, agent, pool, env arguments, seed, repeats, env version:
+* **Resumable.** With ``out`` (its folder is created when missing), every finished
+  episode is appended (and flushed) as one JSON line of ``<out>.episodes.jsonl``, with a
+  header beside it naming the run (suite fingerprint, agent, pool, env arguments, seed,
+  repeats, env version:
   :func:`~conductor_gym.bench.results.open_journal`). With ``resume=True`` an existing
   journal with the same header is read: its scored episodes are kept and skipped, its
   infrastructure failures (outcome ``"error"``, never scored) are played again, so
@@ -61,6 +62,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from conductor_gym._loop import run_sync
@@ -483,6 +485,7 @@ async def aevaluate(
     done: dict[tuple[str, int, int], EpisodeRecord] = {}
     started_at = header["started_at"]
     if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
         journal, loaded, started_at = open_journal(journal_path(out), header, resume)
         latest = {r.key: r for r in loaded if r.key in order}  # a retried failure: its last
         done = {key: r for key, r in latest.items() if r.outcome != "error"}

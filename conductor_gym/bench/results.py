@@ -402,8 +402,10 @@ class Results(_Model):
         return self.model_dump_json(indent=1)
 
     def dump(self, path: str | os.PathLike[str]) -> None:
-        """Write the JSON to ``path`` atomically (a temporary file, then a rename)."""
+        """Write the JSON to ``path`` atomically (a temporary file, then a rename),
+        creating its folder when missing."""
         target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".tmp")
         tmp.write_text(self.to_json() + "\n", encoding="utf-8")
         tmp.replace(target)

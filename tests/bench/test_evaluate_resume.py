@@ -101,3 +101,10 @@ def test_resuming_another_run_is_a_clear_error(tmp_path: Path) -> None:
     # resume=False starts the journal afresh.
     fresh = evaluate(InterruptingAgent(), "offline", out=out, resume=False, **{**RUN, "seed": 4})
     assert fresh.seed == 4 and Results.load(out).seed == 4
+
+
+def test_out_in_a_missing_folder_creates_it(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper" / "run.json"
+    results = evaluate("random", "offline", out=out, **{**RUN, "limit": 2, "repeats": 1})
+    assert Results.load(out) == results
+    assert journal_path(out).is_file()
