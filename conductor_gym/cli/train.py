@@ -33,7 +33,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from conductor_gym.core.config import add_config_arguments, config_from_arguments
+from conductor_gym.core.config import (
+    add_config_arguments,
+    config_from_arguments,
+    settings_from_arguments,
+)
 from conductor_gym.errors import ConductorGymError
 from conductor_gym.registry import Registry, load_path
 from conductor_gym.training.prepare import CONFIG_ENV, prepare_prompts
@@ -87,8 +91,11 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 TRAINERS: Registry[Callable[..., int]] = Registry("trainer", field="trainer")
-"""Trainers by name: ``run_with_config(config, *, model, output_dir, seed, dry_run, argv)``
-of each adapter in ``trainers/``, imported only when that trainer runs."""
+"""Trainers by name: ``run_with_config(config, *, env_changes, model, output_dir, seed,
+dry_run, argv)`` of each adapter in ``trainers/``, imported only when that trainer runs.
+``config`` is the env of the flags given over :class:`EnvConfig`'s defaults;
+``env_changes`` the flags given alone, for a trainer whose recipe brings its own env
+(TRL's ``cpu-adapt`` keeps its randomised pool where no flag changes it)."""
 TRAINERS.register("trl", "conductor_gym.trainers.trl.train:run_with_config")
 TRAINERS.register("openrlhf", "conductor_gym.trainers.openrlhf.launch:run_with_config")
 
@@ -140,6 +147,7 @@ def train_run(args: argparse.Namespace) -> int:
         run = TRAINERS.get(args.trainer)
         return run(
             config,
+            env_changes=settings_from_arguments(args),
             model=args.model,
             output_dir=args.output_dir,
             seed=args.seed,

@@ -46,10 +46,10 @@ def test_trl_run_trains_with_the_same_env_arguments(tmp_path: Path) -> None:
 def test_trl_run_keeps_the_recipes_env_where_no_flag_changes_it(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    def settings(*flags: str) -> dict[str, object]:
+    def settings(*flags: str, recipe: str = "cpu-adapt") -> dict[str, object]:
         status = main(
             ["train", "run", "--trainer", "trl", *flags, "--output-dir", str(tmp_path),
-             "--dry-run", "--", "--recipe", "cpu-adapt"]
+             "--dry-run", "--", "--recipe", recipe]
         )  # fmt: skip
         assert status == 0
         env: dict[str, object] = json.loads(capfd.readouterr().out)["env"]
@@ -59,3 +59,8 @@ def test_trl_run_keeps_the_recipes_env_where_no_flag_changes_it(
     assert (env["pool"], env["k"], env["shuffle_workers"]) == ("sim-paper", 4, True)
     env = settings("--k", "3", "--max-steps", "4")  # a flag given replaces its field only
     assert (env["k"], env["shuffle_workers"], env["max_steps"]) == (3, True, 4)
+    env = settings("--no-shuffle-workers")
+    assert (env["k"], env["shuffle_workers"]) == (4, False)
+    assert settings(recipe="cpu-orchestrate")["pool"] == "sim-paper-v2"
+    # a flag given with EnvConfig's default value still replaces the recipe's
+    assert settings("--pool", "sim-paper", recipe="cpu-orchestrate")["pool"] == "sim-paper"

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.training.prepare import prepare_prompts
@@ -27,13 +28,16 @@ __all__ = ["run_with_config"]
 def run_with_config(
     env: EnvConfig,
     *,
+    env_changes: Mapping[str, Any] | None = None,
     model: str | None = None,
     output_dir: str | None = None,
     seed: int = 0,
     dry_run: bool = False,
     argv: Sequence[str] = (),
 ) -> int:
-    """Prepare the prompts of ``env`` and launch the OpenRLHF recipe (module docstring)."""
+    """Prepare the prompts of ``env`` and launch the OpenRLHF recipe (module docstring).
+    ``env`` is used whole (the launch script has no env of its own), so ``env_changes``,
+    the flags given, add nothing here."""
     out = Path(output_dir or "runs/conductor")
     prompts = out / "prompts.jsonl"
     prepare_prompts(prompts, config=env, seed=seed)

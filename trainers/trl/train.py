@@ -33,7 +33,7 @@ import argparse
 import dataclasses
 import importlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -169,22 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args_from_arguments(_parse(parser, argv)))
 
 
-def _over_recipe_env(recipe: str, env: EnvConfig) -> EnvConfig:
-    """The ``recipe``'s default env with the fields of ``env`` that are not
-    :class:`EnvConfig`'s defaults."""
-    defaults = EnvConfig()
-    changes = {
-        name: getattr(env, name)
-        for name in EnvConfig.model_fields
-        if getattr(env, name) != getattr(defaults, name)
-    }
-    base = make_args(recipe).env
-    return base.replace(**changes) if changes else base
-
-
 def run_with_config(
     env: EnvConfig,
     *,
+    env_changes: Mapping[str, Any] | None = None,
     model: str | None = None,
     output_dir: str | None = None,
     seed: int = 0,
@@ -195,13 +183,14 @@ def run_with_config(
     ``argv`` holds the trainer's own options (``--recipe``, ``--iterations``, ...).
     ``dry_run`` prints the run's settings instead of training.
 
-    The recipe's own env (``cpu-adapt``'s randomised pool, ``cpu-orchestrate``'s pool)
-    is the base: the settings of ``env`` that differ from :class:`EnvConfig`'s defaults
-    (the flags given) replace its fields, so a flag set to the default value itself does
-    not override the recipe's."""
+    With ``env_changes`` (the env flags given, as the CLI passes them) the recipe's own
+    env (``cpu-adapt``'s randomised pool, ``cpu-orchestrate``'s pool) is the base and
+    each of them replaces its field, whatever its value; without it ``env`` is used
+    whole."""
     parser = argparse.ArgumentParser(prog="conductor-gym train run --trainer trl --")
     namespace = _parse(parser, list(argv), env=False)
-    env = _over_recipe_env(namespace.recipe, env)
+    if env_changes is not None:
+        env = make_args(namespace.recipe).env.replace(**env_changes)
     given = {"model": model, "output_dir": output_dir}
     overrides = {name: value for name, value in given.items() if value is not None}
     args = args_from_arguments(namespace, env=env, seed=seed, **overrides)
