@@ -377,11 +377,16 @@ def _is_plain(annotation: Any, kind: type) -> bool:
 
 
 def add_config_arguments(
-    parser: argparse.ArgumentParser, *, exclude: Sequence[str] = ()
+    parser: argparse.ArgumentParser,
+    *,
+    exclude: Sequence[str] = (),
+    defaults: EnvConfig | None = None,
 ) -> argparse._ArgumentGroup:
     """Add one ``--flag`` per :class:`EnvConfig` setting to ``parser``.
 
-    Every flag defaults to "not given" (the config's default applies). ``--tasks``,
+    Every flag defaults to "not given" (the config's default applies); its help shows the
+    value of ``defaults`` (the config the flags will be applied over; ``None``:
+    :class:`EnvConfig`'s defaults). ``--tasks``,
     ``--task-option KEY=VALUE`` (repeatable), ``--pool`` and ``--cache`` are added too
     unless in ``exclude``. Bool settings take ``--name`` / ``--no-name``; ints and floats
     a number; the others a JSON value (``--episode-budget '{"max_calls": 4}'``, ``--reward
@@ -389,13 +394,15 @@ def add_config_arguments(
     """
     group = parser.add_argument_group("env settings (EnvConfig)")
     skip = set(exclude)
+    shown = defaults or EnvConfig()
     for name, info in EnvConfig.model_fields.items():
         if name in skip:
             continue
         flag = "--" + name.replace("_", "-")
         doc = info.description or ""
-        default = info.get_default(call_default_factory=True)
-        help_text = f"{doc} (default: {default!r})" if name not in {"task_options"} else doc
+        help_text = f"{doc} (default: {_shown(getattr(shown, name))})"
+        if name == "task_options":
+            help_text = doc
         if name == "task_options":
             group.add_argument(
                 "--task-option",
@@ -422,6 +429,12 @@ def add_config_arguments(
                 flag, dest=name, type=_json_or_text, default=None, metavar="JSON", help=help_text
             )
     return group
+
+
+def _shown(value: Any) -> str:
+    """A default as a flag's help shows it: its ``repr``, or its type when that is long."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
 
 
 def settings_from_arguments(args: argparse.Namespace) -> dict[str, Any]:

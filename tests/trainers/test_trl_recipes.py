@@ -122,6 +122,17 @@ def test_env_flags_build_the_env_field() -> None:
     assert given.env is env and type(given) is paper.Args
 
 
+def test_env_flags_help_shows_the_recipes_env() -> None:
+    def shown(recipe: str, dest: str) -> str:
+        (action,) = [a for a in _parser(recipe)._actions if a.dest == dest]
+        return str(action.help)
+
+    assert shown("cpu-orchestrate", "pool").endswith(f"(default: {common.CPU_RECIPE_POOL!r})")
+    assert shown("cpu-adapt", "k").endswith("(default: 4)")
+    assert shown("paper", "k").endswith("(default: None)")
+    assert shown("paper-adapt", "templates").endswith("(default: a PromptTemplates)")
+
+
 def test_stage_flags_change_one_setting_of_the_stage() -> None:
     parser = _parser("cpu-orchestrate")
     argv = ["--recipe", "cpu-orchestrate", "--warm-start-steps", "3", "--search-iterations", "0"]

@@ -196,8 +196,9 @@ def add_arguments(
                 help=flag.help,
             )
     hints = typing.get_type_hints(cls)
-    if env and any(_plain(hints[f.name])[0] is EnvConfig for f in dataclasses.fields(cls)):
-        add_config_arguments(parser)
+    for field in dataclasses.fields(cls):
+        if env and _plain(hints[field.name])[0] is EnvConfig:
+            add_config_arguments(parser, defaults=_default(field))  # help: the recipe's env
 
 
 def values_from_arguments(
