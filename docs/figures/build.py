@@ -135,6 +135,10 @@ CONFIRM_COMMAND = (
     "(its baselines)"
 )
 
+IDEAL_COMMAND = (
+    "python -m conductor_gym.trainers.trl.ideal_learner --recipe cpu-adapt --seeds 0,1,2"
+)
+
 RECOVERY_COMMAND = "python -m conductor_gym.bench.simfit_recovery"
 
 BLOCKS: tuple[Block, ...] = (
@@ -214,6 +218,13 @@ BLOCKS: tuple[Block, ...] = (
         fast=True,
         header="| conductor (4 of 7 workers, shuffled ids) |",
         until="| best fixed plan of 3 calls",
+    ),
+    Block(
+        "ideal-learner",
+        "docs/training-cpu.md",
+        training.ideal_learner_block,
+        IDEAL_COMMAND,
+        fast=False,
     ),
     Block(
         "simfit-recovery",

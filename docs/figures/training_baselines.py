@@ -11,7 +11,10 @@ evaluates its policy on, with no language model, so they regenerate in seconds.
   plays them;
 * :func:`adapt_rows`: the ``cpu-adapt`` recipe's baselines (``best-single``, the random
   planner and the audit's best fixed plans of 1-3 calls) on its held-out episodes
-  (tasks 0-159 x 8 rollouts in the randomised pool), as the recipe records them.
+  (tasks 0-159 x 8 rollouts in the randomised pool), as the recipe records them;
+* :func:`ideal_learner_block`: the tabular yardstick of ``cpu-adapt``'s learning problem
+  (``python -m conductor_gym.trainers.trl.ideal_learner --recipe cpu-adapt --seeds
+  0,1,2``: three seeds of 2,000 steps, about two minutes).
 
 The policy's own rows come from the 40-minute training run and are not regenerated here.
 """
@@ -22,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from conductor_gym.trainers.trl import ideal_learner  # type: ignore[import-not-found]
 from conductor_gym.trainers.trl.data import HELD_OUT_SEED_OFFSET, make_refs  # type: ignore[import-not-found]
 from conductor_gym.trainers.trl.evaluate import agent_eval  # type: ignore[import-not-found]
 from conductor_gym.trainers.trl.recipes import (  # type: ignore[import-not-found]
@@ -197,3 +201,24 @@ def adapt_rows() -> str:
             for spec, e in evals.items()
         )
     )
+
+
+IDEAL_SEEDS = (0, 1, 2)
+"""The seeds of the ``ideal-learner`` block."""
+
+
+def ideal_learner_block() -> str:
+    """The yardstick's learning curve on ``cpu-adapt``'s episodes (default settings: the
+    recipe's batch of 4 prompts x 8, lr 1.0, 2,000 steps) and where it stands at the
+    recipe's 20 GRPO steps."""
+    report = ideal_learner.run("cpu-adapt", ideal_learner.LearnerSettings(), IDEAL_SEEDS)
+    budget = cpu_adapt.ITERATIONS
+    best = report["best_single"]["accuracy"]
+    first = ideal_learner.crossing(report)
+    at_budget = [p["accuracy"] for c in report["curves"].values() for p in c if p["step"] == budget]
+    if any(a >= best for a in at_budget) or first is None or first["step"] < 100:
+        raise StaleProseError(
+            "training-cpu.md says every seed is below best-single after the recipe's GRPO "
+            "steps and clears best-single + 3 points only after hundreds of steps"
+        )
+    return ideal_learner.format_table(report) + "\n\n" + wrap(ideal_learner.summary(report, budget))

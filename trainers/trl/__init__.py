@@ -19,7 +19,9 @@
 * :mod:`.report`: the training curves (PNG), the per-family plan table and a run's
   summary;
 * :mod:`.gpu_smoke`: a minutes-long check of the paper recipe on a GPU with vLLM;
-* :mod:`.confirm`: a trained ``cpu-orchestrate`` checkpoint on fresh offline tasks.
+* :mod:`.confirm`: a trained ``cpu-orchestrate`` checkpoint on fresh offline tasks;
+* :mod:`.ideal_learner`: GRPO on a tabular policy that reads family and worker names, a
+  yardstick of how many episodes a recipe's learning problem takes.
 
 Importing this package imports neither torch, transformers nor TRL; its modules load
 them when a trainer is built.

@@ -1,0 +1,419 @@
+"""A yardstick for a recipe's learning problem: GRPO on a table instead of a language model.
+
+::
+
+    python -m conductor_gym.trainers.trl.ideal_learner --recipe cpu-adapt --seeds 0,1,2
+
+``cpu-adapt`` asks GRPO to find, from the env's reward alone, which plan to write for a
+question's family and the workers an episode draws. This module measures how many
+episodes that problem takes when the representation costs nothing to learn: a
+:class:`TabularPolicy` over the plan prior's structures (:mod:`.plan_prior`: 1 to
+``max_steps`` steps, later steps' roles) whose factors are tables indexed by the
+question's family, and whose worker at each step is a logit per worker *name*, drawn
+among the names the episode lists (then written as that worker's ``Model i``).
+
+It is trained with GRPO's objective on the recipe's batches (``prompts_per_step``
+training prompts x ``num_generations`` samples, rewards normalised within each group,
+one on-policy update per batch, where the clipped objective's gradient is the plain
+policy gradient), and evaluated as the recipe evaluates its language model: greedy plans
+on the held-out episodes, each played ``eval_repeats`` times with the same rollout seeds
+(:func:`~.evaluate.score_plans`), beside ``best-single`` on the same episodes.
+
+It is a yardstick, not a conductor: it is handed the family and the names as features
+that the language model has to learn to read from text, and it can only write the prior's
+structures. Its curve is therefore optimistic about sample efficiency: a language model
+given as many episodes has, in addition, to learn what the table is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from conductor_gym.training.scoring import EpisodeRef, Scorer
+
+from .data import HELD_OUT_SEED_OFFSET, make_refs
+from .evaluate import agent_eval, score_plans
+from .plan_prior import ROLES, Structure
+
+__all__ = [
+    "Context",
+    "CurvePoint",
+    "LearnerSettings",
+    "TabularPolicy",
+    "contexts",
+    "crossing",
+    "format_table",
+    "learning_curve",
+    "main",
+    "run",
+    "summary",
+]
+
+_ROLE_NAMES = tuple(ROLES)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the table reads of an episode: the question, the drawn workers' names in
+    ``Model`` order, and the question's family."""
+
+    question: str
+    pool: tuple[str, ...]
+    family: str
+
+
+def contexts(scorer: Scorer, refs: Sequence[EpisodeRef]) -> list[Context]:
+    """Each episode's :class:`Context`, as the env resets it."""
+    env = scorer.make_env()
+    try:
+        infos = [scorer.reset(env, ref)[1] for ref in refs]
+    finally:
+        env.close()
+    return [Context(str(i["question"]), tuple(i["pool"]), str(i["domain"])) for i in infos]
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    """The run: ``steps`` updates of ``prompts_per_step`` x ``num_generations`` episodes
+    (``cpu-adapt``'s batch by default) at ``learning_rate``, greedy evaluations after each
+    step in ``marks``."""
+
+    steps: int = 2000
+    prompts_per_step: int = 4
+    num_generations: int = 8
+    learning_rate: float = 1.0
+    max_steps: int = 3
+    seed: int = 0
+    marks: tuple[int, ...] = (20, 100, 500, 2000)
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "prompts_per_step", "num_generations", "max_steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"LearnerSettings.{name} must be >= 1, got {getattr(self, name)}")
+        if self.num_generations < 2:
+            raise ValueError("LearnerSettings.num_generations must be >= 2 (a group advantage)")
+        if not self.learning_rate > 0:
+            raise ValueError(f"LearnerSettings.learning_rate must be > 0, got {self.learning_rate}")
+        if bad := [m for m in self.marks if not 1 <= m <= self.steps]:
+            raise ValueError(f"LearnerSettings.marks must lie in 1..steps ({self.steps}): {bad}")
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """One categorical draw: the table row it came from, the probabilities over its
+    ``columns`` and the column drawn."""
+
+    table: str
+    row: tuple[int, ...]
+    columns: tuple[int, ...] | None
+    probabilities: np.ndarray
+    drawn: int
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    normalised: np.ndarray = e / e.sum()
+    return normalised
+
+
+@dataclass
+class TabularPolicy:
+    """Logit tables, one row set per family (module docstring): ``lengths[f]`` over
+    1..``max_steps`` steps, ``roles[f, s]`` over the role of step ``s + 2``,
+    ``workers[f, s]`` over the worker names of step ``s + 1``. All zeros at the start:
+    the uniform prior."""
+
+    names: tuple[str, ...]
+    families: tuple[str, ...]
+    max_steps: int = 3
+    lengths: np.ndarray = field(init=False)
+    roles: np.ndarray = field(init=False)
+    workers: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        f = len(self.families)
+        self.lengths = np.zeros((f, self.max_steps))
+        self.roles = np.zeros((f, self.max_steps - 1, len(_ROLE_NAMES)))
+        self.workers = np.zeros((f, self.max_steps, len(self.names)))
+
+    def act(
+        self, context: Context, rng: np.random.Generator | None
+    ) -> tuple[Structure, list[_Choice]]:
+        """A structure for ``context``: sampled with ``rng``, or the most likely one of
+        every factor when ``rng`` is ``None``; and the draws it made."""
+        f = self.families.index(context.family)
+        drawn = tuple(self.names.index(name) for name in context.pool)
+        choices: list[_Choice] = []
+
+        def pick(table: str, row: tuple[int, ...], columns: tuple[int, ...] | None) -> int:
+            logits = getattr(self, table)[row]
+            p = _softmax(logits if columns is None else logits[list(columns)])
+            j = int(np.argmax(p)) if rng is None else int(rng.choice(len(p), p=p))
+            choices.append(_Choice(table, row, columns, p, j))
+            return j
+
+        steps = 1 + pick("lengths", (f,), None)
+        workers = tuple(pick("workers", (f, s), drawn) for s in range(steps))
+        roles = tuple(_ROLE_NAMES[pick("roles", (f, s), None)] for s in range(steps - 1))
+        return Structure(workers=workers, roles=("attempt", *roles)), choices
+
+    def reinforce(self, choices: Sequence[_Choice], weight: float) -> None:
+        """Move every draw's logits along ``weight`` times the gradient of its log
+        probability (one-hot minus the probabilities)."""
+        for c in choices:
+            gradient = -c.probabilities
+            gradient[c.drawn] += 1.0
+            logits = getattr(self, c.table)
+            if c.columns is None:
+                logits[c.row] += weight * gradient
+            else:
+                logits[(*c.row, list(c.columns))] += weight * gradient
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The greedy policy after ``step`` updates (``episodes`` played in training):
+    held-out accuracy and reward, their standard errors over tasks."""
+
+    step: int
+    episodes: int
+    accuracy: float
+    accuracy_se: float
+    reward: float
+    reward_se: float
+
+
+def _se(values: Sequence[float]) -> float:
+    return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def _greedy_point(
+    policy: TabularPolicy,
+    scorer: Scorer,
+    refs: Sequence[EpisodeRef],
+    held_out: Sequence[Context],
+    repeats: int,
+    step: int,
+    episodes: int,
+) -> CurvePoint:
+    plans = [policy.act(c, None)[0].plan(c.question).to_text() for c in held_out]
+    result = score_plans(scorer, refs, plans, repeats=repeats)
+    return CurvePoint(
+        step,
+        episodes,
+        result.accuracy,
+        _se(result.task_accuracy),
+        result.mean,
+        _se(result.task_rewards),
+    )
+
+
+def learning_curve(
+    scorer: Scorer,
+    train: Sequence[EpisodeRef],
+    held_out: Sequence[EpisodeRef],
+    settings: LearnerSettings,
+    *,
+    eval_repeats: int = 8,
+) -> list[CurvePoint]:
+    """Train a :class:`TabularPolicy` on ``train`` episodes and evaluate it greedily on
+    ``held_out`` before training (step 0) and after each step in ``settings.marks``."""
+    train_contexts, held_contexts = contexts(scorer, train), contexts(scorer, held_out)
+    every = [*train_contexts, *held_contexts]
+    policy = TabularPolicy(
+        names=tuple(sorted({n for c in every for n in c.pool})),
+        families=tuple(sorted({c.family for c in every})),
+        max_steps=settings.max_steps,
+    )
+    rng = np.random.default_rng(settings.seed)
+    group = settings.num_generations
+    batch = settings.prompts_per_step * group
+
+    def point(step: int) -> CurvePoint:
+        return _greedy_point(
+            policy, scorer, held_out, held_contexts, eval_repeats, step, step * batch
+        )
+
+    curve = [point(0)]
+    for step in range(1, settings.steps + 1):
+        prompts = rng.integers(0, len(train), settings.prompts_per_step)
+        acted = [policy.act(train_contexts[i], rng) for i in prompts for _ in range(group)]
+        results = scorer.score(
+            [train[i] for i in prompts for _ in range(group)],
+            [s.plan(train_contexts[i].question).to_text() for (s, _), i in
+             zip(acted, np.repeat(prompts, group), strict=True)],
+            rollout_seeds=[int(x) for x in rng.integers(0, 2**62, batch)],
+        )  # fmt: skip
+        rewards = np.array([r.reward for r in results]).reshape(-1, group)
+        advantages = (rewards - rewards.mean(axis=1, keepdims=True)) / (
+            rewards.std(axis=1, keepdims=True) + 1e-4
+        )
+        for (_, choices), advantage in zip(acted, advantages.flat, strict=True):
+            if advantage:
+                policy.reinforce(choices, settings.learning_rate * float(advantage) / batch)
+        if step in settings.marks:
+            curve.append(point(step))
+    return curve
+
+
+def _recipe_episodes(recipe: str) -> tuple[Scorer, list[EpisodeRef], list[EpisodeRef], int]:
+    """A recipe's scorer, its training and held-out episodes (as its run draws them) and
+    its evaluation repeats."""
+    from .recipes import common
+    from .train import make_args
+
+    args = make_args(recipe)
+    scorer = common.make_scorer(args)
+    train, held_out = common.split_tasks(args, scorer)
+    if not held_out:
+        raise ValueError(f"recipe {recipe!r} has no held-out tasks to evaluate on")
+    return (
+        scorer,
+        make_refs(train, seed=args.seed),
+        make_refs(held_out, seed=args.seed + HELD_OUT_SEED_OFFSET),
+        args.eval_repeats or 1,
+    )
+
+
+def run(recipe: str, settings: LearnerSettings, seeds: Sequence[int]) -> dict[str, Any]:
+    """The curve of every seed on ``recipe``'s episodes, and ``best-single`` on its
+    held-out episodes: what :func:`main` prints."""
+    scorer, train, held_out, repeats = _recipe_episodes(recipe)
+    start = time.perf_counter()
+    curves = {
+        seed: learning_curve(
+            scorer,
+            train,
+            held_out,
+            LearnerSettings(**{**asdict(settings), "seed": seed}),
+            eval_repeats=repeats,
+        )
+        for seed in seeds
+    }
+    best = agent_eval(scorer, held_out, "best-single", repeats=repeats)
+    return {
+        "recipe": recipe,
+        "settings": asdict(settings),
+        "seeds": list(seeds),
+        "held_out_tasks": len(held_out),
+        "eval_repeats": repeats,
+        "best_single": {"accuracy": best.accuracy, "accuracy_se": _se(best.task_accuracy)},
+        "curves": {str(seed): [asdict(p) for p in curve] for seed, curve in curves.items()},
+        "wall_s": time.perf_counter() - start,
+    }
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """The curves as a Markdown table: per mark, the mean held-out accuracy over seeds and
+    its range, and the gain over ``best-single``."""
+    curves = list(report["curves"].values())
+    best = report["best_single"]["accuracy"]
+    seeds = len(curves)
+    lines = [
+        f"| GRPO steps (episodes) | greedy accuracy, mean of {seeds} seeds "
+        "(lowest-highest) | minus `best-single` |",
+        "|---|---|---|",
+    ]
+    for at in zip(*curves, strict=True):
+        accuracies = [p["accuracy"] for p in at]
+        mean = float(np.mean(accuracies))
+        lines.append(
+            f"| {at[0]['step']:,} ({at[0]['episodes']:,}) | {mean:.3f} "
+            f"({min(accuracies):.3f}-{max(accuracies):.3f}) | {100 * (mean - best):+.1f} points |"
+        )
+    se = report["best_single"]["accuracy_se"]
+    lines.append(f"| `best-single` | {best:.3f} ± {se:.3f} | |")
+    return "\n".join(lines)
+
+
+def crossing(report: dict[str, Any], points: float = 3.0) -> dict[str, Any] | None:
+    """The first mark where the mean accuracy over seeds reaches ``best-single`` plus
+    ``points`` (``{"step", "episodes", "accuracy"}``), or ``None`` when none does."""
+    best = report["best_single"]["accuracy"]
+    for at in zip(*report["curves"].values(), strict=True):
+        mean = float(np.mean([p["accuracy"] for p in at]))
+        if mean >= best + points / 100:
+            return {"step": at[0]["step"], "episodes": at[0]["episodes"], "accuracy": mean}
+    return None
+
+
+def summary(report: dict[str, Any], budget_steps: int, points: float = 3.0) -> str:
+    """One sentence: how the seeds stand against ``best-single`` after ``budget_steps``
+    (a mark of the report) and where their mean first clears it by ``points``."""
+    best = report["best_single"]["accuracy"]
+    at_budget = [
+        p["accuracy"] for curve in report["curves"].values() for p in curve
+        if p["step"] == budget_steps
+    ]  # fmt: skip
+    if not at_budget:
+        raise ValueError(f"the report has no mark at step {budget_steps}")
+    below = sum(a < best for a in at_budget)
+    episodes = budget_steps * report["settings"]["prompts_per_step"]
+    episodes *= report["settings"]["num_generations"]
+    first = crossing(report, points)
+    where = (
+        f"first reaches `best-single` + {points:g} points after {first['step']:,} steps "
+        f"({first['episodes']:,} episodes)"
+        if first
+        else f"does not reach `best-single` + {points:g} points within "
+        f"{report['settings']['steps']:,} steps"
+    )
+    return (
+        f"After {budget_steps} steps ({episodes:,} episodes) {below} of {len(at_budget)} "
+        f"seeds are below `best-single` ({best:.3f}); the mean over seeds {where}."
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m conductor_gym.trainers.trl.ideal_learner",
+        description="GRPO on a tabular policy that reads family and worker names: how many "
+        "episodes a recipe's learning problem takes with a perfect representation",
+    )
+    parser.add_argument("--recipe", default="cpu-adapt", help="the recipe whose episodes to use")
+    parser.add_argument("--seeds", default="0", help="comma-separated seeds (default: 0)")
+    defaults = LearnerSettings()
+    parser.add_argument("--steps", type=int, default=defaults.steps)
+    parser.add_argument("--prompts-per-step", type=int, default=defaults.prompts_per_step)
+    parser.add_argument("--num-generations", type=int, default=defaults.num_generations)
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    parser.add_argument(
+        "--marks",
+        default=",".join(map(str, defaults.marks)),
+        help="comma-separated steps after which to evaluate",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    try:
+        seeds = [int(s) for s in args.seeds.split(",")]
+        marks = tuple(int(m) for m in args.marks.split(",") if int(m) <= args.steps)
+        settings = LearnerSettings(
+            steps=args.steps,
+            prompts_per_step=args.prompts_per_step,
+            num_generations=args.num_generations,
+            learning_rate=args.learning_rate,
+            marks=marks,
+        )
+        report = run(args.recipe, settings, seeds)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(format_table(report))
+    if marks:
+        print(summary(report, marks[0]))
+    print(f"recipe {args.recipe}, seeds {args.seeds}, wall time {report['wall_s']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
