@@ -693,14 +693,15 @@ def _anchors(
             )
         )
     ranked = sorted(workers, key=lambda w: -singles[w].accuracy)
+    most = min(7, len(workers))
     moa = [
         player.play(moa_plan(ranked[:n], best.plan.steps[0].worker), tasks, 0).versus(best)
-        for n in range(2, min(7, len(workers)) + 1)
+        for n in range(2, most + 1)
     ]
     top_moa = max(moa, key=lambda r: r[0])
     out.append(
         Anchor(
-            "MoA, 2-7 solvers (best of them)",
+            f"MoA, 2-{most} solvers (best of them)",
             "best single",
             *top_moa,
             (-100.0, 12.0),

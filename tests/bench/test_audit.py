@@ -113,7 +113,7 @@ def test_the_randomised_pool_writes_every_plan_by_position(
     assert all(0 <= m < 4 for b in report.best_per_calls for m in b.fixed.model_ids)
     names = {a.name for a in report.anchors}
     assert "gpt-5 5x self-reflection" not in names and "MoA, all workers + aggregator" not in names
-    assert {"self-review (largest |change|)", "MoA, 2-7 solvers (best of them)"} <= names
+    assert {"self-review (largest |change|)", "MoA, 2-4 solvers (best of them)"} <= names
     # about the budget: never over by more than one evaluation, and under it by at most
     # the search's reserve for step 4 (which counts out-of-domain runs this audit skips)
     assert 3000 - 6 * 30 <= report.episodes <= 3000 + 30
