@@ -385,12 +385,12 @@ def add_config_arguments(
     """Add one ``--flag`` per :class:`EnvConfig` setting to ``parser``.
 
     Every flag defaults to "not given" (the config's default applies); its help shows the
-    value of ``defaults`` (the config the flags will be applied over; ``None``:
-    :class:`EnvConfig`'s defaults). ``--tasks``,
-    ``--task-option KEY=VALUE`` (repeatable), ``--pool`` and ``--cache`` are added too
-    unless in ``exclude``. Bool settings take ``--name`` / ``--no-name``; ints and floats
-    a number; the others a JSON value (``--episode-budget '{"max_calls": 4}'``, ``--reward
-    binary``). Read them back with :func:`config_from_arguments`.
+    value in ``defaults``, the config the flags will be applied over (``None``:
+    :class:`EnvConfig`'s defaults). ``--tasks``, ``--task-option KEY=VALUE``
+    (repeatable), ``--pool`` and ``--cache`` are added too unless in ``exclude``. Bool
+    settings take ``--name`` / ``--no-name``; ints and floats a number; the others a JSON
+    value (``--episode-budget '{"max_calls": 4}'``, ``--reward binary``). Read them back
+    with :func:`config_from_arguments`.
     """
     group = parser.add_argument_group("env settings (EnvConfig)")
     skip = set(exclude)
@@ -400,9 +400,8 @@ def add_config_arguments(
             continue
         flag = "--" + name.replace("_", "-")
         doc = info.description or ""
-        help_text = f"{doc} (default: {_shown(getattr(shown, name))})"
-        if name == "task_options":
-            help_text = doc
+        default = f" (default: {_shown(getattr(shown, name))})" if name != "task_options" else ""
+        help_text = doc + default
         if name == "task_options":
             group.add_argument(
                 "--task-option",
