@@ -145,3 +145,28 @@ def test_the_run_records_paired_accuracy_changes_and_gaps(run: Any) -> None:
         assert versus["accuracy"]["se"] >= 0
     assert "accuracy change" in summary(run) and "after minus best-single" in summary(run)
     assert run.to_dict()["paired"] == run.paired
+
+
+def test_the_warm_start_is_saved_and_confirm_pairs_grpo_with_it(run: Any) -> None:
+    import math
+    from pathlib import Path
+
+    from conductor_gym.trainers.trl.confirm import SUITE_SIZE, confirm
+
+    from conductor_gym.training.chat_prompt import PROMPT_FILE
+
+    warm = Path(run.warm_start["checkpoint"])
+    assert warm == Path(run.settings.output_dir) / "warm_start"
+    assert (warm / PROMPT_FILE).is_file()  # the chat GRPO's policy answers too
+    kwargs: dict[str, Any] = {"first": SUITE_SIZE, "tasks": 4, "repeats": 2, "bf16": False}
+    result = confirm(run.checkpoint, recipe="cpu-adapt", versus=str(warm), **kwargs)
+    assert result.versus is not None and result.change is not None
+    change = result.change["accuracy"]["mean"]
+    assert math.isclose(
+        change, result.policy["accuracy"] - result.versus["accuracy"], abs_tol=1e-12
+    )
+    assert 0 <= result.change["accuracy_where_parsed"]["n"] <= 4
+    # the warm start paired with itself changes nothing
+    alone = confirm(str(warm), recipe="cpu-adapt", versus=str(warm), **kwargs)
+    assert alone.change is not None and alone.change["reward"] == {"mean": 0.0, "se": 0.0}
+    assert "change from versus (paired)" in result.summary()

@@ -13,21 +13,30 @@ paired accuracy difference to the best single worker (the best ``single:<id>`` w
 are fixed; ``best-single`` where they are shuffled, since a shuffled ``Model i`` is no
 one worker), with its standard error over tasks.
 
+``versus`` (``--versus``) names a second checkpoint, such as the run's warm start
+(``OUTPUT_DIR/warm_start``): it writes its greedy plans for the same episodes, from the
+same prompts, and the result holds the paired change from it to ``checkpoint`` (what
+GRPO changed, on tasks no run has seen), also on the tasks where its plan parsed.
+
 Command line (the figures in ``docs/training-cpu.md``)::
 
     python -m conductor_gym.trainers.trl.confirm runs/orchestrate/checkpoint \\
         --first 2000 --tasks 800
     python -m conductor_gym.trainers.trl.confirm runs/adapt/checkpoint --recipe cpu-adapt \\
-        --agent plan:trainers/trl/recipes/fixed_plans/calls-3.plan
+        --agent plan:trainers/trl/recipes/fixed_plans/calls-3.plan \\
+        --versus runs/adapt/warm_start
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from conductor_gym.tasks import make_task_source
 from conductor_gym.training.chat_prompt import ChatPrompt
@@ -36,6 +45,9 @@ from conductor_gym.training.scoring import Scorer
 from .data import HELD_OUT_SEED_OFFSET, build_dataset, make_refs
 from .recipes import cpu_orchestrate
 from .recipes.common import Args
+
+if TYPE_CHECKING:
+    from .evaluate import EvalResult
 
 __all__ = ["SUITE_SIZE", "Confirmation", "confirm", "main"]
 
@@ -60,6 +72,10 @@ class Confirmation:
             and its standard error over tasks.
         bf16: Whether the plans were generated under bf16 autocast.
         recipe: The recipe whose env the episodes ran in.
+        versus: The ``versus`` checkpoint's evaluation, when one was given.
+        change: The paired change from ``versus`` to the policy (``accuracy``,
+            ``reward``, and ``accuracy_where_parsed`` on the tasks whose ``versus`` plan
+            parsed, with their count ``n``): ``{"mean", "se"}`` each.
     """
 
     first: int
@@ -73,6 +89,8 @@ class Confirmation:
     se: float
     bf16: bool
     recipe: str = "cpu-orchestrate"
+    versus: dict[str, Any] | None = None
+    change: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,6 +114,18 @@ class Confirmation:
             f"accuracy vs the reference ({self.best_single}): "
             f"{self.accuracy_gain:+.3f} +- {self.se:.3f} (paired)"
         )
+        if self.versus is not None and self.change is not None:
+            parsed = self.change["accuracy_where_parsed"]
+            lines += [
+                f"versus      accuracy {self.versus['accuracy']:.3f} +- "
+                f"{self.versus['accuracy_se']:.3f}, reward {self.versus['mean_reward']:.3f}, "
+                f"valid {self.versus['valid_rate']:.2f}, steps {self.versus['steps']:.2f}",
+                f"change from versus (paired): accuracy {self.change['accuracy']['mean']:+.3f} "
+                f"+- {self.change['accuracy']['se']:.3f}, reward "
+                f"{self.change['reward']['mean']:+.3f} +- {self.change['reward']['se']:.3f}; "
+                f"accuracy on the {parsed['n']} tasks whose versus plan parsed "
+                f"{parsed['mean']:+.3f} +- {parsed['se']:.3f}",
+            ]
         return "\n".join(lines)
 
 
@@ -110,6 +140,7 @@ def confirm(
     max_new_tokens: int | None = None,
     recipe: str = "cpu-orchestrate",
     agents: Sequence[str] = (),
+    versus: str | None = None,
 ) -> Confirmation:
     """Evaluate ``checkpoint`` (a checkpoint folder of ``recipe``, a CPU recipe) on the
     fresh offline tasks ``first .. first + tasks - 1`` (module docstring), beside every
@@ -118,8 +149,9 @@ def confirm(
     ``seed`` is the training run's (the episodes' group seeds are ``seed +
     HELD_OUT_SEED_OFFSET + position``, as the recipe's held-out evaluation draws them);
     ``bf16`` ``None`` measures it as the recipe does; ``max_new_tokens`` ``None`` is the
-    checkpoint's own completion limit (else 256). Raises ``ValueError`` naming the argument when the
-    tasks are not fresh or the counts are not positive.
+    checkpoint's own completion limit (else 256); ``versus``: a second checkpoint to pair
+    the policy with (module docstring). Raises ``ValueError`` naming the argument when
+    the tasks are not fresh or the counts are not positive.
     """
     from .evaluate import agent_eval, greedy_eval, paired_difference, versus_best_single
     from .policy import load_policy
@@ -151,20 +183,25 @@ def confirm(
     refs = make_refs(fresh, seed=seed + HELD_OUT_SEED_OFFSET)
     prompt = ChatPrompt.find(checkpoint)
     rows, _ = build_dataset(scorer, refs, chat_prompt=prompt, unique_prompts=False)
-    model, tokenizer = load_policy(checkpoint)
-    # the limit the trainer recorded in generation_config.json, as policy:<path> reads it
-    recorded = getattr(model.generation_config, "max_new_tokens", None)
-    limit = max_new_tokens or recorded or cpu_orchestrate.GRPO["max_completion_length"]
-    policy = greedy_eval(
-        model,
-        tokenizer,
-        scorer,
-        refs,
-        list(rows["prompt"]),
-        repeats=repeats,
-        max_new_tokens=limit,
-        bf16=bf16,
-    )
+
+    def play(path: str) -> EvalResult:
+        model, tokenizer = load_policy(path)
+        # the limit the trainer recorded in generation_config.json, as policy:<path> reads
+        recorded = getattr(model.generation_config, "max_new_tokens", None)
+        limit = max_new_tokens or recorded or cpu_orchestrate.GRPO["max_completion_length"]
+        return greedy_eval(
+            model,
+            tokenizer,
+            scorer,
+            refs,
+            list(rows["prompt"]),
+            repeats=repeats,
+            max_new_tokens=limit,
+            bf16=bf16,
+        )
+
+    policy = play(checkpoint)
+    before = None if versus is None else play(versus)
     ids = env.k or scorer.pool.n
     specs = (*(f"single:{i}" for i in range(ids)), "best-single", *agents)
     baselines = {spec: agent_eval(scorer, refs, spec, repeats=repeats) for spec in specs}
@@ -172,10 +209,10 @@ def confirm(
         best = "best-single"
         gain, se = paired_difference(baselines[best], policy, metric="accuracy")
     else:
-        versus = versus_best_single(baselines, policy)
-        if versus is None:  # specs holds a single:<id> for every worker of a non-empty pool
+        reference = versus_best_single(baselines, policy)
+        if reference is None:  # specs holds a single:<id> for every worker of a non-empty pool
             raise ValueError("the pool has no worker to compare the policy with")
-        best, gain, se = versus
+        best, gain, se = reference
     return Confirmation(
         first=first,
         tasks=tasks,
@@ -188,7 +225,35 @@ def confirm(
         se=se,
         bf16=bf16,
         recipe=recipe,
+        versus=None if before is None else before.to_dict(),
+        change=None if before is None else _change(before, policy),
     )
+
+
+def _change(before: EvalResult, after: EvalResult) -> dict[str, Any]:
+    """The paired change from ``before`` to ``after`` (the fields of
+    :attr:`Confirmation.change`)."""
+    from .evaluate import paired_difference
+
+    def pair(first: Sequence[float], second: Sequence[float]) -> dict[str, float]:
+        d = np.asarray(second) - np.asarray(first)
+        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+        return {"mean": float(d.mean()) if len(d) else 0.0, "se": se}
+
+    parsed = [i for i, plan in enumerate(before.plans) if plan is not None]
+    return {
+        metric: dict(
+            zip(("mean", "se"), paired_difference(before, after, metric=metric), strict=True)
+        )
+        for metric in ("accuracy", "reward")
+    } | {
+        "accuracy_where_parsed": {
+            **pair(
+                [before.task_accuracy[i] for i in parsed], [after.task_accuracy[i] for i in parsed]
+            ),
+            "n": len(parsed),
+        }
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -213,6 +278,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="worker draws per task")
     parser.add_argument("--seed", type=int, default=0, help="the training run's seed")
     parser.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    parser.add_argument(
+        "--versus",
+        default=None,
+        help="a second checkpoint (e.g. the run's warm_start) to pair the policy with",
+    )
     parser.add_argument("--out", default=None, help="write the full result as JSON here")
     args = parser.parse_args(argv)
     bf16 = None if args.precision == "auto" else args.precision == "bf16"
@@ -225,6 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bf16=bf16,
         recipe=args.recipe,
         agents=tuple(args.agent),
+        versus=args.versus,
     )
     print(result.summary())
     if args.out:

@@ -53,6 +53,7 @@ __all__ = [
     "make_scorer",
     "refuse_stages",
     "save_checkpoint",
+    "save_policy",
     "split_tasks",
     "training_dataset",
     "use_threads",
@@ -151,7 +152,10 @@ class Args:
         None, help="comma-separated agent specs evaluated alike (None: the recipe's)"
     )
     save_checkpoint: bool = setting(
-        False, help="save the trained policy to OUTPUT_DIR/checkpoint", flag="--checkpoint"
+        False,
+        help="save the trained policy to OUTPUT_DIR/checkpoint (and a warm-started "
+        "recipe's warm start to OUTPUT_DIR/warm_start)",
+        flag="--checkpoint",
     )
     grpo_overrides: dict[str, Any] = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
         default_factory=dict, help="GRPOConfig keywords applied last", flag=None
@@ -571,11 +575,33 @@ def save_checkpoint(
     """Save the trained policy to ``<output_dir>/checkpoint`` (weights, tokenizer, the chat
     prompt it answers and, in ``generation_config.json``, the completion limit it was
     trained with, both of which ``policy:<path>`` reads); returns the folder."""
-    folder = Path(args.output_dir) / "checkpoint"
+    return save_policy(
+        trainer.model,
+        tokenizer,
+        Path(args.output_dir) / "checkpoint",
+        chat_prompt,
+        max_new_tokens,
+        save=trainer.save_model,
+    )
+
+
+def save_policy(
+    model: Any,
+    tokenizer: Any,
+    folder: Path,
+    chat_prompt: ChatPrompt | None,
+    max_new_tokens: int | None = None,
+    *,
+    save: Any = None,
+) -> str:
+    """Save ``model`` as a ``policy:<path>`` checkpoint in ``folder`` (as
+    :func:`save_checkpoint` does; the warm-started recipes also save their warm start
+    this way, so ``confirm --versus`` can pair GRPO's policy with it). ``save`` writes
+    the weights (default: ``model.save_pretrained``); returns the folder."""
     folder.mkdir(parents=True, exist_ok=True)
     if max_new_tokens is not None:
-        trainer.model.generation_config.max_new_tokens = max_new_tokens
-    trainer.save_model(str(folder))
+        model.generation_config.max_new_tokens = max_new_tokens
+    (save or model.save_pretrained)(str(folder))
     tokenizer.save_pretrained(str(folder))
     if chat_prompt is not None:
         chat_prompt.save(folder)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from conductor_gym.core.config import EnvConfig
@@ -202,6 +203,14 @@ def run_with(
         )
         warm["settings"] = dataclasses.asdict(args.warm_start)
         clock.timings["warm_start_s"] = warm["wall_s"]
+        if args.save_checkpoint:  # what GRPO starts from, for confirm --versus
+            warm["checkpoint"] = common.save_policy(
+                model,
+                tokenizer,
+                Path(args.output_dir) / "warm_start",
+                chat_prompt,
+                int(config.max_completion_length),
+            )
     freeze_lower_layers(model, args.trainable_layers)
 
     if args.baselines is not None:
