@@ -101,7 +101,8 @@ class Args:
     )
     model: str = setting("smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
     output_dir: str = setting(
-        "runs/trl", help="the run's folder (results.json, curves.png, plans.md, checkpoint/)"
+        "runs/trl",
+        help="the run's folder (results.json, curves.png, plans.md, checkpoint/, warm_start/)",
     )
     iterations: int | None = setting(
         None, help="GRPO optimizer steps (TRL's max_steps; None: the recipe's)"
