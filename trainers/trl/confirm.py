@@ -31,12 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from conductor_gym.tasks import make_task_source
 from conductor_gym.training.chat_prompt import ChatPrompt
@@ -233,14 +230,16 @@ def confirm(
 def _change(before: EvalResult, after: EvalResult) -> dict[str, Any]:
     """The paired change from ``before`` to ``after`` (the fields of
     :attr:`Confirmation.change`)."""
-    from .evaluate import paired_difference
-
-    def pair(first: Sequence[float], second: Sequence[float]) -> dict[str, float]:
-        d = np.asarray(second) - np.asarray(first)
-        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
-        return {"mean": float(d.mean()) if len(d) else 0.0, "se": se}
+    from .evaluate import paired_change, paired_difference
 
     parsed = [i for i, plan in enumerate(before.plans) if plan is not None]
+    where_parsed = (
+        paired_change(
+            [before.task_accuracy[i] for i in parsed], [after.task_accuracy[i] for i in parsed]
+        )
+        if parsed
+        else (0.0, 0.0)
+    )
     return {
         metric: dict(
             zip(("mean", "se"), paired_difference(before, after, metric=metric), strict=True)
@@ -248,9 +247,7 @@ def _change(before: EvalResult, after: EvalResult) -> dict[str, Any]:
         for metric in ("accuracy", "reward")
     } | {
         "accuracy_where_parsed": {
-            **pair(
-                [before.task_accuracy[i] for i in parsed], [after.task_accuracy[i] for i in parsed]
-            ),
+            **dict(zip(("mean", "se"), where_parsed, strict=True)),
             "n": len(parsed),
         }
     }

@@ -30,8 +30,10 @@ __all__ = [
     "agent_eval",
     "greedy_completions",
     "greedy_eval",
+    "paired_change",
     "paired_difference",
     "score_plans",
+    "standard_error",
     "versus_best_single",
 ]
 
@@ -61,7 +63,7 @@ class EvalResult:
 
     @property
     def se(self) -> float:
-        return _se(self.task_rewards)
+        return standard_error(self.task_rewards)
 
     @property
     def accuracy(self) -> float:
@@ -72,7 +74,7 @@ class EvalResult:
             "mean_reward": self.mean,
             "se": self.se,
             "accuracy": self.accuracy,
-            "accuracy_se": _se(self.task_accuracy),
+            "accuracy_se": standard_error(self.task_accuracy),
             "valid_rate": self.valid_rate,
             "tasks": len(self.task_rewards),
             **self.per_question,
@@ -82,7 +84,8 @@ class EvalResult:
         }
 
 
-def _se(values: Sequence[float]) -> float:
+def standard_error(values: Sequence[float]) -> float:
+    """The standard error of the mean of ``values`` (0.0 for fewer than two)."""
     return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
@@ -94,9 +97,13 @@ def paired_difference(
     if metric not in ("reward", "accuracy"):
         raise ValueError(f"metric must be 'reward' or 'accuracy', got {metric!r}")
     name = "task_rewards" if metric == "reward" else "task_accuracy"
-    pairs = zip(getattr(after, name), getattr(before, name), strict=True)
-    diff = [a - b for a, b in pairs]
-    return float(np.mean(diff)), _se(diff)
+    return paired_change(getattr(before, name), getattr(after, name))
+
+
+def paired_change(before: Sequence[float], after: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of ``after[i] - before[i]`` (per-task values, paired)."""
+    diff = [a - b for a, b in zip(after, before, strict=True)]
+    return float(np.mean(diff)), standard_error(diff)
 
 
 def versus_best_single(

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -40,7 +39,7 @@ import numpy as np
 from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 from .data import HELD_OUT_SEED_OFFSET, make_refs
-from .evaluate import agent_eval, score_plans
+from .evaluate import agent_eval, score_plans, standard_error
 from .plan_prior import ROLES, Structure
 
 __all__ = [
@@ -191,10 +190,6 @@ class CurvePoint:
     reward_se: float
 
 
-def _se(values: Sequence[float]) -> float:
-    return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
-
-
 def _greedy_point(
     policy: TabularPolicy,
     scorer: Scorer,
@@ -210,9 +205,9 @@ def _greedy_point(
         step,
         episodes,
         result.accuracy,
-        _se(result.task_accuracy),
+        standard_error(result.task_accuracy),
         result.mean,
-        _se(result.task_rewards),
+        standard_error(result.task_rewards),
     )
 
 
@@ -305,7 +300,10 @@ def run(recipe: str, settings: LearnerSettings, seeds: Sequence[int]) -> dict[st
         "seeds": list(seeds),
         "held_out_tasks": len(held_out),
         "eval_repeats": repeats,
-        "best_single": {"accuracy": best.accuracy, "accuracy_se": _se(best.task_accuracy)},
+        "best_single": {
+            "accuracy": best.accuracy,
+            "accuracy_se": standard_error(best.task_accuracy),
+        },
         "curves": {str(seed): [asdict(p) for p in curve] for seed, curve in curves.items()},
         "wall_s": time.perf_counter() - start,
     }
