@@ -50,6 +50,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "bench": frozenset(
         {BASE, API, "training", "core", "pool", "sim", "workers", "plan", "tasks", "graders"}
     ),
+    # the simulator's research tools (fit, fidelity, audit, calibration) use evaluation
+    "simlab": frozenset(
+        {BASE, API, "bench", "training", "core", "pool", "sim", "workers", "plan", "tasks", "graders"}
+    ),
     "board": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "tasks"}),
     "view": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "plan", "tasks"}),
     "serve": frozenset({BASE, API, "bench", "core", "pool", "workers", "tasks", "graders"}),
@@ -67,6 +71,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "board",
             "view",
             "bench",
+            "simlab",
             "training",
             "core",
             "pool",

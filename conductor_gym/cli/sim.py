@@ -1,5 +1,5 @@
 """``conductor-gym sim audit``: attack a simulated pool with an optimizer before a trainer
-does (:mod:`conductor_gym.bench.audit`).
+does (:mod:`conductor_gym.simlab.audit`).
 
 It prints the single workers, the best plans the search found with their gains over the
 best single worker on fresh seeds (and out of domain), the best fixed plan per number of
@@ -15,7 +15,7 @@ bad arguments.
 
 ``conductor-gym sim fit RESULTS... [--cache CACHE] --out pool.toml`` fits a simulated pool
 to recorded episodes and ``conductor-gym sim fidelity POOL RESULTS... [--cache CACHE]``
-scores a pool on held-out ones (:mod:`conductor_gym.bench.simfit`); both exit 2 on
+scores a pool on held-out ones (:mod:`conductor_gym.simlab.fit`); both exit 2 on
 unusable input.
 """
 
@@ -140,7 +140,7 @@ example (docs/bring-your-own-pool.md):
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.audit import audit
+    from conductor_gym.simlab.audit import audit
 
     try:
         report = audit(
@@ -187,7 +187,7 @@ def _load_all(paths: list[Path], command: str) -> list[Results] | None:
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.simfit import fit
+    from conductor_gym.simlab.fit import fit
 
     runs = _load_all(args.results, "fit")
     if runs is None:
@@ -204,7 +204,7 @@ def run_fit(args: argparse.Namespace) -> int:
 
 
 def run_fidelity(args: argparse.Namespace) -> int:
-    from conductor_gym.bench.simfit import fidelity
+    from conductor_gym.simlab.fit import fidelity
 
     runs = _load_all(args.results, "fidelity")
     if runs is None:

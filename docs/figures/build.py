@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from conductor_gym.bench import calibration, readme_figures
+from conductor_gym.bench import readme_figures
+from conductor_gym.simlab import calibration
 from conductor_gym.bench.frontier import FrontierPoint
 
 HERE = Path(__file__).resolve().parent
@@ -139,14 +140,14 @@ IDEAL_COMMAND = (
     "python -m conductor_gym.trainers.trl.ideal_learner --recipe cpu-adapt --seeds 0,1,2"
 )
 
-RECOVERY_COMMAND = "python -m conductor_gym.bench.simfit_recovery"
+RECOVERY_COMMAND = "python -m conductor_gym.simlab.fit_recovery"
 
 BLOCKS: tuple[Block, ...] = (
     Block(
         "calibration",
         "README.md",
         lambda: calibration.format_table(calibration.calibration_rows("sim-paper")),
-        "python -m conductor_gym.bench.calibration",
+        "python -m conductor_gym.simlab.calibration",
         fast=False,
         header="| planner | `offline` | `offline-ood` | calls |",
     ),

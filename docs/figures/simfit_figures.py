@@ -1,7 +1,7 @@
 """The figures of ``docs/bring-your-own-pool.md``, "How many episodes, and what they cost":
-one run of :func:`conductor_gym.bench.simfit_recovery.run_recovery` (simulated and
+one run of :func:`conductor_gym.simlab.fit_recovery.run_recovery` (simulated and
 seeded, so the same on every machine), the run whose
-bounds ``tests/bench/test_simfit_dynamics.py`` asserts. That test also checks that the doc
+bounds ``tests/simlab/test_fit_dynamics.py`` asserts. That test also checks that the doc
 holds what these generators print.
 
 * :func:`recovery_block` (``simfit-recovery``): the error table at ``TASKS // 4`` and
@@ -11,7 +11,7 @@ holds what these generators print.
   design, at the simulator's price table for the workers' profiles
   (:data:`conductor_gym.sim.profiles.PAPER_PROFILES`).
 
-``python -m conductor_gym.bench.simfit_recovery`` prints the fit itself.
+``python -m conductor_gym.simlab.fit_recovery`` prints the fit itself.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from conductor_gym.bench.readme_figures import StaleProseError, wrap
-from conductor_gym.bench.simfit_recovery import (
+from conductor_gym.simlab.fit_recovery import (
     ACCURACY,
     DYNAMICS,
     HELD_OUT,

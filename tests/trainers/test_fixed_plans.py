@@ -20,7 +20,7 @@ def test_the_committed_fixed_plans_are_the_audits(tmp_path: Path) -> None:
     from conductor_gym.agents.plan_file import FixedPlan
     from conductor_gym.trainers.trl.recipes.cpu_adapt import FIXED_PLAN_DIR, FIXED_PLANS, K
 
-    from conductor_gym.bench.audit import audit
+    from conductor_gym.simlab.audit import audit
 
     report = audit(pool="sim-paper", k=K, shuffle_workers=True, episodes=60_000)
     written = report.save_plans(tmp_path)

@@ -3,8 +3,8 @@ the reference plans, each played once on **every task** of a suite through
 :func:`~conductor_gym.bench.evaluate.evaluate` (never a draw with replacement), accuracy
 averaged over families as the paper averages benchmarks.
 
-``python -m conductor_gym.bench.calibration [--pool POOL]`` prints the README's table;
-``tests/sim/test_calibration.py`` checks that the README holds exactly what it prints for
+``python -m conductor_gym.simlab.calibration [--pool POOL]`` prints the README's table;
+``tests/simlab/test_calibration.py`` checks that the README holds exactly what it prints for
 the default pool. :func:`play` is memoised per process, so the tests that hold the
 simulator to the paper share its episodes.
 """
@@ -130,7 +130,7 @@ def format_table(rows: Sequence[Row]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m conductor_gym.bench.calibration",
+        prog="python -m conductor_gym.simlab.calibration",
         description="Print the calibration table of a simulated pool of the paper's workers "
         "(every task of offline and offline-ood played once per planner).",
     )

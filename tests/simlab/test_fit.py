@@ -1,4 +1,4 @@
-"""Fitting a simulated pool to recorded episodes (:mod:`conductor_gym.bench.simfit`): a
+"""Fitting a simulated pool to recorded episodes (:mod:`conductor_gym.simlab.fit`): a
 parameter-recovery test on a pool with hidden, perturbed accuracies, the fitted pool file
 loading in the env, fidelity on held-out seeds, and the ``sim fit`` / ``sim fidelity``
 commands."""
@@ -13,7 +13,7 @@ import pytest
 from conductor_gym import ConductorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.simfit import SimFitError, fidelity, fit, wilson_interval
+from conductor_gym.simlab.fit import SimFitError, fidelity, fit, wilson_interval
 from conductor_gym.cli.main import main
 from conductor_gym.sim.profiles import PAPER_PROFILES
 

@@ -25,7 +25,7 @@ from support import require_spec
 from conductor_gym import ConductorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.simfit import fidelity, fit
+from conductor_gym.simlab.fit import fidelity, fit
 from conductor_gym.workers.spec import WorkerSpec
 
 pytestmark = pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")

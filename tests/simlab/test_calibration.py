@@ -1,6 +1,6 @@
 """Simulator v2 against the paper: single models, fixed workflows, and the headroom
 that only orchestration unlocks (every task of ``offline`` and ``offline-ood`` played once
-by each planner, through :mod:`conductor_gym.bench.calibration`: 2,000 in-domain and
+by each planner, through :mod:`conductor_gym.simlab.calibration`: 2,000 in-domain and
 1,500 unseen episodes, so a rate's standard error is about one point), and the README's
 table is exactly what that module prints."""
 
@@ -16,8 +16,8 @@ from conductor_gym.agents.reference import REFERENCE_PLANS
 from support import plan_text
 
 from conductor_gym import ConductorEnv
-from conductor_gym.bench import calibration
-from conductor_gym.bench.calibration import by_domain, score
+from conductor_gym.simlab import calibration
+from conductor_gym.simlab.calibration import by_domain, score
 from conductor_gym.sim.difficulty import SIZE_SCALE
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.profiles import PAPER_ACCURACY, PAPER_PROFILES
@@ -46,7 +46,7 @@ def play(tasks: str, name: str) -> tuple[tuple[str, bool], ...]:
 def test_the_readme_table_is_what_the_calibration_script_prints() -> None:
     table = calibration.format_table(calibration.calibration_rows(POOL))
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert table in readme, f"regenerate with python -m conductor_gym.bench.calibration:\n{table}"
+    assert table in readme, f"regenerate with python -m conductor_gym.simlab.calibration:\n{table}"
 
 
 def test_size_scale_matches_the_generated_tasks() -> None:

@@ -1,17 +1,17 @@
 """How well a simulated pool predicts held-out recorded episodes (``conductor-gym sim
-fidelity``; :mod:`conductor_gym.bench.simfit` fits the pool).
+fidelity``; :mod:`conductor_gym.simlab.fit` fits the pool).
 
 Contract.
 
 * **Each episode's probability.** A single-call episode (read from the results, or
   re-played with one ``solve`` step) gets the pool's accuracy for that worker and
   profile. Any other scored episode is re-played to read its steps
-  (:mod:`conductor_gym.bench.simfit_steps`; a real pool's needs its ``cache``), and its
+  (:mod:`conductor_gym.simlab.fit_steps`; a real pool's needs its ``cache``), and its
   first plan is played on the pool ``seeds`` times with each step sent to the worker that
-  ran it (:class:`~conductor_gym.bench.simfit_play.Player`): the share graded correct is
+  ran it (:class:`~conductor_gym.simlab.fit_play.Player`): the share graded correct is
   its probability. Episodes with a later round (recursion) are not scored.
 * **Cells.** Episodes are grouped by plan shape
-  (:func:`~conductor_gym.bench.simfit_steps.plan_shape`), the worker of the last step
+  (:func:`~conductor_gym.simlab.fit_steps.plan_shape`), the worker of the last step
   and the task family; per cell, the mean predicted against the observed accuracy and
   the cell's Brier score.
 * **The summary number**, :attr:`Fidelity.score`: the mean absolute error of predicted
@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.simfit_data import SimFitError, profile_of, single_calls
-from conductor_gym.bench.simfit_play import Player
-from conductor_gym.bench.simfit_steps import observe, plan_shape
+from conductor_gym.simlab.fit_data import SimFitError, profile_of, single_calls
+from conductor_gym.simlab.fit_play import Player
+from conductor_gym.simlab.fit_steps import observe, plan_shape
 from conductor_gym.sim.profiles import SimProfile
 from conductor_gym.workers.spec import WorkerSpec
 

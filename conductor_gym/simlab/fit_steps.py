@@ -1,4 +1,4 @@
-"""What each step of a recorded episode shows about its worker (:mod:`conductor_gym.bench.simfit`).
+"""What each step of a recorded episode shows about its worker (:mod:`conductor_gym.simlab.fit`).
 
 Contract.
 
@@ -30,7 +30,7 @@ Contract.
   ``correct`` is the task's own grader's verdict on the step's reply (for ``part`` steps
   it says nothing about the part).
 * :func:`plan_shape` names an episode's plan from its steps (what
-  :func:`~conductor_gym.bench.simfit_fidelity.fidelity` compares plan effects by).
+  :func:`~conductor_gym.simlab.fit_fidelity.fidelity` compares plan effects by).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from conductor_gym.bench.replay import Replayer, ReplayError, real_backends, recorded_task
 from conductor_gym.bench.results import EpisodeRecord, Results
-from conductor_gym.bench.simfit_data import SimFitError, plain, worker_names
+from conductor_gym.simlab.fit_data import SimFitError, plain, worker_names
 from conductor_gym.core.execute import StepRecord
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import grade
@@ -223,7 +223,7 @@ def plan_shape(steps: Sequence[StepObservation]) -> str:
 
 
 def _needs_replay(record: EpisodeRecord, names: list[str] | None) -> bool:
-    """Whether :func:`~conductor_gym.bench.simfit_data.single_calls` leaves it out."""
+    """Whether :func:`~conductor_gym.simlab.fit_data.single_calls` leaves it out."""
     simple = record.steps == 1 and record.worker_calls == 1 and not record.followups
     if not simple or names is None:
         return True
@@ -247,7 +247,7 @@ def observe(
     ``everything`` re-plays every scored episode. ``cache`` is the response cache the runs
     were recorded with (needed for real workers; one file may hold every run's calls).
 
-    Raises :class:`~conductor_gym.bench.simfit_data.SimFitError` (a configuration error)
+    Raises :class:`~conductor_gym.simlab.fit_data.SimFitError` (a configuration error)
     naming the run when its suite cannot be rebuilt here.
     """
     steps: list[StepObservation] = []

@@ -1,4 +1,4 @@
-"""The plans :mod:`conductor_gym.bench.audit` plays, and the moves of its search.
+"""The plans :mod:`conductor_gym.simlab.audit` plays, and the moves of its search.
 
 An :class:`AuditPlan` is a plan written the same way for every question: each
 :class:`AuditStep` names its worker (by name on a pool played in fixed order, by ``Model``
@@ -7,7 +7,7 @@ phrasings of each request kind (:data:`FAITHFUL`), the off-task replacements of 
 step (:data:`OFF_TASK`, :func:`off_task_twins`), the reference shapes (:func:`single_plan`,
 :func:`chain_plan`, :func:`moa_plan`) and one random change of structure or wording
 (:func:`mutate`) are here; the audit itself (paired play, anchors, search, report) is in
-:mod:`conductor_gym.bench.audit`.
+:mod:`conductor_gym.simlab.audit`.
 """
 
 from __future__ import annotations

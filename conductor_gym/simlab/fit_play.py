@@ -1,17 +1,17 @@
 """Recorded plans played again on a simulated pool: what a fitted pool predicts for them
-(:mod:`conductor_gym.bench.simfit`, :mod:`conductor_gym.bench.simfit_fidelity`).
+(:mod:`conductor_gym.simlab.fit`, :mod:`conductor_gym.simlab.fit_fidelity`).
 
 Contract. :class:`Player` builds, for one recorded run, an env per task source with the
 run's env settings (:func:`~conductor_gym.bench.replay.replay_config`) on a pool of
 simulated workers shown unshuffled in the given order. :meth:`Player.outcome` plays an
-episode's first plan (:class:`~conductor_gym.bench.simfit_steps.TracedEpisode`) with each
+episode's first plan (:class:`~conductor_gym.simlab.fit_steps.TracedEpisode`) with each
 step sent to the worker that ran it when recorded, on the recorded task, once per seed
 (the recorded seed, then ``seed + j * SEED_STRIDE``), and returns the share of plays
 graded correct (a recursive run is stopped after that plan): the pool's probability
 for that episode (given the simulator's fixed difficulty of that task for each worker).
 A play the env does not score (a worker the pool lacks, a failure) raises
-:class:`~conductor_gym.bench.simfit_data.SimFitError`. :func:`fit_check_scale` uses it to
-fit ``check_scale`` (:mod:`conductor_gym.bench.simfit`).
+:class:`~conductor_gym.simlab.fit_data.SimFitError`. :func:`fit_check_scale` uses it to
+fit ``check_scale`` (:mod:`conductor_gym.simlab.fit`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import replace
 
 from conductor_gym.bench.replay import ReplayError, replay_config, run_sources
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.simfit_data import Estimate, SimFitError
-from conductor_gym.bench.simfit_steps import TracedEpisode
+from conductor_gym.simlab.fit_data import Estimate, SimFitError
+from conductor_gym.simlab.fit_steps import TracedEpisode
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.plan import Plan
 from conductor_gym.sim.params import VERSION_DYNAMICS, SimDynamics

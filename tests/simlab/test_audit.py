@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conductor_gym.agents import make_agent
 
-from conductor_gym.bench.audit import OFF_TASK, AuditPlan, AuditReport, audit
+from conductor_gym.simlab.audit import OFF_TASK, AuditPlan, AuditReport, audit
 from conductor_gym.cli.main import main
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv

@@ -1,6 +1,6 @@
 """The recovery experiment of ``docs/bring-your-own-pool.md`` ("How many episodes, and
 what they cost"): how well ``sim fit`` recovers hidden numbers, and what the recording
-costs. ``tests/bench/test_simfit_dynamics.py`` asserts its bounds on the same run, and
+costs. ``tests/simlab/test_fit_dynamics.py`` asserts its bounds on the same run, and
 ``docs/figures/simfit_figures.py`` writes its figures into the doc.
 
 Contract. A simulated pool of three workers (:data:`ACCURACY`, hidden per-worker
@@ -13,7 +13,7 @@ wrong on odd ones; :class:`PlanAgent`). :func:`run_recovery` fits the first
 :data:`TASKS` tasks and their first quarter, and scores on the last :data:`HELD_OUT`
 tasks (which no fit saw) the fitted pool and the same pool with every dynamics
 parameter at its prior (:class:`Recovery`). Everything is simulated and seeded: the
-figures are the same on every machine. ``python -m conductor_gym.bench.simfit_recovery``
+figures are the same on every machine. ``python -m conductor_gym.simlab.fit_recovery``
 prints the fit, the error curve and the held-out fidelity.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
-from conductor_gym.bench.simfit import FittedPool, fit
-from conductor_gym.bench.simfit_fidelity import Fidelity, fidelity
+from conductor_gym.simlab.fit import FittedPool, fit
+from conductor_gym.simlab.fit_fidelity import Fidelity, fidelity
 from conductor_gym.core.agent import BaseAgent
 
 __all__ = [

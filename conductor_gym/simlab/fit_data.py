@@ -1,4 +1,4 @@
-"""The shared pieces of fitting a simulated pool (:mod:`conductor_gym.bench.simfit`): its
+"""The shared pieces of fitting a simulated pool (:mod:`conductor_gym.simlab.fit`): its
 error, the single-call reader, the profile of an episode and the estimate types.
 
 Contract.
@@ -6,7 +6,7 @@ Contract.
 * :func:`worker_names` maps ``Model i`` to a worker name for every episode of a run, and
   only when the run shows every worker in pool order (``k`` equal to the number of
   workers, ``shuffle`` off); otherwise it is ``None`` and only a re-play
-  (:mod:`conductor_gym.bench.simfit_steps`) says which worker answered.
+  (:mod:`conductor_gym.simlab.fit_steps`) says which worker answered.
 * :func:`single_calls`: the scored episodes whose first plan is one call to one worker
   and that have no later round, with their worker's name, when the subtask is a plain
   request to solve (:func:`plain`): no answer asserted in it, no request to check,

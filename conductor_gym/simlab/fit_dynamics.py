@@ -1,6 +1,6 @@
-"""The estimators of :mod:`conductor_gym.bench.simfit` beyond single-call accuracy: what
-re-played steps (:mod:`conductor_gym.bench.simfit_steps`) and paired single calls say
-about each worker, each as an :class:`~conductor_gym.bench.simfit_data.Estimate`.
+"""The estimators of :mod:`conductor_gym.simlab.fit` beyond single-call accuracy: what
+re-played steps (:mod:`conductor_gym.simlab.fit_steps`) and paired single calls say
+about each worker, each as an :class:`~conductor_gym.simlab.fit_data.Estimate`.
 
 Contract (``p`` is the worker's accuracy on the step's profile; every estimator is per
 worker, and returns nothing for a worker without the observations it needs):
@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from conductor_gym.bench.results import EpisodeRecord
-from conductor_gym.bench.simfit_data import Estimate, profile_of
-from conductor_gym.bench.simfit_steps import StepObservation
+from conductor_gym.simlab.fit_data import Estimate, profile_of
+from conductor_gym.simlab.fit_steps import StepObservation
 from conductor_gym.sim.v3 import CHECKABLE
 
 __all__ = [

@@ -1,10 +1,10 @@
-"""Parameter recovery beyond accuracy (:mod:`conductor_gym.bench.simfit`): a simulated pool
+"""Parameter recovery beyond accuracy (:mod:`conductor_gym.simlab.fit`): a simulated pool
 with hidden per-worker dynamics (relay, claims pull, check scale, task correlation) and a
 hidden cost model (tokens per profile and their spread, latency) records single calls,
 cross-checks, restatements and plans with asserted answers; the fit recovers each hidden
 number within stated bounds, and its error shrinks with more episodes.
 
-The experiment is :func:`conductor_gym.bench.simfit_recovery.run_recovery`, the run whose
+The experiment is :func:`conductor_gym.simlab.fit_recovery.run_recovery`, the run whose
 figures ``docs/bring-your-own-pool.md`` quotes: the last test checks that the doc holds
 exactly what ``docs/figures/simfit_figures.py`` prints for this run."""
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from support import docs_figures_build
 
-from conductor_gym.bench.simfit import FittedPool
-from conductor_gym.bench.simfit_recovery import (
+from conductor_gym.simlab.fit import FittedPool
+from conductor_gym.simlab.fit_recovery import (
     HELD_OUT,
     HIDDEN,
     LATENCY,

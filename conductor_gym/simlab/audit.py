@@ -34,7 +34,7 @@ conductor is compared with it at the same mean number of calls;
 **The randomised pool** (``k`` workers per episode and/or ``shuffle_workers``, the paper's
 training setting): a fixed plan is the same plan for every question, so it cannot name a
 worker the episode may not have drawn. Plans are then written by **position**
-(``Model 0`` .. ``Model k-1``, :data:`~conductor_gym.bench.audit_plans.Worker` an int);
+(``Model 0`` .. ``Model k-1``, :data:`~conductor_gym.simlab.audit_plans.Worker` an int);
 the single "workers" are the positions (exchangeable under shuffled ids: their spread is
 noise) and the best single is the best position; the oracle router picks, per episode,
 the drawn worker (by name) that is best on the question's family; the anchors that name
@@ -46,7 +46,7 @@ for any pool, but they describe the paper's seven workers. The audit reads no si
 internals: it works on any pool the env can play (a preset, a pool file), so users run it
 on theirs. Gains are in points of accuracy over episodes (not averaged by family); a
 finding is *(twin - faithful) >= -2 SE*. The plans, their wordings and the search moves
-are in :mod:`conductor_gym.bench.audit_plans`.
+are in :mod:`conductor_gym.simlab.audit_plans`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
-from conductor_gym.bench.audit_plans import (
+from conductor_gym.simlab.audit_plans import (
     ANSWER_TEMPLATE,
     FAITHFUL,
     OFF_TASK,

@@ -1,5 +1,5 @@
 """Fit a simulated pool to recorded episodes (``conductor-gym sim fit``); score a pool's
-fidelity on held-out ones (:mod:`conductor_gym.bench.simfit_fidelity`).
+fidelity on held-out ones (:mod:`conductor_gym.simlab.fit_fidelity`).
 
 Contract.
 
@@ -8,8 +8,8 @@ Contract.
   response cache they were recorded with. **Single-call episodes** (a first plan of one
   step, no later round, one call, a scored outcome) of a run that shows every worker in
   pool order are read from the results alone
-  (:func:`~conductor_gym.bench.simfit_data.single_calls`). Every other scored episode
-  is **re-played** to read its steps (:mod:`conductor_gym.bench.simfit_steps`): from the
+  (:func:`~conductor_gym.simlab.fit_data.single_calls`). Every other scored episode
+  is **re-played** to read its steps (:mod:`conductor_gym.simlab.fit_steps`): from the
   cache for real workers, by the simulator for simulated ones; a real pool's run
   without a cache is counted in :attr:`FittedPool.untraced` and its episodes fit nothing.
 * **What each kind of plan identifies** (:data:`IDENTIFIES`; everything else stays at the
@@ -30,8 +30,8 @@ Contract.
   every call                  latency (``latency_base_s``, ``tokens_per_s``), prices
   ==========================  ==============================================================
 
-  The estimators are in :mod:`conductor_gym.bench.simfit_dynamics`; each estimate has a
-  standard error and a 95% interval (:class:`~conductor_gym.bench.simfit_data.Estimate`).
+  The estimators are in :mod:`conductor_gym.simlab.fit_dynamics`; each estimate has a
+  standard error and a 95% interval (:class:`~conductor_gym.simlab.fit_data.Estimate`).
   Not fitted, always the prior: ``mislead``, ``refine_gain``, ``echo_wrong`` (hints when
   solving), ``habit``, ``trust_partial``, ``structure_share``, ``lineage_share``,
   ``check_doubt``, the candidate and context penalties, the per-family ``check_bonus``
@@ -39,7 +39,7 @@ Contract.
   (the simulator reads only the procedural families' steps).
 * **Which check_scale.** ``check_scale`` (simulator ``v3``) moves how often a checker
   recognises a right answer; the episodes whose first plan ends in a ``check`` step are
-  played on the fitted pool (:class:`~conductor_gym.bench.simfit_play.Player`, two seeds
+  played on the fitted pool (:class:`~conductor_gym.simlab.fit_play.Player`, two seeds
   each) and each checking worker's scale is bisected on ``[0, 4]`` until the pool's
   accuracy on its episodes equals the recorded one. Its standard error is the recorded
   accuracy's and the plays' binomial error divided by the slope.
@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
-from conductor_gym.bench.simfit_data import (
+from conductor_gym.simlab.fit_data import (
     AccuracyEstimate,
     Estimate,
     SimFitError,
@@ -77,7 +77,7 @@ from conductor_gym.bench.simfit_data import (
     wilson_interval,
     worker_names,
 )
-from conductor_gym.bench.simfit_dynamics import (
+from conductor_gym.simlab.fit_dynamics import (
     Correlations,
     fit_claim_pull,
     fit_correlations,
@@ -85,9 +85,9 @@ from conductor_gym.bench.simfit_dynamics import (
     fit_relay,
     fit_tokens,
 )
-from conductor_gym.bench.simfit_fidelity import CellFidelity, Fidelity, PlanEffect, fidelity
-from conductor_gym.bench.simfit_play import fit_check_scale
-from conductor_gym.bench.simfit_steps import Observed, observe
+from conductor_gym.simlab.fit_fidelity import CellFidelity, Fidelity, PlanEffect, fidelity
+from conductor_gym.simlab.fit_play import fit_check_scale
+from conductor_gym.simlab.fit_steps import Observed, observe
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES
 from conductor_gym.workers.spec import WorkerSpec
@@ -259,7 +259,7 @@ class FittedPool:
     def to_toml(self, path: str | os.PathLike[str], *, name: str = "fitted") -> None:
         """Write :meth:`specs` as a pool file; ``ConductorEnv(pool=path)`` loads it offline."""
         out = [
-            "# A simulated pool fitted by `conductor-gym sim fit` (conductor_gym.bench.simfit)",
+            "# A simulated pool fitted by `conductor-gym sim fit` (conductor_gym.simlab.fit)",
             f"# to {self.used} single-call episodes and {self.steps} re-played steps; what is",
             "# not fitted stays at the simulator version's priors.",
             f"name = {json.dumps(name)}",
