@@ -55,6 +55,44 @@ def test_every_argument_has_help_text(adapter: Any) -> None:
     assert all(len(text) > 20 for text in adapter.ARGUMENTS.values()), adapter.ARGUMENTS
 
 
+def test_every_env_setting_is_an_argument_with_envconfigs_default(adapter: Any) -> None:
+    from conductor_gym.core.config import CONFIG_FIELDS, EnvConfig
+
+    # a field added to EnvConfig is an argument here with no edit to the adapter
+    assert set(CONFIG_FIELDS) <= set(adapter.ARGUMENTS)
+    settings = adapter.ConductorTasksetConfig(id="x").env_settings()
+    assert {name: settings[name] for name in CONFIG_FIELDS} == EnvConfig().to_dict()
+
+
+def test_every_env_setting_reaches_the_env(adapter: Any) -> None:
+    from conductor_gym.core.config import EnvConfig
+    from conductor_gym.workers.bound import RetryPolicy
+    from conductor_gym.workers.budget import Budget
+
+    # a value other than the default for every field that a record can hold
+    config = EnvConfig(
+        tasks="offline/countdown", task_options={"n": 32}, pool="sim-paper-v2", k=3,
+        shuffle_workers=True, reward="binary", max_steps=3, max_recursions=1,
+        force_recursion=0.5, initial_round_weight=0.25, question_to_all_workers=True,
+        max_plan_chars=4096, retry=RetryPolicy(max_attempts=2), episode_budget=Budget(max_calls=9),
+        cache="calls.sqlite",
+    )  # fmt: skip
+    arguments = config.to_dict()
+    taskset = adapter.ConductorTasksetConfig(id="x", **arguments)
+    assert adapter.env_config(taskset.env_settings()) == config
+    # the documented text forms of a vf-eval flag are read as the env reads them
+    assert adapter.ConductorTasksetConfig(id="x", k="3", max_steps="2").k == 3
+
+
+def test_a_bad_env_value_is_refused_naming_the_field(adapter: Any) -> None:
+    with pytest.raises(ConfigurationError, match=r"^force_recursion: ") as caught:
+        adapter.load_environment(force_recursion=2.0)
+    assert caught.value.field == "force_recursion"
+    with pytest.raises(ConfigurationError) as caught:
+        adapter.load_environment(question_to_all_workers="maybe")
+    assert caught.value.field == "question_to_all_workers"
+
+
 def test_an_unknown_argument_is_refused_by_name(adapter: Any) -> None:
     with pytest.raises(ConfigurationError, match=r"^max_step: not an argument of") as caught:
         adapter.load_environment(max_step=3)

@@ -27,6 +27,7 @@ from .taskset import (
     ConductorTasksetConfig,
     Episode,
     EpisodeTruncated,
+    env_config,
     episode_state,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "ConductorTasksetConfig",
     "Episode",
     "EpisodeTruncated",
+    "env_config",
     "episode_state",
     "load_environment",
     "plan_grammar",

@@ -55,6 +55,8 @@ def load_environment(**arguments: Any) -> ConductorEnvironment:
         taskset = ConductorTasksetConfig(id=ENV_ID, **arguments)
     except ValidationError as error:
         first = error.errors()[0]
+        if isinstance(cause := first.get("ctx", {}).get("error"), ConfigurationError):
+            raise cause from None  # EnvConfig's own check, naming its field
         field = ".".join(str(part) for part in first["loc"]) or None
         raise ConfigurationError(
             f"{first['msg']} (got {first.get('input')!r})", field=field

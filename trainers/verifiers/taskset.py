@@ -29,21 +29,24 @@ never as a zero.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import operator
 import secrets
 import threading
-from collections.abc import Iterator
-from typing import Any
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import verifiers.v1 as vf
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, Strict, create_model, model_validator
 
+from conductor_gym.core.config import CONFIG_FIELDS, EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
 from conductor_gym.errors import InfrastructureError
-from conductor_gym.pool.pool import DEFAULT_POOL
 from conductor_gym.seeding import group_seed
-from conductor_gym.tasks import make_task_source
 from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "ConductorTasksetConfig",
     "Episode",
     "EpisodeTruncated",
+    "env_config",
     "episode_state",
 ]
 
@@ -61,56 +65,89 @@ STATE_KEY = "conductor"
 """The ``trace.info`` key holding the episode's state."""
 
 
-class ConductorTasksetConfig(vf.TasksetConfig):
-    """``--env.taskset.*``: the conductor-gym env settings of every rollout.
+def _json_form(annotation: Any) -> Any:
+    """The type a taskset field takes on the command line: the env field's own type where
+    it is plain JSON (strictness dropped, since ``vf-eval`` flags arrive as text), else
+    ``Any`` (a JSON value :meth:`EnvConfig.from_dict` checks and rebuilds)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _json_form(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        parts = tuple(_json_form(part) for part in typing.get_args(annotation))
+        return Any if Any in parts else functools.reduce(operator.or_, parts)
+    if annotation in _PLAIN or typing.get_origin(annotation) is dict:
+        return annotation
+    return Any
 
-    The fields are :class:`~conductor_gym.core.env.ConductorEnv`'s (``tasks`` and
-    ``task_options`` build the task source, ``pool`` a preset or pool file); ``seed``
-    derives each task's group seed.
+
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _env_field(name: str) -> tuple[Any, Any]:
+    """``EnvConfig``'s field ``name`` as a taskset field: its JSON type, its JSON default,
+    its bounds and its description."""
+    source = EnvConfig.model_fields[name]
+    bounds = [rule for rule in source.metadata if not isinstance(rule, Strict)]
+    annotation = _json_form(source.annotation)
+    if bounds:
+        annotation = typing.Annotated[annotation, *bounds]
+    return annotation, Field(_DEFAULTS[name], description=source.description)
+
+
+_DEFAULTS = EnvConfig().to_dict()
+
+if TYPE_CHECKING:
+
+    class _EnvFields(vf.TasksetConfig):
+        """For the type checker: the fields made below are read through ``Any``."""
+
+        def __getattr__(self, name: str) -> Any: ...
+
+else:
+    _EnvFields = create_model(
+        "_EnvFields",
+        __base__=vf.TasksetConfig,
+        __module__=__name__,
+        **{name: _env_field(name) for name in CONFIG_FIELDS},
+    )
+
+
+class ConductorTasksetConfig(_EnvFields):
+    """``--env.taskset.*``: every :class:`~conductor_gym.core.config.EnvConfig` field, in
+    its JSON form and with its description (derived from ``EnvConfig``, so a new env
+    setting is a new flag here with no edit), plus the taskset's own ``few_shot`` and
+    ``seed``. ``EnvConfig`` checks every value when the config is built; a bad one
+    raises :class:`~conductor_gym.errors.ConfigurationError` naming the field.
     """
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    tasks: str = "offline"
-    """The task source: a registered name (``offline``: procedural tasks, no download;
-    ``paper-train``, ``paper-eval``, ...) or ``jsonl:<path>``."""
-    task_options: dict[str, Any] = Field(default_factory=dict)
-    """Keyword arguments of the task source's factory (e.g. ``{"n": 32}``)."""
-    pool: str = DEFAULT_POOL
-    """The worker pool: a preset name (``paper``: the simulated paper pool) or a pool
-    TOML file."""
-    k: int | None = Field(None, ge=1)
-    """Draw ``k`` of the pool's workers per task (a GRPO group shares the draw); unset:
-    every worker."""
-    shuffle_workers: bool = False
-    """Shuffle the workers' order (their ``Model i`` numbers) per task."""
-    reward: str = "paper"
-    """The reward scheme (``paper``: 1 correct, 0.5 wrong, 0 unparseable)."""
-    max_steps: int = Field(5, ge=1)
-    """The most steps a plan may have."""
-    max_recursions: int = Field(0, ge=0)
-    """Recursive rounds after the first plan (each comes back as a user turn)."""
-    force_recursion: bool | float = False
-    """Require a recursive round: ``true``, or the probability of requiring one."""
-    initial_round_weight: float = Field(0.0, ge=0.0)
-    """The weight of the first round's grade in a recursive episode's reward."""
-    cache: str | None = None
-    """A response-cache file for the workers' replies (unset: no cache)."""
     few_shot: bool = True
     """Keep the conductor prompt's few-shot examples (``False``: the prompt without them,
     about 400 tokens instead of 1500)."""
     seed: int = Field(0, ge=0)
     """Derives every task's group seed (its worker draw)."""
 
+    @model_validator(mode="after")
+    def _check_env(self) -> ConductorTasksetConfig:
+        env_config(self.env_settings())
+        return self
+
     def env_settings(self) -> dict[str, Any]:
-        """The settings the env is rebuilt from (what :attr:`ConductorData.env` holds)."""
-        return dict(self.model_dump(include=set(_ENV_FIELDS)))
+        """The settings the env is rebuilt from (what :attr:`ConductorData.env` holds):
+        every ``EnvConfig`` field and ``few_shot``."""
+        return dict(self.model_dump(include={*CONFIG_FIELDS, "few_shot"}))
 
 
-_ENV_FIELDS = (
-    "tasks", "task_options", "pool", "k", "shuffle_workers", "reward", "max_steps",
-    "max_recursions", "force_recursion", "initial_round_weight", "cache", "few_shot",
-)  # fmt: skip
+def env_config(settings: Mapping[str, Any]) -> EnvConfig:
+    """The ``EnvConfig`` of a taskset's :meth:`~ConductorTasksetConfig.env_settings`
+    (``few_shot=False`` drops the prompt's examples)."""
+    env = dict(settings)
+    few_shot = env.pop("few_shot", True)
+    config = EnvConfig.from_dict(env, where="--env.taskset")
+    if few_shot:
+        return config
+    templates = config.templates or DEFAULT_TEMPLATES
+    return config.replace(templates=dataclasses.replace(templates, examples=()))
 
 
 class ConductorData(vf.TaskData):
@@ -131,21 +168,13 @@ _SCORERS_LOCK = threading.Lock()
 
 
 def shared_scorer(settings: dict[str, Any]) -> Scorer:
-    """This process's :class:`~conductor_gym.training.scoring.Scorer` for ``settings`` (built
-    once, with fresh worker randomness per process)."""
+    """This process's :class:`~conductor_gym.training.scoring.Scorer` for ``settings`` (what
+    :meth:`ConductorTasksetConfig.env_settings` returns, with ``few_shot``; built once, with
+    fresh worker randomness per process)."""
     key = json.dumps(settings, sort_keys=True)
     with _SCORERS_LOCK:
         if key not in _SCORERS:
-            options = dict(settings)
-            tasks, task_options = options.pop("tasks"), options.pop("task_options")
-            if not options.pop("few_shot"):
-                options["templates"] = dataclasses.replace(DEFAULT_TEMPLATES, examples=())
-            _SCORERS[key] = Scorer(
-                tasks=make_task_source(tasks, **task_options),
-                pool=options.pop("pool"),
-                seed=secrets.randbits(62),
-                **options,
-            )
+            _SCORERS[key] = Scorer(env_config(settings), seed=secrets.randbits(62))
         return _SCORERS[key]
 
 
