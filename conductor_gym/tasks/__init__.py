@@ -67,10 +67,12 @@ Options (keyword arguments of :func:`make_task_source`): ``split``/``subset``/
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.registry import Registry
 from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
 from conductor_gym.tasks.errors import TaskSourceError
@@ -131,11 +133,36 @@ def make_task_source(name: str, **kwargs: Any) -> TaskSource:
     if name not in TASK_SOURCES and name.startswith(JSONL_PREFIX):
         path = name[len(JSONL_PREFIX) :]
         if not path:
-            raise ValueError(f"task source {name!r}: give a file after {JSONL_PREFIX!r}")
+            raise ConfigurationError(
+                f"task source {name!r}: give a file after {JSONL_PREFIX!r}", field="tasks"
+            )
+        _check_options(name, JsonlTasks, kwargs)
         return JsonlTasks(path, **kwargs)
     if not isinstance(name, str) or name not in TASK_SOURCES:
         raise TASK_SOURCES.unknown(name, hint=f"(or {JSONL_PREFIX}<path to a .jsonl file>)")
-    return TASK_SOURCES.get(name)(**kwargs)
+    factory = TASK_SOURCES.get(name)
+    _check_options(name, factory, kwargs)
+    return factory(**kwargs)
+
+
+def _check_options(name: str, factory: Callable[..., Any], options: dict[str, Any]) -> None:
+    """Raise :class:`ConfigurationError` (field ``task_options``) naming an option the
+    source's factory does not take, and the ones it does."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a callable without a signature: its own errors stand
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return
+    taken = [
+        p.name for p in parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    if unknown := sorted(set(options) - set(taken)):
+        raise ConfigurationError(
+            f"task source {name!r} takes no option {unknown[0]!r}; its options: "
+            f"{', '.join(taken) or 'none'}",
+            field="task_options",
+        )
 
 
 def task_source_names() -> list[str]:

@@ -13,6 +13,8 @@ from collections import Counter
 
 import pytest
 
+from conductor_gym import ConductorEnv
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import get_grader
 from conductor_gym.tasks import (
     FAMILIES,
@@ -357,3 +359,12 @@ def test_register_task_source() -> None:
     assert len(make_task_source("test-three-modular")) == 3
     with pytest.raises(ValueError, match="already registered"):
         register_task_source("offline", factory)
+
+
+def test_an_unknown_task_option_is_a_configuration_error_naming_it() -> None:
+    with pytest.raises(ConfigurationError, match=r"^task_options: .*'nn'.*size, seed, name"):
+        make_task_source("offline", nn=3)
+    with pytest.raises(ConfigurationError) as caught:
+        ConductorEnv(task_options={"limit": 3})
+    assert caught.value.field == "task_options" and "'limit'" in str(caught.value)
+    assert len(make_task_source("offline", size=5)) == 5  # a real option still passes
