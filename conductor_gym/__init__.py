@@ -19,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import gymnasium
 
+from conductor_gym.core.compact_action import CompactPlanAction, RoleTemplates
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, Round
 from conductor_gym.core.execute import ExecutionError, PolicyFailure, StepRecord, Trace, run_plan
@@ -44,6 +45,7 @@ ENV_ID = "ConductorEnv-v0"
 __all__ = [
     "ENV_ID",
     "BoundWorker",
+    "CompactPlanAction",
     "Completion",
     "ConductorEnv",
     "ConductorVectorEnv",
@@ -61,6 +63,7 @@ __all__ = [
     "PromptTemplates",
     "RetryPolicy",
     "RewardScheme",
+    "RoleTemplates",
     "Round",
     "ScoredCompletion",
     "Scorer",
