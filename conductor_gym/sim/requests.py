@@ -84,7 +84,7 @@ __all__ = [
     "KindScore",
     "Reason",
     "Recognition",
-    "RequestKind",
+    "RecognisedKind",
     "corpus_report",
     "load_corpus",
     "prepare",
@@ -92,17 +92,17 @@ __all__ = [
     "recognise_subtask",
 ]
 
-RequestKind = Literal["solve", "check", "vote", "restate", "literal", "offtask", "none"]
-KINDS: tuple[RequestKind, ...] = ("solve", "check", "vote", "restate", "literal", "offtask", "none")
+RecognisedKind = Literal["solve", "check", "vote", "restate", "literal", "offtask", "none"]
+KINDS: tuple[RecognisedKind, ...] = ("solve", "check", "vote", "restate", "literal", "offtask", "none")
 """Every request kind, on-task kinds first."""
-ON_TASK: frozenset[RequestKind] = frozenset({"solve", "check", "vote", "restate"})
+ON_TASK: frozenset[RecognisedKind] = frozenset({"solve", "check", "vote", "restate"})
 """Kinds that are requests about the problem or the answers in view."""
-ACTS_ON_PROBLEM: frozenset[RequestKind] = ON_TASK | {"none"}
+ACTS_ON_PROBLEM: frozenset[RecognisedKind] = ON_TASK | {"none"}
 """Kinds after which a worker works on the problem (``none`` falls back to solving)."""
 Act = Literal["solve", "check", "vote", "restate", "describe"]
 Reason = Literal[
     "request", "filler", "literal", "foreign", "unknown-words", "unrecognised-request",
-    "other-object", "ignores-problem", "no-answer-asked",
+    "other-object", "ignores-problem", "no-answer-asked", "other-topic", "meaningless",
 ]  # fmt: skip
 SPLITS = ("dev", "heldout")
 
@@ -123,15 +123,26 @@ class Recognition:
         excluded: The acts the text forbids ("do not solve", "without checking").
         ignores_answers: The text tells the worker to ignore the answers in view.
         unknown: For ``unknown-words``, the words outside :data:`VOCABULARY` (at most 8).
+        inverted: The request asks for the opposite of its act (``kind``): a wrong answer
+            (``solve``: "give a wrong answer", "argue for an incorrect option"), a wrong or
+            the worst candidate (``check``: "pick the worst answer above", "give the one that
+            is incorrect"), the minority answer (``vote``: "the least common answer"), an
+            answer other than the one in view (``restate``: "give a different answer than
+            above"). A competent model complies: the reply is deliberately wrong.
+        hedge: The reader is unsure what is asked (noise beside the problem, acts it cannot
+            rank, content words it had to read past): a competent model would hedge, so
+            acting on it costs the worker something and never gains.
     """
 
-    kind: RequestKind
+    kind: RecognisedKind
     reason: Reason
     literal: str | None = None
     acts: frozenset[Act] = field(default_factory=frozenset)
     excluded: frozenset[Act] = field(default_factory=frozenset)
     ignores_answers: bool = False
     unknown: tuple[str, ...] = ()
+    inverted: bool = False
+    hedge: bool = False
 
     @property
     def on_task(self) -> bool:
@@ -786,7 +797,7 @@ class CorpusItem:
     """One corpus row: a subtask, the kind a faithful reader finds, its language, a note."""
 
     text: str
-    label: RequestKind
+    label: RecognisedKind
     lang: str
     note: str
 
@@ -812,7 +823,7 @@ def load_corpus(split: str) -> list[CorpusItem]:
 class KindScore:
     """Precision and recall of one kind on English items (``None``: nothing to divide)."""
 
-    kind: RequestKind
+    kind: RecognisedKind
     items: int
     predicted: int
     hits: int
@@ -845,11 +856,11 @@ class CorpusReport:
     size: int
     labels: dict[str, int]
     scores: tuple[KindScore, ...]
-    leaks: tuple[tuple[str, RequestKind], ...]
+    leaks: tuple[tuple[str, RecognisedKind], ...]
     foreign_on_task: tuple[int, int, int]
-    errors: tuple[tuple[str, RequestKind, RequestKind], ...]
+    errors: tuple[tuple[str, RecognisedKind, RecognisedKind], ...]
 
-    def score(self, kind: RequestKind) -> KindScore:
+    def score(self, kind: RecognisedKind) -> KindScore:
         """The :class:`KindScore` of ``kind``."""
         return next(s for s in self.scores if s.kind == kind)
 
