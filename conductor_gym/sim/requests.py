@@ -52,24 +52,16 @@ is the first answer above?") is read as a request; "say hello" is a literal repl
 answer either way); the kind says what is asked, not whether an answer is in view (a check
 with nothing to check falls back to solving in the worker).
 
-The corpus that measures it (:func:`load_corpus`, :func:`corpus_report`,
-``python -m conductor_gym.sim.requests``) has a ``dev`` split the vocabulary was tuned on
-and a ``heldout`` split written before this module and never used to tune it.
+The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Literal, Protocol
 
-from conductor_gym.errors import ConfigurationError
 from conductor_gym.sim.perception import find_problems
 
 __all__ = [
@@ -77,23 +69,19 @@ __all__ = [
     "KINDS",
     "NO_ACT_IMPERATIVES",
     "ON_TASK",
-    "SPLITS",
     "VOCABULARY",
-    "CorpusItem",
-    "CorpusReport",
-    "KindScore",
     "Reason",
-    "Recognition",
     "RecognisedKind",
-    "corpus_report",
-    "load_corpus",
+    "Recognition",
     "prepare",
     "recognise",
     "recognise_subtask",
 ]
 
 RecognisedKind = Literal["solve", "check", "vote", "restate", "literal", "offtask", "none"]
-KINDS: tuple[RecognisedKind, ...] = ("solve", "check", "vote", "restate", "literal", "offtask", "none")
+KINDS: tuple[RecognisedKind, ...] = (
+    "solve", "check", "vote", "restate", "literal", "offtask", "none",
+)  # fmt: skip
 """Every request kind, on-task kinds first."""
 ON_TASK: frozenset[RecognisedKind] = frozenset({"solve", "check", "vote", "restate"})
 """Kinds that are requests about the problem or the answers in view."""
@@ -104,7 +92,6 @@ Reason = Literal[
     "request", "filler", "literal", "foreign", "unknown-words", "unrecognised-request",
     "other-object", "ignores-problem", "no-answer-asked", "other-topic", "meaningless",
 ]  # fmt: skip
-SPLITS = ("dev", "heldout")
 
 
 @dataclass(frozen=True)
@@ -787,161 +774,3 @@ def prepare(subtask: str, question: str | None = None) -> str:
 def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
     """:func:`recognise` of :func:`prepare` (``subtask``, ``question``)."""
     return recognise(prepare(subtask, question))
-
-
-# -- the corpus ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CorpusItem:
-    """One corpus row: a subtask, the kind a faithful reader finds, its language, a note."""
-
-    text: str
-    label: RecognisedKind
-    lang: str
-    note: str
-
-
-def load_corpus(split: str) -> list[CorpusItem]:
-    """The ``dev`` or ``heldout`` split (``conductor_gym/sim/data/requests-<split>.jsonl``)."""
-    if split not in SPLITS:
-        raise ConfigurationError(f"split: unknown corpus split {split!r}; valid: {list(SPLITS)}")
-    path = resources.files("conductor_gym.sim") / "data" / f"requests-{split}.jsonl"
-    items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        row = json.loads(line)
-        if row.get("label") not in KINDS:
-            raise ConfigurationError(
-                f"requests-{split}.jsonl line {number}: label {row.get('label')!r} is not "
-                f"one of {list(KINDS)}"
-            )
-        items.append(CorpusItem(row["text"], row["label"], row["lang"], row["note"]))
-    return items
-
-
-@dataclass(frozen=True)
-class KindScore:
-    """Precision and recall of one kind on English items (``None``: nothing to divide)."""
-
-    kind: RecognisedKind
-    items: int
-    predicted: int
-    hits: int
-
-    @property
-    def recall(self) -> float | None:
-        return self.hits / self.items if self.items else None
-
-    @property
-    def precision(self) -> float | None:
-        return self.hits / self.predicted if self.predicted else None
-
-
-@dataclass(frozen=True)
-class CorpusReport:
-    """How :func:`recognise_subtask` reads one split.
-
-    Attributes:
-        split: ``dev`` or ``heldout``.
-        size: Items in the split; ``labels`` their count per label.
-        scores: Per kind, over English items.
-        leaks: Off-task items (any language) read as a kind that acts on the problem:
-            the fail-closed rule allows none.
-        foreign_on_task: ``(recognised, failed closed, other)`` counts of on-task requests
-            in other languages (they may be recognised or fail closed).
-        errors: ``(text, label, predicted)`` of every misread item.
-    """
-
-    split: str
-    size: int
-    labels: dict[str, int]
-    scores: tuple[KindScore, ...]
-    leaks: tuple[tuple[str, RecognisedKind], ...]
-    foreign_on_task: tuple[int, int, int]
-    errors: tuple[tuple[str, RecognisedKind, RecognisedKind], ...]
-
-    def score(self, kind: RecognisedKind) -> KindScore:
-        """The :class:`KindScore` of ``kind``."""
-        return next(s for s in self.scores if s.kind == kind)
-
-    def format(self) -> str:
-        """A plain-text table."""
-
-        def pct(x: float | None) -> str:
-            return "   -  " if x is None else f"{100 * x:5.1f}%"
-
-        lines = [f"split {self.split}: {self.size} items {dict(sorted(self.labels.items()))}",
-                 "kind    English items  predicted  precision  recall"]  # fmt: skip
-        for s in self.scores:
-            lines.append(
-                f"{s.kind:<9} {s.items:>12}  {s.predicted:>9}  {pct(s.precision):>9}  "
-                f"{pct(s.recall):>6}"
-            )
-        ok, closed, other = self.foreign_on_task
-        lines.append(
-            f"off-task read as acting on the problem (leaks): {len(self.leaks)}; "
-            f"on-task in other languages: {ok} recognised, {closed} failed closed, "
-            f"{other} other"
-        )
-        return "\n".join(lines)
-
-
-def corpus_report(split: str) -> CorpusReport:
-    """Precision and recall of :func:`recognise_subtask` on a corpus split."""
-    items = load_corpus(split)
-    predicted = [recognise_subtask(item.text).kind for item in items]
-    english = [(i, p) for i, p in zip(items, predicted, strict=True) if i.lang == "en"]
-    scores = tuple(
-        KindScore(
-            kind,
-            items=sum(i.label == kind for i, _ in english),
-            predicted=sum(p == kind for _, p in english),
-            hits=sum(i.label == kind == p for i, p in english),
-        )
-        for kind in KINDS
-    )
-    leaks = tuple(
-        (i.text, p)
-        for i, p in zip(items, predicted, strict=True)
-        if i.label == "offtask" and p in ACTS_ON_PROBLEM
-    )
-    foreign = [
-        (i, p)
-        for i, p in zip(items, predicted, strict=True)
-        if i.lang != "en" and i.label in ON_TASK
-    ]
-    return CorpusReport(
-        split=split,
-        size=len(items),
-        labels=dict(Counter(i.label for i in items)),
-        scores=scores,
-        leaks=leaks,
-        foreign_on_task=(
-            sum(i.label == p for i, p in foreign),
-            sum(p == "offtask" for _, p in foreign),
-            sum(p not in (i.label, "offtask") for i, p in foreign),
-        ),
-        errors=tuple(
-            (i.text, i.label, p) for i, p in zip(items, predicted, strict=True) if i.label != p
-        ),
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m conductor_gym.sim.requests [dev|heldout ...] [--errors]``: print each
-    split's table (both splits by default), and with ``--errors`` every misread item."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    show_errors = "--errors" in args
-    splits = [a for a in args if a != "--errors"] or list(SPLITS)
-    for split in splits:
-        report = corpus_report(split)
-        print(report.format())
-        if show_errors:
-            for text, label, kind in report.errors:
-                print(f"  {label:>8} -> {kind:<8} {text!r}")
-        print()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
