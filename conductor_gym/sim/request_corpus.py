@@ -15,8 +15,8 @@ inverted, or the label with a hedge):
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
-label (a hit needs the kind, not inverted, and the hedge where the item is flagged with
-one). ``python -m conductor_gym.sim.request_corpus [split ...] [--errors]`` prints the
+label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and
+there ``none`` and ``solve`` are one reading, as ``none`` falls back to solving). ``python -m conductor_gym.sim.request_corpus [split ...] [--errors]`` prints the
 tables.
 """
 
@@ -82,7 +82,11 @@ def reading(recognition: Recognition) -> str:
 def _hit(item: CorpusItem, got: Recognition) -> bool:
     if item.inverted:
         return got.inverted and got.kind in ON_TASK
-    return reading(got) == item.label and (got.hedge or not item.hedge)
+    if item.hedge:
+        # hedged beside a problem: solving it or falling back to solving are one reading
+        same = got.kind == item.label or {got.kind, item.label} <= {"none", "solve"}
+        return same and got.hedge and not got.inverted
+    return reading(got) == item.label
 
 
 def load_corpus(split: str) -> list[CorpusItem]:
@@ -116,20 +120,24 @@ def load_corpus(split: str) -> list[CorpusItem]:
 
 @dataclass(frozen=True)
 class ReadingScore:
-    """Precision and recall of one reading on English items (``None``: nothing to divide)."""
+    """Precision and recall of one reading on English items (``None``: nothing to divide);
+    ``hits``: items with the reading read right, ``right``: items read so that are right."""
 
     reading: str
     items: int
     predicted: int
     hits: int
+    right: int
 
     @property
     def recall(self) -> float | None:
+        """Share of the items with this reading read so."""
         return self.hits / self.items if self.items else None
 
     @property
     def precision(self) -> float | None:
-        return self.hits / self.predicted if self.predicted else None
+        """Share of the items read so that are read right."""
+        return self.right / self.predicted if self.predicted else None
 
 
 @dataclass(frozen=True)
@@ -193,6 +201,7 @@ def corpus_report(split: str) -> CorpusReport:
             items=sum(i.expected == name for i, _ in english),
             predicted=sum(reading(g) == name for _, g in english),
             hits=sum(i.expected == name and _hit(i, g) for i, g in english),
+            right=sum(reading(g) == name and _hit(i, g) for i, g in english),
         )
         for name in READINGS
     )

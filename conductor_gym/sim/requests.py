@@ -63,6 +63,19 @@ from functools import lru_cache
 from typing import Literal, Protocol
 
 from conductor_gym.sim.perception import find_problems
+from conductor_gym.sim.understanding import (
+    ANCHORS,
+    VERB_NOUNS,
+    EXTRA_VOCABULARY,
+    PERSONA_OPENERS,
+    REQUEST_OPENERS,
+    Family,
+    canonical,
+    flatten_markup,
+    inversion,
+    is_content,
+    is_noise,
+)
 
 __all__ = [
     "ACTS_ON_PROBLEM",
@@ -265,11 +278,40 @@ VOCABULARY: frozenset[str] = _words(
     """
 )
 """The closed vocabulary of requests about a problem and its answers (module docstring)."""
+KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
+_MEDIUM = frozenset({"in", "as", "into"})
+_ONE_BEFORE = frozenset(
+    "correct right best better wrong incorrect worst false true weakest strongest the that a "
+    "which this pick choose select only just any".split()
+)
+_TERSE_ACTS: dict[str, Act] = {
+    "solve": "solve", "compute": "solve", "calculate": "solve", "answer": "solve",
+    "check": "check", "verify": "check", "review": "check", "critique": "check",
+    "audit": "check", "grade": "check", "judge": "check", "vote": "vote", "majority": "vote",
+    "tally": "vote", "consensus": "vote", "restate": "restate", "relay": "restate",
+    "repeat": "restate", "echo": "restate", "copy": "restate",
+}  # fmt: skip
+_TERSE_OBJECTS = frozenset(
+    "prior previous above answer answers step steps earlier last final qqnum all pls please "
+    "now them results result responses response".split()
+)
+_KEYS = frozenset(
+    "task role goal format output source instruction instructions note style mode type input "
+    "inputs target action steps context objective answer response".split()
+)
+_MEDIUM_L = [["in"], ["as"], ["into"]]
+_ARTICLES = frozenset({"a", "an", "the"})
+_INVERSION_WORDS = frozenset(
+    "wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous untrue "
+    "inaccurate bogus least fewest minority different other alter change make so not except "
+    "but deliberate deliberately intentional intentionally purpose purposely".split()
+)
 
 NO_ACT_IMPERATIVES: frozenset[str] = _words(
     """
     count rate list name guess describe explain translate write tell say draw make create
     compose summarize summarise give print output return do repeat copy pick choose select
+    stop follow pretend suppose assume wait
     compare talk reply respond answer show read identify classify outline paraphrase
     rephrase reword restate quote reproduce transcribe echo relay report state present
     provide produce generate find get reach help decide determine judge confirm check
@@ -447,7 +489,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"(?:whether|which|if|between)\b"
             r"|\bwhich\s+(?:\w+\s+){0,3}?(?:answers?|responses?|solutions?|one|candidates?"
             r"|results?|qqnum)\b|\bwhich\s+(?:is|are|was|of)\b"
-            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate)\b"
+            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate|vet)\b|\bpoke\s+holes\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
@@ -470,7 +512,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|again|step|model|response|before)\b"
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
             rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b"
-            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b",
+            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
+            rf"|\b(?:repeat|restate|relay|echo|copy)\s+what\b",
             _I,
         ),
     ),
@@ -511,7 +554,13 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
             r"|integer|expression)\b"
-            r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b",
+            r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
+            r"|\b(?:give|reply\s+with|respond\s+with|output|state|return|report|provide)\s+"
+            r"(?:it|that|that\s+one|this)\s*$"
+            r"|\b(?:deduce|infer|come\s+up\s+with|finish\s+with|end\s+with|conclude\s+with"
+            r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
+            r"(?:\w+\s+)?out)\b"
+            r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)",
             _I,
         ),
     ),
@@ -527,7 +576,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "synthesize synthesise combine merge weigh choose pick select decide compare double "
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
-        "reevaluate whether best better right most whichever",
+        "reevaluate whether best better right most whichever vet poke",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide",
@@ -537,7 +586,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "solve compute calculate evaluate determine derive tackle attempt trace simulate "
         "execute crunch redo recompute recalculate rework work figure find get reach arrive "
         "obtain try run show help think reason give provide state report tell write output "
-        "return present put say answer result",
+        "return present put say answer result reply respond deduce infer come finish end "
+        "conclude arrive land settle dig walk working identify",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -691,6 +741,7 @@ def recognise(text: str) -> Recognition:
         return Recognition("none", "filler")
     if _FOREIGN.search(stripped):
         return Recognition("offtask", "foreign")
+    text = flatten_markup(text)
     literal: str | None = None
     for raw in re.split(r"[.!?;\n]+(?=\s|$)|\n", text) if _LITERAL_GATE.search(text) else ():
         reply = _literal(raw.lstrip()) if _LITERAL_GATE.search(raw) else None
@@ -703,12 +754,30 @@ def recognise(text: str) -> Recognition:
     excluded: set[Act] = set()
     ignores_answers = False
     bare_imperative = False
+    stray = noise = has_problem = faithful = False
+    family: Family | None = None
     normalised = _normalise(text)
     for sentence in _SENTENCES.split(normalised):
-        words = [w for w in _WORDS.findall(sentence) if w != ","]
+        tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
+        for i in range(1, len(tokens)):
+            # "the correct one" reaches here as "the correct 1"
+            if tokens[i] == _NUM and tokens[i - 1] in _ONE_BEFORE:
+                tokens[i] = "one"
+        words = [w for w in tokens if w != ","]
         if not words or all(w in _PLACEHOLDERS for w in words):
+            has_problem = has_problem or bool(words)
             continue
-        joined = " ".join(_WORDS.findall(sentence))
+        has_problem = has_problem or _SLOT in words or _NUM in words
+        if len(words) <= 4 and words[0] in _TERSE_ACTS and set(words[1:]) <= _TERSE_OBJECTS:
+            # a terse request ("restate", "verify prior", "task: vote")
+            acts.add(_TERSE_ACTS[words[0]])
+            continue
+        if len(words) == 1 and words[0] in _KEYS:
+            continue
+        if is_noise(words, KNOWN):
+            noise = True
+            continue
+        joined = " ".join(tokens)
         present = set(words)
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
@@ -729,18 +798,38 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
-        unknown = [w for w in words if w not in VOCABULARY]
-        if unknown:
-            return Recognition(
-                "offtask", "unknown-words", unknown=tuple(dict.fromkeys(unknown))[:8]
-            )
+        persona = PERSONA_OPENERS.match(joined) is not None
+        content = [w for w in words if w not in KNOWN and is_content(w, KNOWN)]
+        if content and not persona:
+            if found - {"describe"}:
+                if not _about_the_problem(words, content):
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES or found:
+                return Recognition("offtask", "other-topic", unknown=_first(content))
+            else:
+                stray = True
+                continue
+        if present & _INVERSION_WORDS:
+            cue, asks_faithful = inversion(joined)
+            family = family or cue
+            faithful = faithful or asks_faithful
+            if cue is not None and not found:
+                found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
+                acts |= found
         constraint = (
             words[0] in ("never", "no", "not")
             or words[1:2] == ["not"]
             or words[:2] == ["remember", "to"]
             or _FORMAT.search(joined) is not None
+            or (words[0] in _KEYS and len(words) > 1 and words[1] in _KEYS)
         )
-        if not found and not negated and not constraint and words[0] in NO_ACT_IMPERATIVES:
+        if (
+            not found
+            and not negated
+            and not constraint
+            and not persona
+            and words[0] in NO_ACT_IMPERATIVES
+        ):
             bare_imperative = True
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
@@ -748,15 +837,53 @@ def recognise(text: str) -> Recognition:
         return Recognition("offtask", "unrecognised-request")
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
-    for act in _STRENGTH:
-        if act in left:
-            return Recognition(
-                act, "request", acts=left, excluded=frozen_excluded,
-                ignores_answers=ignores_answers,
-            )  # fmt: skip
+    kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
+    inverted = False
+    hedge = noise
+    if family is not None and (kind is not None or not acts):
+        if faithful:
+            hedge = True  # a wrong and a right answer asked for: unsure which
+        else:
+            inverted = True
+            kind = family if family in ("vote", "restate") else kind or "solve"
+    if kind is not None:
+        return Recognition(
+            kind, "request", acts=left, excluded=frozen_excluded,
+            ignores_answers=ignores_answers, inverted=inverted, hedge=hedge,
+        )  # fmt: skip
     if acts or excluded:
         return Recognition("offtask", "no-answer-asked", acts=left, excluded=frozen_excluded)
+    if stray or noise:
+        if has_problem:
+            # noise or a stray remark beside the problem: a competent model answers it,
+            # unsure what else was meant
+            return Recognition("none", "meaningless" if noise else "filler", hedge=True)
+        return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
     return Recognition("none", "filler", ignores_answers=ignores_answers)
+
+
+def _about_the_problem(words: list[str], content: list[str]) -> bool:
+    """Whether a request with ``content`` words is about the problem, its answers or the
+    work: a noun naming them comes before the first content word ("check the answer with a
+    fine-tooth comb", not "check the grammar of the response"), and no content word is what
+    the reply is to be written in or as ("in French", "as a poem")."""
+    first = words.index(content[0])
+    for i, word in enumerate(words[:first]):
+        if word in ANCHORS and (
+            word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)
+        ):
+            break
+    else:
+        return False
+    return not any(
+        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and words[i - 2 : i - 1] in _MEDIUM_L)
+        for i, word in enumerate(words)
+        if i > 0 and word in content
+    )
+
+
+def _first(words: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(words))[:8]
 
 
 def prepare(subtask: str, question: str | None = None) -> str:
