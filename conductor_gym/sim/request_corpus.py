@@ -16,8 +16,8 @@ inverted, or the label with a hedge):
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
 label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and
-there ``none`` and ``solve`` are one reading, as ``none`` falls back to solving). ``python -m conductor_gym.sim.request_corpus [split ...] [--errors]`` prints the
-tables.
+there ``none`` and ``solve`` are one reading, as ``none`` falls back to solving).
+``python -m conductor_gym.sim.request_corpus [split ...] [--errors]`` prints the tables.
 """
 
 from __future__ import annotations

@@ -1,56 +1,62 @@
-r"""What a subtask asks, read fail-closed (the request recogniser of simulator v3).
+r"""What a subtask asks (the request recogniser of simulator v3 and v3.1).
 
-A worker acts on its subtask only when the subtask makes a request this module
-*recognises* and that request is about the problem or the answers in view; anything else
-is off-task and gets a reply with no final answer. Only a subtask that asks nothing (empty,
-punctuation, politeness, filler, "think step by step", a persona) falls back to solving.
-The simulator may pay less than a real pool for a plan, never more, so where this reader
-cannot tell what a subtask asks, it says ``offtask``.
+A worker acts on what a competent model would take its subtask to ask, however it is
+phrased; a request about something else gets a reply with no final answer; a subtask that
+asks nothing (empty, punctuation, politeness, a persona, "think step by step") falls back
+to solving. v3 read a closed vocabulary (one word outside it made a request off-task);
+v3.1 reads an open one (:mod:`conductor_gym.sim.understanding`).
 
-Input: the worker's own subtask as it sees it, with the problem statements blanked out
-(:func:`prepare`: the procedural parsers' ``rest``, and the task's question blanked where it
-appears verbatim). A run of three or more blanks inside a line is read as the blanked
-problem, a thing a request may be about ("Compute ___.").
+Input: the worker's own subtask with the problem statements blanked out (:func:`prepare`).
+A run of three or more blanks inside a line is read as the blanked problem ("Compute ___.").
 
 How a text is read (:func:`recognise`; cached, a few regular expressions per sentence):
 
-1. **Language.** Letters outside ASCII make the text foreign: a short list of
-   foreign politeness words (merci, danke, gracias, 谢谢...) is filler; any other foreign text
-   is off-task (``reason="foreign"``). English is recognised; other languages fail closed.
-2. **Literal replies** ("Reply with the word X", "Respond only with 'yes'", "Say \"done\"")
-   are found on the raw sentence; the text to reply with is exempt from step 4.
-3. Numbers, ``\boxed{}`` answers and blanked problems become placeholder words; the text is
-   split into sentences. In each sentence the **acts** asked for are found by what is asked
-   of which object: ``solve`` (solve / compute / work out / answer it / give the answer /
-   what is ...), ``check`` (check, verify, review, correct it, find the error, compare,
-   choose, pick the best, which of the answers, is it right), ``vote`` (majority, most
-   common, consensus, agree on, tally), ``restate`` (repeat, restate, relay, copy, report
-   ... the answer above / previous / given) and ``describe`` (explain, restate, translate,
-   summarise, list ... *the problem*: a request about the problem that asks no answer).
-4. **Closed vocabulary.** Every word must belong to the vocabulary of requests about a
-   problem and its answers (:data:`VOCABULARY`: the act verbs, problem and answer nouns,
-   function words, filler). One word outside it ("weather", "Paris", "sunset", "hunger")
-   makes the request about something else: ``offtask`` (``reason="unknown-words"``),
-   whatever verbs surround it. So is a request in problem words about something else
-   ("the words of the question", "another problem", "something else": ``other-object``),
-   and a sentence with no act that starts with a request verb
-   (:data:`NO_ACT_IMPERATIVES`: "Count the numbers", "Explain the answer above").
-5. **Negations and exclusions.** An act after *not / never / without / instead of / rather
-   than / no need to / refuse to / decline to / avoid* (within three words, same clause) is
-   excluded, wherever else it is asked (the question's own "Compute" included); "do nothing",
-   "give no answer" and "only restate / explain / list ... the problem" exclude every act.
-   "Ignore the problem / the question / everything above / the instructions" is off-task;
-   "ignore the earlier answers" only sets :attr:`Recognition.ignores_answers`.
-6. **The kind**, the first that applies: ``offtask`` (steps 1, 4, 5); ``literal``;
+1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
+   politeness words is filler; any other foreign text is off-task (``reason="foreign"``).
+2. **Markup.** JSON-style subtasks become ``key: value`` sentences, markdown marks spaces.
+3. **Literal replies** ("Reply with the word X", "Say \"done\"") are found on the raw
+   sentence.
+4. Numbers, ``\boxed{}`` answers and blanked problems become placeholder words; the text is
+   split into sentences; each word is brought to the form the act patterns know
+   (:func:`~conductor_gym.sim.understanding.canonical`: a misspelt cue word corrected, an
+   act verb's ``-ing`` form). In each sentence the **acts** asked for are found by what is
+   asked of which object: ``solve``, ``check`` (check, verify, review, choose, pick the
+   best, which of the answers, is it right), ``vote`` (majority, most common, consensus),
+   ``restate`` (repeat, relay, copy the answer above) and ``describe`` (explain, restate,
+   translate ... *the problem*: a request that asks no answer); a terse sentence of an act
+   verb and answer words ("verify prior", "task: restate") is that act.
+5. **Open vocabulary, read by object.** Words outside :data:`KNOWN` (v3's
+   :data:`VOCABULARY` plus manner, persona, politeness and markup words) are read past when
+   they are manner ("methodically"), short or a sentence's persona ("You are a veteran
+   olympiad coach"). A *content* word makes the request off-task (``other-topic``) when the
+   sentence asks an act whose object is not the problem, its answers or the work (no such
+   noun comes before the first content word: "Check the weather", "Check the grammar of the
+   response"; or the reply is to be written in or as it: "Answer in French"), or asks
+   something with no act ("Write a poem", "What is the capital of France?"). A sentence of
+   content words that asks nothing is a stray remark: read past beside an act; alone, a
+   hedged ``none`` beside a problem, else off-task. So are keyboard mash and stray letters
+   ("x y z k n": ``reason="meaningless"``). A request in problem words about something
+   else is ``other-object`` ("the words of the question", "another problem"); a sentence
+   with no act that starts with a request verb (:data:`NO_ACT_IMPERATIVES`: "Count the
+   numbers", "Explain the answer above") is ``unrecognised-request``.
+6. **Negations and exclusions.** An act after *not / never / without / instead of / rather
+   than / no need to / refuse to / avoid* (within three words, same clause) is excluded;
+   "do nothing", "give no answer" and "only restate the problem" exclude every act.
+   "Ignore the problem" is off-task; "ignore the earlier answers" only sets
+   :attr:`Recognition.ignores_answers`.
+7. **Inversion** (:func:`~conductor_gym.sim.understanding.inversion`): a wrong, incorrect,
+   worst or least likely answer as the thing to give (not to find, fix, avoid or doubt),
+   an error on purpose, the minority answer, an answer other than the one shown: the act is
+   flagged :attr:`Recognition.inverted` (vote for the minority, restate for a changed
+   answer, else the act asked or solve). Asked beside a faithful output ("the correct one,
+   or the wrong one") it is no inversion but a :attr:`Recognition.hedge`.
+8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
-   ``offtask`` when acts were asked but none is left, or only ``describe``
-   (``reason="no-answer-asked"``: "only restate the problem", "explain it without solving
-   it"); ``none`` (nothing asked: the worker solves the problem in view).
+   ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: a question about the answers in view built only from its vocabulary ("What
-is the first answer above?") is read as a request; "say hello" is a literal reply (no final
-answer either way); the kind says what is asked, not whether an answer is in view (a check
-with nothing to check falls back to solving in the worker).
+Known limits: a question about the answers in view built from answer words ("Which answer
+above is the longest?") is read as a request; "say hello" is a literal reply (no final
+answer either way); the kind says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -65,11 +71,13 @@ from typing import Literal, Protocol
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.understanding import (
     ANCHORS,
-    VERB_NOUNS,
     EXTRA_VOCABULARY,
+    FAITHFUL_WORDS,
     PERSONA_OPENERS,
     REQUEST_OPENERS,
+    VERB_NOUNS,
     Family,
+    asks_faithful,
     canonical,
     flatten_markup,
     inversion,
@@ -80,6 +88,7 @@ from conductor_gym.sim.understanding import (
 __all__ = [
     "ACTS_ON_PROBLEM",
     "KINDS",
+    "KNOWN",
     "NO_ACT_IMPERATIVES",
     "ON_TASK",
     "VOCABULARY",
@@ -277,12 +286,15 @@ VOCABULARY: frozenset[str] = _words(
     ends ended sound soundest quality highest
     """
 )
-"""The closed vocabulary of requests about a problem and its answers (module docstring)."""
+"""v3's closed vocabulary of requests about a problem and its answers (module docstring)."""
 KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
+"""Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
 _MEDIUM = frozenset({"in", "as", "into"})
-_ONE_BEFORE = frozenset(
-    "correct right best better wrong incorrect worst false true weakest strongest the that a "
-    "which this pick choose select only just any".split()
+_ONE_BEFORE = _words(
+    """
+    correct right best better wrong incorrect worst false true weakest strongest the
+    that a which this pick choose select only just any
+    """
 )
 _TERSE_ACTS: dict[str, Act] = {
     "solve": "solve", "compute": "solve", "calculate": "solve", "answer": "solve",
@@ -291,20 +303,27 @@ _TERSE_ACTS: dict[str, Act] = {
     "tally": "vote", "consensus": "vote", "restate": "restate", "relay": "restate",
     "repeat": "restate", "echo": "restate", "copy": "restate",
 }  # fmt: skip
-_TERSE_OBJECTS = frozenset(
-    "prior previous above answer answers step steps earlier last final qqnum all pls please "
-    "now them results result responses response".split()
+_PREPARATORY = frozenset({"read", "consider"})
+_TERSE_OBJECTS = _words(
+    """
+    prior previous above answer answers step steps earlier last final qqnum all pls
+    please now them results result responses response
+    """
 )
-_KEYS = frozenset(
-    "task role goal format output source instruction instructions note style mode type input "
-    "inputs target action steps context objective answer response".split()
+_KEYS = _words(
+    """
+    task role goal format output source instruction instructions note style mode type
+    input inputs target action steps context objective answer response
+    """
 )
 _MEDIUM_L = [["in"], ["as"], ["into"]]
 _ARTICLES = frozenset({"a", "an", "the"})
-_INVERSION_WORDS = frozenset(
-    "wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous untrue "
-    "inaccurate bogus least fewest minority different other alter change make so not except "
-    "but deliberate deliberately intentional intentionally purpose purposely".split()
+_INVERSION_WORDS = _words(
+    """
+    wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
+    untrue inaccurate bogus least fewest minority different other alter change make so
+    not except but deliberate deliberately intentional intentionally purpose purposely
+    """
 )
 
 NO_ACT_IMPERATIVES: frozenset[str] = _words(
@@ -754,7 +773,7 @@ def recognise(text: str) -> Recognition:
     excluded: set[Act] = set()
     ignores_answers = False
     bare_imperative = False
-    stray = noise = has_problem = faithful = False
+    stray = noise = has_problem = faithful = preparatory = False
     family: Family | None = None
     normalised = _normalise(text)
     for sentence in _SENTENCES.split(normalised):
@@ -810,12 +829,14 @@ def recognise(text: str) -> Recognition:
                 stray = True
                 continue
         if present & _INVERSION_WORDS:
-            cue, asks_faithful = inversion(joined)
+            cue, faithful_too = inversion(joined)
             family = family or cue
-            faithful = faithful or asks_faithful
+            faithful = faithful or faithful_too
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
+        elif present & FAITHFUL_WORDS:
+            faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
             or words[1:2] == ["not"]
@@ -830,10 +851,15 @@ def recognise(text: str) -> Recognition:
             and not persona
             and words[0] in NO_ACT_IMPERATIVES
         ):
-            bare_imperative = True
+            if words[0] in _PREPARATORY and _about_the_problem(words, [words[-1]]):
+                preparatory = True  # "1. Read the answers above." before the step's act
+            else:
+                bare_imperative = True
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
     if bare_imperative:
+        return Recognition("offtask", "unrecognised-request")
+    if preparatory and not acts:
         return Recognition("offtask", "unrecognised-request")
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
@@ -869,9 +895,7 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     the reply is to be written in or as ("in French", "as a poem")."""
     first = words.index(content[0])
     for i, word in enumerate(words[:first]):
-        if word in ANCHORS and (
-            word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)
-        ):
+        if word in ANCHORS and (word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)):
             break
     else:
         return False

@@ -30,12 +30,14 @@ from typing import Literal
 
 __all__ = [
     "ANCHORS",
-    "VERB_NOUNS",
-    "WEAK_ANCHORS",
     "CUES",
     "EXTRA_VOCABULARY",
+    "FAITHFUL_WORDS",
     "PERSONA_OPENERS",
     "REQUEST_OPENERS",
+    "VERB_NOUNS",
+    "WEAK_ANCHORS",
+    "asks_faithful",
     "canonical",
     "flatten_markup",
     "inversion",
@@ -171,8 +173,7 @@ def is_noise(words: list[str], known: frozenset[str]) -> bool:
     if not real or len(unknown) < len(real):
         return False
     return all(
-        not _VOWEL.search(w) or w in _NOISE or re.search(r"(.)\1\1", w) is not None
-        for w in unknown
+        not _VOWEL.search(w) or w in _NOISE or re.search(r"(.)\1\1", w) is not None for w in unknown
     ) or (len(unknown) >= 3 and all(w in _NOISE for w in unknown[:1]))
 
 
@@ -273,7 +274,7 @@ _INVERTED = re.compile(
 # A cue in these contexts describes what to find, fix or avoid: no inversion.
 _NOT_ASKED = re.compile(
     r"\b(?:find|finding|identify\s+(?:any|all|each|every)|spot|flag|catch|fix|correct|eliminate"
-    r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|any|not|no|never"
+    r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|not|no|never"
     r"|without|instead|rather|replace|explain|why|trust|even|might|may|could|can|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
@@ -284,6 +285,7 @@ _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
+_YES_NO = re.compile(r"(?:is|are|was|were|does|do|did|has|have)\b")
 _FAITHFUL = re.compile(
     r"\b(?:correct|right|best|true|accurate|valid|strongest|most\s+(?:likely|plausible"
     r"|convincing|common|frequent))\s+(?:final\s+)?(?:answer|one|option|result|solution"
@@ -300,7 +302,7 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     and whether a faithful output (the correct / best answer) is asked in it too."""
     family: Family | None = None
     kept = sentence
-    for m in _INVERTED.finditer(sentence):
+    for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
         before = sentence[: m.start()]
         if _NOT_ASKED.search(before):
             continue
@@ -309,4 +311,15 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         if family is None:
             family = "vote" if m.group("vote") else "restate" if m.group("restate") else "act"
         kept = kept.replace(m.group(0), " ", 1)
-    return family, _FAITHFUL.search(kept if family else sentence) is not None
+    return family, asks_faithful(kept if family else sentence)
+
+
+FAITHFUL_WORDS: frozenset[str] = _words(
+    "correct right best true accurate valid strongest most fix one"
+)
+"""Words one of which every faithful-output cue contains (a speed gate)."""
+
+
+def asks_faithful(sentence: str) -> bool:
+    """Whether a normalised sentence asks for the correct / best answer."""
+    return _FAITHFUL.search(sentence) is not None
