@@ -12,7 +12,9 @@ A run of three or more blanks inside a line is read as the blanked problem ("Com
 How a text is read (:func:`recognise`; cached, a few regular expressions per sentence):
 
 1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
-   politeness words is filler; any other foreign text is off-task (``reason="foreign"``).
+   politeness words is filler; any other foreign text is off-task (``reason="foreign"``),
+   and so is a sentence whose function words are mostly of another language ("Beschreibe
+   bitte das Wetter in Berlin").
 2. **Markup.** JSON-style subtasks become ``key: value`` sentences, markdown marks spaces.
 3. **Literal replies** ("Reply with the word X", "Say \"done\"") are found on the raw
    sentence.
@@ -76,12 +78,14 @@ from conductor_gym.sim.understanding import (
     PERSONA_OPENERS,
     REQUEST_OPENERS,
     VERB_NOUNS,
+    WEAK_ANCHORS,
     Family,
     asks_faithful,
     canonical,
     flatten_markup,
     inversion,
     is_content,
+    is_foreign,
     is_noise,
 )
 
@@ -290,6 +294,43 @@ VOCABULARY: frozenset[str] = _words(
 KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
 """Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
 _MEDIUM = frozenset({"in", "as", "into"})
+_WHATS = re.compile(r"\bwhats\b")
+_OBJECT_VERBS = _words(
+    """
+    solve compute calculate check verify validate review fix correct answer find determine
+    evaluate pick choose select compare confirm critique audit inspect examine assess grade
+    judge repeat restate relay copy echo give provide report tell state output return figure
+    recheck proofread tackle derive crack explain describe summarize summarise translate
+    count list work write compose draw sing make create put
+    """
+)
+_BEFORE_OBJECT = _words(
+    """
+    the a an my your our his her their its this that these those some any all each every me
+    us for out up over through on at about with whether if of into
+    """
+)
+_SHORT_ADJECTIVES = _words(
+    "weird tough cool neat fun bogus sneaky silly crazy fancy gnarly nasty messy"
+)
+_ADJECTIVE_ENDINGS = (
+    "ous",
+    "ful",
+    "ive",
+    "able",
+    "ible",
+    "al",
+    "ic",
+    "less",
+    "ish",
+    "y",
+    "est",
+    "ed",
+    "ing",
+    "ary",
+)
+_CLAUSE = frozenset({"whether", "if", "that"})
+_NOUNS = ANCHORS - {"qqnum", "qqslot", "qqbox", "x"}
 _ONE_BEFORE = _words(
     """
     correct right best better wrong incorrect worst false true weakest strongest the
@@ -301,13 +342,14 @@ _TERSE_ACTS: dict[str, Act] = {
     "check": "check", "verify": "check", "review": "check", "critique": "check",
     "audit": "check", "grade": "check", "judge": "check", "vote": "vote", "majority": "vote",
     "tally": "vote", "consensus": "vote", "restate": "restate", "relay": "restate",
-    "repeat": "restate", "echo": "restate", "copy": "restate",
+    "repeat": "restate", "echo": "restate", "copy": "restate", "forward": "restate",
+    "paste": "restate",
 }  # fmt: skip
 _PREPARATORY = frozenset({"read", "consider"})
 _TERSE_OBJECTS = _words(
     """
     prior previous above answer answers step steps earlier last final qqnum all pls
-    please now them results result responses response
+    please now them results result responses response verbatim unchanged exactly again
     """
 )
 _KEYS = _words(
@@ -316,7 +358,6 @@ _KEYS = _words(
     input inputs target action steps context objective answer response
     """
 )
-_MEDIUM_L = [["in"], ["as"], ["into"]]
 _ARTICLES = frozenset({"a", "an", "the"})
 _INVERSION_WORDS = _words(
     """
@@ -475,7 +516,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bagreed?\s+(?:on|upon)\b"
             r"|\b(?:most|all|both|they|models|responses|answers|majority|them|which|qqnum"
             r"|solutions|workers|candidates)\s+(?:\w+\s+)?(?:agree|agrees)\b"
-            r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b",
+            r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b"
+            r"|\bgiven\s+(?:the\s+)?most\b|\bmost\s+(?:voted|given|agreed)\b"
+            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b",
             _I,
         ),
     ),
@@ -508,7 +551,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"(?:whether|which|if|between)\b"
             r"|\bwhich\s+(?:\w+\s+){0,3}?(?:answers?|responses?|solutions?|one|candidates?"
             r"|results?|qqnum)\b|\bwhich\s+(?:is|are|was|of)\b"
-            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate|vet)\b|\bpoke\s+holes\b"
+            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate|vet|adjudicate)\b"
+            r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
@@ -532,7 +576,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
             rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b"
             rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
-            rf"|\b(?:repeat|restate|relay|echo|copy)\s+what\b",
+            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward)\s+what\b"
+            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
+            rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
+            rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
+            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b",
             _I,
         ),
     ),
@@ -567,7 +615,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|\bhelp\b(?:\s+me)?\s+(?:with|on|to|solve|answer|figure|work)\b"
             rf"|\b(?:think|reason)\s+(?:it|this|about\s+(?:it|this|the\s+(?:problem|question"
             rf"|task)))\b"
-            r"|\b(?:give|provide|state|report|tell|write|output|return|present|show|put|say)"
+            r"|\b(?:give|provide|state|report|tell|write|output|return|present|show|put|say"
+            r"|produce|deliver|share|commit\s+to|reply\s+with|respond\s+with|let\s+me\s+know"
+            r"|hand\s+in|nail\s+down|settle\s+on)"
             r"\b(?:\s+\w+){0,6}?\s+(?:answers?|results?|solutions?|letter|option"
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
@@ -579,7 +629,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\b(?:deduce|infer|come\s+up\s+with|finish\s+with|end\s+with|conclude\s+with"
             r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
             r"(?:\w+\s+)?out)\b"
-            r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)",
+            r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)"
+            r"|\bwhat\s+(?:do|did|would|will)\s+you\s+get\b"
+            r"|\b(?:reply|respond)\s+with\s+(?:that|this|the|your|it)\b",
             _I,
         ),
     ),
@@ -589,16 +641,19 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     for words in (
         "answer",
         "what which how",
-        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count",
+        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
+        "given broadest widest poll",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
         "synthesize synthesise combine merge weigh choose pick select decide compare double "
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
-        "reevaluate whether best better right most whichever vet poke",
+        "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
+        "look critic",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
-        "report return state output write rewrite format tell say print provide",
+        "report return state output write rewrite format tell say print provide paste deliver "
+        "hand",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -606,6 +661,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "execute crunch redo recompute recalculate rework work figure find get reach arrive "
         "obtain try run show help think reason give provide state report tell write output "
         "return present put say answer result reply respond deduce infer come finish end "
+        "produce deliver share commit let hand nail settle get "
         "conclude arrive land settle dig walk working identify",
     )
 )
@@ -704,7 +760,7 @@ def _normalise(text: str) -> str:
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
     text = _NUMBER.sub(f" {_NUM} ", text)
-    return text.lower()
+    return _WHATS.sub("what is", text.lower())
 
 
 def _literal(sentence: str) -> tuple[str, str] | None:
@@ -796,6 +852,8 @@ def recognise(text: str) -> Recognition:
         if is_noise(words, KNOWN):
             noise = True
             continue
+        if len(words) > 2 and is_foreign(words):
+            return Recognition("offtask", "foreign")
         joined = " ".join(tokens)
         present = set(words)
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
@@ -817,6 +875,13 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
+        if present & _INVERSION_WORDS:
+            cue, faithful_too = inversion(joined)
+            family = family or cue
+            faithful = faithful or faithful_too
+            if cue is not None and not found:
+                found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
+                acts |= found
         persona = PERSONA_OPENERS.match(joined) is not None
         content = [w for w in words if w not in KNOWN and is_content(w, KNOWN)]
         if content and not persona:
@@ -828,13 +893,6 @@ def recognise(text: str) -> Recognition:
             else:
                 stray = True
                 continue
-        if present & _INVERSION_WORDS:
-            cue, faithful_too = inversion(joined)
-            family = family or cue
-            faithful = faithful or faithful_too
-            if cue is not None and not found:
-                found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
-                acts |= found
         elif present & FAITHFUL_WORDS:
             faithful = faithful or asks_faithful(joined)
         constraint = (
@@ -890,20 +948,44 @@ def recognise(text: str) -> Recognition:
 
 def _about_the_problem(words: list[str], content: list[str]) -> bool:
     """Whether a request with ``content`` words is about the problem, its answers or the
-    work: a noun naming them comes before the first content word ("check the answer with a
-    fine-tooth comb", not "check the grammar of the response"), and no content word is what
-    the reply is to be written in or as ("in French", "as a poem")."""
-    first = words.index(content[0])
-    for i, word in enumerate(words[:first]):
+    work (module docstring, step 5): no act verb's object is a content word ("check the
+    weather", "check the grammar of the response"; a content word before a noun naming the
+    problem or answers is read as its adjective: "a bogus answer", "minimal working", unless
+    it looks like a noun: "the election results"), no content word is what the reply is to
+    be written in or as ("in French", "as a poem"), and something names the problem or the
+    answers: a noun, or a pronoun as an act verb's object ("solve it like a pirate")."""
+    named = False
+    for i, word in enumerate(words):
         if word in ANCHORS and (word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)):
-            break
-    else:
+            named = True
+        if word not in _OBJECT_VERBS:
+            continue
+        j = i + 1
+        while j < len(words) and words[j] in _BEFORE_OBJECT:
+            j += 1
+        head = words[j] if j < len(words) else ""
+        skipped = words[i + 1 : j]
+        if (
+            head not in content
+            and any(w in WEAK_ANCHORS for w in (*skipped, head))
+            and not _CLAUSE & set(skipped)
+        ):
+            named = True  # "solve it", "mind solving this"; not "check whether it rains"
+        if head in content:
+            after = words[j + 1 : j + 3]
+            if not (_adjective_like(head) and any(w in _NOUNS for w in after)):
+                return False
+    if not named:
         return False
     return not any(
-        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and words[i - 2 : i - 1] in _MEDIUM_L)
+        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and i > 1 and words[i - 2] in _MEDIUM)
         for i, word in enumerate(words)
         if i > 0 and word in content
     )
+
+
+def _adjective_like(word: str) -> bool:
+    return word in _SHORT_ADJECTIVES or word.endswith(_ADJECTIVE_ENDINGS)
 
 
 def _first(words: list[str]) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ to the forms the act patterns know, and read what the act patterns cannot:
   avoid), an error made on purpose, the minority answer, an answer other than the one
   shown; and whether a faithful output is asked beside it (then the reader is unsure).
 * :func:`is_noise`: a sentence of keyboard mash or stray letters ("x y z k n").
+* :func:`is_foreign`: a sentence in another language written without accents.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "flatten_markup",
     "inversion",
     "is_content",
+    "is_foreign",
     "is_noise",
 ]
 
@@ -108,7 +110,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     looking plausible-looking misleading mislead false falsely wrongly incorrectly
     alter altered modify modified tweak tweaked change changed
     carefully rigorously concisely briefly tersely terse succinct succinctly short
-    time unknown unknowns multiple poke holes vet probe
+    time unknown unknowns multiple poke holes vet probe bogus guess closely harsh
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -175,6 +177,26 @@ def is_noise(words: list[str], known: frozenset[str]) -> bool:
     return all(
         not _VOWEL.search(w) or w in _NOISE or re.search(r"(.)\1\1", w) is not None for w in unknown
     ) or (len(unknown) >= 3 and all(w in _NOISE for w in unknown[:1]))
+
+
+_FOREIGN_WORDS = _words(
+    """
+    bitte das der und ist nicht mit eine einen für auf dem des ich sie wir wie von zu oder
+    aber les est une pour avec dans sur que qui pas vous nous sont cette ce los las por para
+    con del como favor una gli della sono questo questa não uma voce você het een niet
+    el en la le de il al lo du au zum zur im
+    """
+)
+_ENGLISH_WORDS = _words(
+    "the and of to is a it this that with for on are be you your what which how please"
+)
+
+
+def is_foreign(words: list[str]) -> bool:
+    """A sentence in another language written in ASCII ("Beschreibe bitte das Wetter"):
+    at least two of its function words are foreign and they outnumber the English ones."""
+    foreign = sum(w in _FOREIGN_WORDS for w in words)
+    return foreign >= 2 and foreign > sum(w in _ENGLISH_WORDS for w in words)
 
 
 _NOISE = _words(
