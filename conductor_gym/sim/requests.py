@@ -1,10 +1,11 @@
-r"""What a subtask asks (the request recogniser of simulator v3 and v3.1).
+r"""What a subtask asks (the request recogniser of simulator v3.1).
 
 A worker acts on what a competent model would take its subtask to ask, however it is
 phrased; a request about something else gets a reply with no final answer; a subtask that
 asks nothing (empty, punctuation, politeness, a persona, "think step by step") falls back
 to solving. v3 read a closed vocabulary (one word outside it made a request off-task);
-v3.1 reads an open one (:mod:`conductor_gym.sim.understanding`).
+v3.1 reads an open one (:mod:`conductor_gym.sim.understanding`). (v3's, frozen so that
+its results re-play, is ``sim/requests_v3.py``.)
 
 Input: the worker's own subtask with the problem statements blanked out (:func:`prepare`).
 A run of three or more blanks inside a line is read as the blanked problem ("Compute ___.").
@@ -405,13 +406,15 @@ _NUMBER = re.compile(r"(?<![a-z])[-+]?\d+(?:[.,/]\d+)*(?![a-z])", _I)
 _SENTENCES = re.compile(r"[.!?;:\n]+")
 _WORDS = re.compile(r"[a-z]+|,")
 _FOREIGN = re.compile(r"[^\x00-\x7f\u2010-\u201f\u2026\u2212\u00a0\u00b7]")
+# (pattern, replacement, a substring every match contains: a speed gate)
 _CONTRACTIONS = (
-    (re.compile(r"\b(can)'?t\b|\bcannot\b", _I), "can not"),
-    (re.compile(r"\bwon'?t\b", _I), "will not"),
-    (re.compile(r"n't\b", _I), " not"),
-    (re.compile(r"\b(do|does|did|is|are|should|must|would|could)nt\b", _I), r"\1 not"),
-    (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), ""),
+    (re.compile(r"\b(can)'?t\b|\bcannot\b", _I), "can not", "can"),
+    (re.compile(r"\bwon'?t\b", _I), "will not", "won"),
+    (re.compile(r"n't\b", _I), " not", "n't"),
+    (re.compile(r"\b(do|does|did|is|are|should|must|would|could)nt\b", _I), r"\1 not", "nt"),
+    (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), "", "'"),
 )
+_DIGIT = re.compile(r"\d")
 
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
 _LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return)"
@@ -752,15 +755,23 @@ _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
 
 
 def _normalise(text: str) -> str:
+    # each substitution runs only where its gate substring occurs (the text is ~1 KB and
+    # most of it blanked problems: a scan per pattern was most of the reading's time)
     text = _BLANK.sub(f" {_SLOT} ", text)
-    text = _TIME.sub(" ", text)
-    text = _BOXED.sub(f" {_BOX} ", text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = text.replace("\u201d", '"')
-    for pattern, replacement in _CONTRACTIONS:
-        text = pattern.sub(replacement, text)
-    text = _NUMBER.sub(f" {_NUM} ", text)
-    return _WHATS.sub("what is", text.lower())
+    low = text.lower()
+    if "time" in low:
+        text = _TIME.sub(" ", text)
+    if "\\" in text:
+        text = _BOXED.sub(f" {_BOX} ", text)
+    for pattern, replacement, gate in _CONTRACTIONS:
+        if gate in low:
+            text = pattern.sub(replacement, text)
+    if _DIGIT.search(text):
+        text = _NUMBER.sub(f" {_NUM} ", text)
+    text = text.lower()
+    return _WHATS.sub("what is", text) if "whats" in text else text
 
 
 def _literal(sentence: str) -> tuple[str, str] | None:

@@ -168,6 +168,8 @@ def is_content(word: str, known: frozenset[str]) -> bool:
 
 def is_noise(words: list[str], known: frozenset[str]) -> bool:
     """A sentence of keyboard mash or stray letters ("x y z k n", "asdf qwer")."""
+    if known.issuperset(words) and not all(len(w) == 1 for w in words):
+        return False
     real = [w for w in words if w != ","]
     if len(real) >= 3 and all(len(w) == 1 for w in real):
         return True
@@ -195,8 +197,10 @@ _ENGLISH_WORDS = _words(
 def is_foreign(words: list[str]) -> bool:
     """A sentence in another language written in ASCII ("Beschreibe bitte das Wetter"):
     at least two of its function words are foreign and they outnumber the English ones."""
-    foreign = sum(w in _FOREIGN_WORDS for w in words)
-    return foreign >= 2 and foreign > sum(w in _ENGLISH_WORDS for w in words)
+    foreign = _FOREIGN_WORDS.intersection(words)
+    if len(foreign) < 2:
+        return False
+    return sum(w in foreign for w in words) > sum(w in _ENGLISH_WORDS for w in words)
 
 
 _NOISE = _words(
@@ -251,7 +255,9 @@ def canonical(word: str, known: frozenset[str]) -> str:
 
 
 _JSON_KEY = re.compile(r"\"([A-Za-z_ ]{1,30})\"\s*:\s*")
-_MARKUP = re.compile(r"[{}\[\]`*#>|_<]+|^[ \t]*[-+][ \t]+", re.MULTILINE)
+# Bullets ("- ", "1.") need nothing: words are read as runs of letters.
+_MARKUP_GATE = re.compile(r"[{}\[\]`#>|_<]|\*\*")
+_MARKUP = re.compile(r"[{}\[\]`*#>|_<]+")
 
 
 def flatten_markup(text: str) -> str:
@@ -264,7 +270,7 @@ def flatten_markup(text: str) -> str:
             data = None
         if isinstance(data, dict):
             return "\n".join(f"{k}: {v}." for k, v in data.items()).replace("_", " ")
-    if not any(c in text for c in "{}[]`*#>|_<-+"):
+    if _MARKUP_GATE.search(text) is None:
         return text
     if "{" in text:
         text = _JSON_KEY.sub(lambda m: m.group(1) + ". ", text)
