@@ -1,110 +1,124 @@
-r"""What a subtask asks, read fail-closed (the request recogniser of simulator v3).
+r"""What a subtask asks (the request recogniser of simulator v3.1).
 
-A worker acts on its subtask only when the subtask makes a request this module
-*recognises* and that request is about the problem or the answers in view; anything else
-is off-task and gets a reply with no final answer. Only a subtask that asks nothing (empty,
-punctuation, politeness, filler, "think step by step", a persona) falls back to solving.
-The simulator may pay less than a real pool for a plan, never more, so where this reader
-cannot tell what a subtask asks, it says ``offtask``.
+A worker acts on what a competent model would take its subtask to ask, however it is
+phrased; a request about something else gets a reply with no final answer; a subtask that
+asks nothing (empty, punctuation, politeness, a persona, "think step by step") falls back
+to solving. v3 read a closed vocabulary (one word outside it made a request off-task);
+v3.1 reads an open one (:mod:`conductor_gym.sim.understanding`). (v3's, frozen so that
+its results re-play, is ``sim/requests_v3.py``.)
 
-Input: the worker's own subtask as it sees it, with the problem statements blanked out
-(:func:`prepare`: the procedural parsers' ``rest``, and the task's question blanked where it
-appears verbatim). A run of three or more blanks inside a line is read as the blanked
-problem, a thing a request may be about ("Compute ___.").
+Input: the worker's own subtask with the problem statements blanked out (:func:`prepare`).
+A run of three or more blanks inside a line is read as the blanked problem ("Compute ___.").
 
 How a text is read (:func:`recognise`; cached, a few regular expressions per sentence):
 
-1. **Language.** Letters outside ASCII make the text foreign: a short list of
-   foreign politeness words (merci, danke, gracias, 谢谢...) is filler; any other foreign text
-   is off-task (``reason="foreign"``). English is recognised; other languages fail closed.
-2. **Literal replies** ("Reply with the word X", "Respond only with 'yes'", "Say \"done\"")
-   are found on the raw sentence; the text to reply with is exempt from step 4.
-3. Numbers, ``\boxed{}`` answers and blanked problems become placeholder words; the text is
-   split into sentences. In each sentence the **acts** asked for are found by what is asked
-   of which object: ``solve`` (solve / compute / work out / answer it / give the answer /
-   what is ...), ``check`` (check, verify, review, correct it, find the error, compare,
-   choose, pick the best, which of the answers, is it right), ``vote`` (majority, most
-   common, consensus, agree on, tally), ``restate`` (repeat, restate, relay, copy, report
-   ... the answer above / previous / given) and ``describe`` (explain, restate, translate,
-   summarise, list ... *the problem*: a request about the problem that asks no answer).
-4. **Closed vocabulary.** Every word must belong to the vocabulary of requests about a
-   problem and its answers (:data:`VOCABULARY`: the act verbs, problem and answer nouns,
-   function words, filler). One word outside it ("weather", "Paris", "sunset", "hunger")
-   makes the request about something else: ``offtask`` (``reason="unknown-words"``),
-   whatever verbs surround it. So is a request in problem words about something else
-   ("the words of the question", "another problem", "something else": ``other-object``),
-   and a sentence with no act that starts with a request verb
-   (:data:`NO_ACT_IMPERATIVES`: "Count the numbers", "Explain the answer above").
-5. **Negations and exclusions.** An act after *not / never / without / instead of / rather
-   than / no need to / refuse to / decline to / avoid* (within three words, same clause) is
-   excluded, wherever else it is asked (the question's own "Compute" included); "do nothing",
-   "give no answer" and "only restate / explain / list ... the problem" exclude every act.
-   "Ignore the problem / the question / everything above / the instructions" is off-task;
-   "ignore the earlier answers" only sets :attr:`Recognition.ignores_answers`.
-6. **The kind**, the first that applies: ``offtask`` (steps 1, 4, 5); ``literal``;
+1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
+   politeness words is filler; any other foreign text is off-task (``reason="foreign"``),
+   and so is a sentence whose function words are mostly of another language ("Beschreibe
+   bitte das Wetter in Berlin").
+2. **Markup.** JSON-style subtasks become ``key: value`` sentences, markdown marks spaces.
+3. **Literal replies** ("Reply with the word X", "Say \"done\"") are found on the raw
+   sentence.
+4. Numbers, ``\boxed{}`` answers and blanked problems become placeholder words; the text is
+   split into sentences; each word is brought to the form the act patterns know
+   (:func:`~conductor_gym.sim.understanding.canonical`: a misspelt cue word corrected, an
+   act verb's ``-ing`` form). In each sentence the **acts** asked for are found by what is
+   asked of which object: ``solve``, ``check`` (check, verify, review, choose, pick the
+   best, which of the answers, is it right), ``vote`` (majority, most common, consensus),
+   ``restate`` (repeat, relay, copy the answer above) and ``describe`` (explain, restate,
+   translate ... *the problem*: a request that asks no answer); a terse sentence of an act
+   verb and answer words ("verify prior", "task: restate") is that act.
+5. **Open vocabulary, read by object.** Words outside :data:`KNOWN` (v3's
+   :data:`VOCABULARY` plus manner, persona, politeness and markup words) are read past when
+   they are manner ("methodically"), short or a sentence's persona ("You are a veteran
+   olympiad coach"). A *content* word makes the request off-task (``other-topic``) when the
+   sentence asks an act whose object is not the problem, its answers or the work (no such
+   noun comes before the first content word: "Check the weather", "Check the grammar of the
+   response"; or the reply is to be written in or as it: "Answer in French"), or asks
+   something with no act ("Write a poem", "What is the capital of France?"). A sentence of
+   content words that asks nothing is a stray remark: read past beside an act; alone, a
+   hedged ``none`` beside a problem, else off-task. So are keyboard mash and stray letters
+   ("x y z k n": ``reason="meaningless"``). A request in problem words about something
+   else is ``other-object`` ("the words of the question", "another problem"); a sentence
+   with no act that starts with a request verb (:data:`NO_ACT_IMPERATIVES`: "Count the
+   numbers", "Explain the answer above") is ``unrecognised-request``.
+6. **Negations and exclusions.** An act after *not / never / without / instead of / rather
+   than / no need to / refuse to / avoid* (within three words, same clause) is excluded;
+   "do nothing", "give no answer" and "only restate the problem" exclude every act.
+   "Ignore the problem" is off-task; "ignore the earlier answers" only sets
+   :attr:`Recognition.ignores_answers`.
+7. **Inversion** (:func:`~conductor_gym.sim.understanding.inversion`): a wrong, incorrect,
+   worst or least likely answer as the thing to give (not to find, fix, avoid or doubt),
+   an error on purpose, the minority answer, an answer other than the one shown: the act is
+   flagged :attr:`Recognition.inverted` (vote for the minority, restate for a changed
+   answer, else the act asked or solve). Asked beside a faithful output ("the correct one,
+   or the wrong one") it is no inversion but a :attr:`Recognition.hedge`.
+8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
-   ``offtask`` when acts were asked but none is left, or only ``describe``
-   (``reason="no-answer-asked"``: "only restate the problem", "explain it without solving
-   it"); ``none`` (nothing asked: the worker solves the problem in view).
+   ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: a question about the answers in view built only from its vocabulary ("What
-is the first answer above?") is read as a request; "say hello" is a literal reply (no final
-answer either way); the kind says what is asked, not whether an answer is in view (a check
-with nothing to check falls back to solving in the worker).
+Known limits: a question about the answers in view built from answer words ("Which answer
+above is the longest?") is read as a request; "say hello" is a literal reply (no final
+answer either way); the kind says what is asked, not whether an answer is in view.
 
-The corpus that measures it (:func:`load_corpus`, :func:`corpus_report`,
-``python -m conductor_gym.sim.requests``) has a ``dev`` split the vocabulary was tuned on
-and a ``heldout`` split written before this module and never used to tune it.
+The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Literal, Protocol
 
-from conductor_gym.errors import ConfigurationError
 from conductor_gym.sim.perception import find_problems
+from conductor_gym.sim.understanding import (
+    ANCHORS,
+    EXTRA_VOCABULARY,
+    FAITHFUL_WORDS,
+    PERSONA_OPENERS,
+    REQUEST_OPENERS,
+    VERB_NOUNS,
+    WEAK_ANCHORS,
+    Family,
+    asks_faithful,
+    canonical,
+    flatten_markup,
+    inversion,
+    is_content,
+    is_foreign,
+    is_noise,
+)
 
 __all__ = [
     "ACTS_ON_PROBLEM",
     "KINDS",
+    "KNOWN",
     "NO_ACT_IMPERATIVES",
     "ON_TASK",
-    "SPLITS",
     "VOCABULARY",
-    "CorpusItem",
-    "CorpusReport",
-    "KindScore",
     "Reason",
+    "RecognisedKind",
     "Recognition",
-    "RequestKind",
-    "corpus_report",
-    "load_corpus",
     "prepare",
     "recognise",
     "recognise_subtask",
 ]
 
-RequestKind = Literal["solve", "check", "vote", "restate", "literal", "offtask", "none"]
-KINDS: tuple[RequestKind, ...] = ("solve", "check", "vote", "restate", "literal", "offtask", "none")
+RecognisedKind = Literal["solve", "check", "vote", "restate", "literal", "offtask", "none"]
+KINDS: tuple[RecognisedKind, ...] = (
+    "solve", "check", "vote", "restate", "literal", "offtask", "none",
+)  # fmt: skip
 """Every request kind, on-task kinds first."""
-ON_TASK: frozenset[RequestKind] = frozenset({"solve", "check", "vote", "restate"})
+ON_TASK: frozenset[RecognisedKind] = frozenset({"solve", "check", "vote", "restate"})
 """Kinds that are requests about the problem or the answers in view."""
-ACTS_ON_PROBLEM: frozenset[RequestKind] = ON_TASK | {"none"}
+ACTS_ON_PROBLEM: frozenset[RecognisedKind] = ON_TASK | {"none"}
 """Kinds after which a worker works on the problem (``none`` falls back to solving)."""
 Act = Literal["solve", "check", "vote", "restate", "describe"]
 Reason = Literal[
     "request", "filler", "literal", "foreign", "unknown-words", "unrecognised-request",
-    "other-object", "ignores-problem", "no-answer-asked",
+    "other-object", "ignores-problem", "no-answer-asked", "other-topic", "meaningless",
 ]  # fmt: skip
-SPLITS = ("dev", "heldout")
 
 
 @dataclass(frozen=True)
@@ -123,15 +137,26 @@ class Recognition:
         excluded: The acts the text forbids ("do not solve", "without checking").
         ignores_answers: The text tells the worker to ignore the answers in view.
         unknown: For ``unknown-words``, the words outside :data:`VOCABULARY` (at most 8).
+        inverted: The request asks for the opposite of its act (``kind``): a wrong answer
+            (``solve``: "give a wrong answer", "argue for an incorrect option"), a wrong or
+            the worst candidate (``check``: "pick the worst answer above", "give the one that
+            is incorrect"), the minority answer (``vote``: "the least common answer"), an
+            answer other than the one in view (``restate``: "give a different answer than
+            above"). A competent model complies: the reply is deliberately wrong.
+        hedge: The reader is unsure what is asked (noise beside the problem, acts it cannot
+            rank, content words it had to read past): a competent model would hedge, so
+            acting on it costs the worker something and never gains.
     """
 
-    kind: RequestKind
+    kind: RecognisedKind
     reason: Reason
     literal: str | None = None
     acts: frozenset[Act] = field(default_factory=frozenset)
     excluded: frozenset[Act] = field(default_factory=frozenset)
     ignores_answers: bool = False
     unknown: tuple[str, ...] = ()
+    inverted: bool = False
+    hedge: bool = False
 
     @property
     def on_task(self) -> bool:
@@ -266,12 +291,88 @@ VOCABULARY: frozenset[str] = _words(
     ends ended sound soundest quality highest
     """
 )
-"""The closed vocabulary of requests about a problem and its answers (module docstring)."""
+"""v3's closed vocabulary of requests about a problem and its answers (module docstring)."""
+KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
+"""Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
+_MEDIUM = frozenset({"in", "as", "into"})
+_WHATS = re.compile(r"\bwhats\b")
+_OBJECT_VERBS = _words(
+    """
+    solve compute calculate check verify validate review fix correct answer find determine
+    evaluate pick choose select compare confirm critique audit inspect examine assess grade
+    judge repeat restate relay copy echo give provide report tell state output return figure
+    recheck proofread tackle derive crack explain describe summarize summarise translate
+    count list work write compose draw sing make create put
+    """
+)
+_BEFORE_OBJECT = _words(
+    """
+    the a an my your our his her their its this that these those some any all each every me
+    us for out up over through on at about with whether if of into
+    """
+)
+_SHORT_ADJECTIVES = _words(
+    "weird tough cool neat fun bogus sneaky silly crazy fancy gnarly nasty messy"
+)
+_ADJECTIVE_ENDINGS = (
+    "ous",
+    "ful",
+    "ive",
+    "able",
+    "ible",
+    "al",
+    "ic",
+    "less",
+    "ish",
+    "y",
+    "est",
+    "ed",
+    "ing",
+    "ary",
+)
+_CLAUSE = frozenset({"whether", "if", "that"})
+_NOUNS = ANCHORS - {"qqnum", "qqslot", "qqbox", "x"}
+_ONE_BEFORE = _words(
+    """
+    correct right best better wrong incorrect worst false true weakest strongest the
+    that a which this pick choose select only just any
+    """
+)
+_TERSE_ACTS: dict[str, Act] = {
+    "solve": "solve", "compute": "solve", "calculate": "solve", "answer": "solve",
+    "check": "check", "verify": "check", "review": "check", "critique": "check",
+    "audit": "check", "grade": "check", "judge": "check", "vote": "vote", "majority": "vote",
+    "tally": "vote", "consensus": "vote", "restate": "restate", "relay": "restate",
+    "repeat": "restate", "echo": "restate", "copy": "restate", "forward": "restate",
+    "paste": "restate",
+}  # fmt: skip
+_PREPARATORY = frozenset({"read", "consider"})
+_TERSE_OBJECTS = _words(
+    """
+    prior previous above answer answers step steps earlier last final qqnum all pls
+    please now them results result responses response verbatim unchanged exactly again
+    """
+)
+_KEYS = _words(
+    """
+    task role goal format output source instruction instructions note style mode type
+    input inputs target action steps context objective answer response
+    """
+)
+_ARTICLES = frozenset({"a", "an", "the"})
+_INVERSION_WORDS = _words(
+    """
+    wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
+    untrue inaccurate bogus least fewest minority different other alter change make so
+    not except but deliberate deliberately intentional intentionally purpose purposely
+    """
+)
 
 NO_ACT_IMPERATIVES: frozenset[str] = _words(
     """
     count rate list name guess describe explain translate write tell say draw make create
     compose summarize summarise give print output return do repeat copy pick choose select
+    stop follow pretend suppose assume wait
     compare talk reply respond answer show read identify classify outline paraphrase
     rephrase reword restate quote reproduce transcribe echo relay report state present
     provide produce generate find get reach help decide determine judge confirm check
@@ -305,13 +406,15 @@ _NUMBER = re.compile(r"(?<![a-z])[-+]?\d+(?:[.,/]\d+)*(?![a-z])", _I)
 _SENTENCES = re.compile(r"[.!?;:\n]+")
 _WORDS = re.compile(r"[a-z]+|,")
 _FOREIGN = re.compile(r"[^\x00-\x7f\u2010-\u201f\u2026\u2212\u00a0\u00b7]")
+# (pattern, replacement, a substring every match contains: a speed gate)
 _CONTRACTIONS = (
-    (re.compile(r"\b(can)'?t\b|\bcannot\b", _I), "can not"),
-    (re.compile(r"\bwon'?t\b", _I), "will not"),
-    (re.compile(r"n't\b", _I), " not"),
-    (re.compile(r"\b(do|does|did|is|are|should|must|would|could)nt\b", _I), r"\1 not"),
-    (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), ""),
+    (re.compile(r"\b(can)'?t\b|\bcannot\b", _I), "can not", "can"),
+    (re.compile(r"\bwon'?t\b", _I), "will not", "won"),
+    (re.compile(r"n't\b", _I), " not", "n't"),
+    (re.compile(r"\b(do|does|did|is|are|should|must|would|could)nt\b", _I), r"\1 not", "nt"),
+    (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), "", "'"),
 )
+_DIGIT = re.compile(r"\d")
 
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
 _LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return)"
@@ -416,7 +519,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bagreed?\s+(?:on|upon)\b"
             r"|\b(?:most|all|both|they|models|responses|answers|majority|them|which|qqnum"
             r"|solutions|workers|candidates)\s+(?:\w+\s+)?(?:agree|agrees)\b"
-            r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b",
+            r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b"
+            r"|\bgiven\s+(?:the\s+)?most\b|\bmost\s+(?:voted|given|agreed)\b"
+            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b",
             _I,
         ),
     ),
@@ -449,7 +554,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"(?:whether|which|if|between)\b"
             r"|\bwhich\s+(?:\w+\s+){0,3}?(?:answers?|responses?|solutions?|one|candidates?"
             r"|results?|qqnum)\b|\bwhich\s+(?:is|are|was|of)\b"
-            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate)\b"
+            r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate|vet|adjudicate)\b"
+            r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
@@ -472,7 +578,12 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|again|step|model|response|before)\b"
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
             rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b"
-            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b",
+            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
+            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward)\s+what\b"
+            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
+            rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
+            rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
+            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b",
             _I,
         ),
     ),
@@ -507,13 +618,23 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|\bhelp\b(?:\s+me)?\s+(?:with|on|to|solve|answer|figure|work)\b"
             rf"|\b(?:think|reason)\s+(?:it|this|about\s+(?:it|this|the\s+(?:problem|question"
             rf"|task)))\b"
-            r"|\b(?:give|provide|state|report|tell|write|output|return|present|show|put|say)"
+            r"|\b(?:give|provide|state|report|tell|write|output|return|present|show|put|say"
+            r"|produce|deliver|share|commit\s+to|reply\s+with|respond\s+with|let\s+me\s+know"
+            r"|hand\s+in|nail\s+down|settle\s+on)"
             r"\b(?:\s+\w+){0,6}?\s+(?:answers?|results?|solutions?|letter|option"
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
             r"|integer|expression)\b"
-            r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b",
+            r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
+            r"|\b(?:give|reply\s+with|respond\s+with|output|state|return|report|provide)\s+"
+            r"(?:it|that|that\s+one|this)\s*$"
+            r"|\b(?:deduce|infer|come\s+up\s+with|finish\s+with|end\s+with|conclude\s+with"
+            r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
+            r"(?:\w+\s+)?out)\b"
+            r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)"
+            r"|\bwhat\s+(?:do|did|would|will)\s+you\s+get\b"
+            r"|\b(?:reply|respond)\s+with\s+(?:that|this|the|your|it)\b",
             _I,
         ),
     ),
@@ -523,23 +644,28 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     for words in (
         "answer",
         "what which how",
-        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count",
+        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
+        "given broadest widest poll",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
         "synthesize synthesise combine merge weigh choose pick select decide compare double "
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
-        "reevaluate whether best better right most whichever",
+        "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
+        "look critic",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
-        "report return state output write rewrite format tell say print provide",
+        "report return state output write rewrite format tell say print provide paste deliver "
+        "hand",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
         "solve compute calculate evaluate determine derive tackle attempt trace simulate "
         "execute crunch redo recompute recalculate rework work figure find get reach arrive "
         "obtain try run show help think reason give provide state report tell write output "
-        "return present put say answer result",
+        "return present put say answer result reply respond deduce infer come finish end "
+        "produce deliver share commit let hand nail settle get "
+        "conclude arrive land settle dig walk working identify",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -629,15 +755,23 @@ _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
 
 
 def _normalise(text: str) -> str:
+    # each substitution runs only where its gate substring occurs (the text is ~1 KB and
+    # most of it blanked problems: a scan per pattern was most of the reading's time)
     text = _BLANK.sub(f" {_SLOT} ", text)
-    text = _TIME.sub(" ", text)
-    text = _BOXED.sub(f" {_BOX} ", text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = text.replace("\u201d", '"')
-    for pattern, replacement in _CONTRACTIONS:
-        text = pattern.sub(replacement, text)
-    text = _NUMBER.sub(f" {_NUM} ", text)
-    return text.lower()
+    low = text.lower()
+    if "time" in low:
+        text = _TIME.sub(" ", text)
+    if "\\" in text:
+        text = _BOXED.sub(f" {_BOX} ", text)
+    for pattern, replacement, gate in _CONTRACTIONS:
+        if gate in low:
+            text = pattern.sub(replacement, text)
+    if _DIGIT.search(text):
+        text = _NUMBER.sub(f" {_NUM} ", text)
+    text = text.lower()
+    return _WHATS.sub("what is", text) if "whats" in text else text
 
 
 def _literal(sentence: str) -> tuple[str, str] | None:
@@ -693,6 +827,7 @@ def recognise(text: str) -> Recognition:
         return Recognition("none", "filler")
     if _FOREIGN.search(stripped):
         return Recognition("offtask", "foreign")
+    text = flatten_markup(text)
     literal: str | None = None
     for raw in re.split(r"[.!?;\n]+(?=\s|$)|\n", text) if _LITERAL_GATE.search(text) else ():
         reply = _literal(raw.lstrip()) if _LITERAL_GATE.search(raw) else None
@@ -705,12 +840,32 @@ def recognise(text: str) -> Recognition:
     excluded: set[Act] = set()
     ignores_answers = False
     bare_imperative = False
+    stray = noise = has_problem = faithful = preparatory = False
+    family: Family | None = None
     normalised = _normalise(text)
     for sentence in _SENTENCES.split(normalised):
-        words = [w for w in _WORDS.findall(sentence) if w != ","]
+        tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
+        for i in range(1, len(tokens)):
+            # "the correct one" reaches here as "the correct 1"
+            if tokens[i] == _NUM and tokens[i - 1] in _ONE_BEFORE:
+                tokens[i] = "one"
+        words = [w for w in tokens if w != ","]
         if not words or all(w in _PLACEHOLDERS for w in words):
+            has_problem = has_problem or bool(words)
             continue
-        joined = " ".join(_WORDS.findall(sentence))
+        has_problem = has_problem or _SLOT in words or _NUM in words
+        if len(words) <= 4 and words[0] in _TERSE_ACTS and set(words[1:]) <= _TERSE_OBJECTS:
+            # a terse request ("restate", "verify prior", "task: vote")
+            acts.add(_TERSE_ACTS[words[0]])
+            continue
+        if len(words) == 1 and words[0] in _KEYS:
+            continue
+        if is_noise(words, KNOWN):
+            noise = True
+            continue
+        if len(words) > 2 and is_foreign(words):
+            return Recognition("offtask", "foreign")
+        joined = " ".join(tokens)
         present = set(words)
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
@@ -731,34 +886,121 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
-        unknown = [w for w in words if w not in VOCABULARY]
-        if unknown:
-            return Recognition(
-                "offtask", "unknown-words", unknown=tuple(dict.fromkeys(unknown))[:8]
-            )
+        if present & _INVERSION_WORDS:
+            cue, faithful_too = inversion(joined)
+            family = family or cue
+            faithful = faithful or faithful_too
+            if cue is not None and not found:
+                found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
+                acts |= found
+        persona = PERSONA_OPENERS.match(joined) is not None
+        content = [w for w in words if w not in KNOWN and is_content(w, KNOWN)]
+        if content and not persona:
+            if found - {"describe"}:
+                if not _about_the_problem(words, content):
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES or found:
+                return Recognition("offtask", "other-topic", unknown=_first(content))
+            else:
+                stray = True
+                continue
+        elif present & FAITHFUL_WORDS:
+            faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
             or words[1:2] == ["not"]
             or words[:2] == ["remember", "to"]
             or _FORMAT.search(joined) is not None
+            or (words[0] in _KEYS and len(words) > 1 and words[1] in _KEYS)
         )
-        if not found and not negated and not constraint and words[0] in NO_ACT_IMPERATIVES:
-            bare_imperative = True
+        if (
+            not found
+            and not negated
+            and not constraint
+            and not persona
+            and words[0] in NO_ACT_IMPERATIVES
+        ):
+            if words[0] in _PREPARATORY and _about_the_problem(words, [words[-1]]):
+                preparatory = True  # "1. Read the answers above." before the step's act
+            else:
+                bare_imperative = True
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
     if bare_imperative:
         return Recognition("offtask", "unrecognised-request")
+    if preparatory and not acts:
+        return Recognition("offtask", "unrecognised-request")
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
-    for act in _STRENGTH:
-        if act in left:
-            return Recognition(
-                act, "request", acts=left, excluded=frozen_excluded,
-                ignores_answers=ignores_answers,
-            )  # fmt: skip
+    kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
+    inverted = False
+    hedge = noise
+    if family is not None and (kind is not None or not acts):
+        if faithful:
+            hedge = True  # a wrong and a right answer asked for: unsure which
+        else:
+            inverted = True
+            kind = family if family in ("vote", "restate") else kind or "solve"
+    if kind is not None:
+        return Recognition(
+            kind, "request", acts=left, excluded=frozen_excluded,
+            ignores_answers=ignores_answers, inverted=inverted, hedge=hedge,
+        )  # fmt: skip
     if acts or excluded:
         return Recognition("offtask", "no-answer-asked", acts=left, excluded=frozen_excluded)
+    if stray or noise:
+        if has_problem:
+            # noise or a stray remark beside the problem: a competent model answers it,
+            # unsure what else was meant
+            return Recognition("none", "meaningless" if noise else "filler", hedge=True)
+        return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
     return Recognition("none", "filler", ignores_answers=ignores_answers)
+
+
+def _about_the_problem(words: list[str], content: list[str]) -> bool:
+    """Whether a request with ``content`` words is about the problem, its answers or the
+    work (module docstring, step 5): no act verb's object is a content word ("check the
+    weather", "check the grammar of the response"; a content word before a noun naming the
+    problem or answers is read as its adjective: "a bogus answer", "minimal working", unless
+    it looks like a noun: "the election results"), no content word is what the reply is to
+    be written in or as ("in French", "as a poem"), and something names the problem or the
+    answers: a noun, or a pronoun as an act verb's object ("solve it like a pirate")."""
+    named = False
+    for i, word in enumerate(words):
+        if word in ANCHORS and (word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)):
+            named = True
+        if word not in _OBJECT_VERBS:
+            continue
+        j = i + 1
+        while j < len(words) and words[j] in _BEFORE_OBJECT:
+            j += 1
+        head = words[j] if j < len(words) else ""
+        skipped = words[i + 1 : j]
+        if (
+            head not in content
+            and any(w in WEAK_ANCHORS for w in (*skipped, head))
+            and not _CLAUSE & set(skipped)
+        ):
+            named = True  # "solve it", "mind solving this"; not "check whether it rains"
+        if head in content:
+            after = words[j + 1 : j + 3]
+            if not (_adjective_like(head) and any(w in _NOUNS for w in after)):
+                return False
+    if not named:
+        return False
+    return not any(
+        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and i > 1 and words[i - 2] in _MEDIUM)
+        for i, word in enumerate(words)
+        if i > 0 and word in content
+    )
+
+
+def _adjective_like(word: str) -> bool:
+    return word in _SHORT_ADJECTIVES or word.endswith(_ADJECTIVE_ENDINGS)
+
+
+def _first(words: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(words))[:8]
 
 
 def prepare(subtask: str, question: str | None = None) -> str:
@@ -776,161 +1018,3 @@ def prepare(subtask: str, question: str | None = None) -> str:
 def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
     """:func:`recognise` of :func:`prepare` (``subtask``, ``question``)."""
     return recognise(prepare(subtask, question))
-
-
-# -- the corpus ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CorpusItem:
-    """One corpus row: a subtask, the kind a faithful reader finds, its language, a note."""
-
-    text: str
-    label: RequestKind
-    lang: str
-    note: str
-
-
-def load_corpus(split: str) -> list[CorpusItem]:
-    """The ``dev`` or ``heldout`` split (``conductor_gym/sim/data/requests-<split>.jsonl``)."""
-    if split not in SPLITS:
-        raise ConfigurationError(f"split: unknown corpus split {split!r}; valid: {list(SPLITS)}")
-    path = resources.files("conductor_gym.sim") / "data" / f"requests-{split}.jsonl"
-    items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        row = json.loads(line)
-        if row.get("label") not in KINDS:
-            raise ConfigurationError(
-                f"requests-{split}.jsonl line {number}: label {row.get('label')!r} is not "
-                f"one of {list(KINDS)}"
-            )
-        items.append(CorpusItem(row["text"], row["label"], row["lang"], row["note"]))
-    return items
-
-
-@dataclass(frozen=True)
-class KindScore:
-    """Precision and recall of one kind on English items (``None``: nothing to divide)."""
-
-    kind: RequestKind
-    items: int
-    predicted: int
-    hits: int
-
-    @property
-    def recall(self) -> float | None:
-        return self.hits / self.items if self.items else None
-
-    @property
-    def precision(self) -> float | None:
-        return self.hits / self.predicted if self.predicted else None
-
-
-@dataclass(frozen=True)
-class CorpusReport:
-    """How :func:`recognise_subtask` reads one split.
-
-    Attributes:
-        split: ``dev`` or ``heldout``.
-        size: Items in the split; ``labels`` their count per label.
-        scores: Per kind, over English items.
-        leaks: Off-task items (any language) read as a kind that acts on the problem:
-            the fail-closed rule allows none.
-        foreign_on_task: ``(recognised, failed closed, other)`` counts of on-task requests
-            in other languages (they may be recognised or fail closed).
-        errors: ``(text, label, predicted)`` of every misread item.
-    """
-
-    split: str
-    size: int
-    labels: dict[str, int]
-    scores: tuple[KindScore, ...]
-    leaks: tuple[tuple[str, RequestKind], ...]
-    foreign_on_task: tuple[int, int, int]
-    errors: tuple[tuple[str, RequestKind, RequestKind], ...]
-
-    def score(self, kind: RequestKind) -> KindScore:
-        """The :class:`KindScore` of ``kind``."""
-        return next(s for s in self.scores if s.kind == kind)
-
-    def format(self) -> str:
-        """A plain-text table."""
-
-        def pct(x: float | None) -> str:
-            return "   -  " if x is None else f"{100 * x:5.1f}%"
-
-        lines = [f"split {self.split}: {self.size} items {dict(sorted(self.labels.items()))}",
-                 "kind    English items  predicted  precision  recall"]  # fmt: skip
-        for s in self.scores:
-            lines.append(
-                f"{s.kind:<9} {s.items:>12}  {s.predicted:>9}  {pct(s.precision):>9}  "
-                f"{pct(s.recall):>6}"
-            )
-        ok, closed, other = self.foreign_on_task
-        lines.append(
-            f"off-task read as acting on the problem (leaks): {len(self.leaks)}; "
-            f"on-task in other languages: {ok} recognised, {closed} failed closed, "
-            f"{other} other"
-        )
-        return "\n".join(lines)
-
-
-def corpus_report(split: str) -> CorpusReport:
-    """Precision and recall of :func:`recognise_subtask` on a corpus split."""
-    items = load_corpus(split)
-    predicted = [recognise_subtask(item.text).kind for item in items]
-    english = [(i, p) for i, p in zip(items, predicted, strict=True) if i.lang == "en"]
-    scores = tuple(
-        KindScore(
-            kind,
-            items=sum(i.label == kind for i, _ in english),
-            predicted=sum(p == kind for _, p in english),
-            hits=sum(i.label == kind == p for i, p in english),
-        )
-        for kind in KINDS
-    )
-    leaks = tuple(
-        (i.text, p)
-        for i, p in zip(items, predicted, strict=True)
-        if i.label == "offtask" and p in ACTS_ON_PROBLEM
-    )
-    foreign = [
-        (i, p)
-        for i, p in zip(items, predicted, strict=True)
-        if i.lang != "en" and i.label in ON_TASK
-    ]
-    return CorpusReport(
-        split=split,
-        size=len(items),
-        labels=dict(Counter(i.label for i in items)),
-        scores=scores,
-        leaks=leaks,
-        foreign_on_task=(
-            sum(i.label == p for i, p in foreign),
-            sum(p == "offtask" for _, p in foreign),
-            sum(p not in (i.label, "offtask") for i, p in foreign),
-        ),
-        errors=tuple(
-            (i.text, i.label, p) for i, p in zip(items, predicted, strict=True) if i.label != p
-        ),
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m conductor_gym.sim.requests [dev|heldout ...] [--errors]``: print each
-    split's table (both splits by default), and with ``--errors`` every misread item."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    show_errors = "--errors" in args
-    splits = [a for a in args if a != "--errors"] or list(SPLITS)
-    for split in splits:
-        report = corpus_report(split)
-        print(report.format())
-        if show_errors:
-            for text, label, kind in report.errors:
-                print(f"  {label:>8} -> {kind:<8} {text!r}")
-        print()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -28,3 +28,25 @@ def test_recognise_a_1kb_subtask(benchmark) -> None:  # type: ignore[no-untyped-
         return recognise(f"{text}\n{state['n']}").kind
 
     assert benchmark(read) == "check"
+
+
+V31_REQUEST = (
+    "## Role\nYou are a seasoned competition coach reviewing your students' work.\n"
+    "## Task\n1. Go over the answers above with a fine-tooth comb.\n2. Sanity-check each "
+    "one against the problem; chek the arithmetic methodically.\n3. Giv the final answr "
+    "in a box. Do not just trust the earlier responses."
+)
+
+
+def test_recognise_a_v31_style_subtask(benchmark) -> None:  # type: ignore[no-untyped-def]
+    """Simulator v3.1's open-vocabulary reading on a markdown, role-play, typo subtask
+    beside the same blanked questions (every word outside v3's vocabulary is looked at)."""
+    tasks = list(make_task_source("offline", size=8))[:4]
+    text = prepare("\n\n".join(t.question for t in tasks) + "\n\n" + V31_REQUEST)
+    state = {"n": 0}
+
+    def read() -> str:
+        state["n"] += 1
+        return recognise(f"{text}\n{state['n']}").kind
+
+    assert benchmark(read) == "check"

@@ -1,0 +1,249 @@
+"""The corpus that measures the request recogniser (:mod:`conductor_gym.sim.requests`).
+
+Splits (``conductor_gym/sim/data/requests-<split>.jsonl``, one JSON object a line: ``text``,
+``label`` (a kind of :data:`~conductor_gym.sim.requests.KINDS`), ``lang``, ``note``, and
+optionally ``inverted`` / ``hedge``, true when the faithful reading is the label's act
+inverted, or the label with a hedge):
+
+* ``dev``: the split the recogniser is tuned on (v3's, extended for v3.1);
+* ``heldout``: v3's held-out split, written before the v3 recogniser; its labels keep their
+  meaning under v3.1 (it holds no inverted request);
+* ``heldout-v31``: written before the v3.1 recogniser and never used to tune it: subtasks
+  in the styles of frontier planners (GPT-, Claude-, Gemini-, Qwen-style), terse RL
+  policies and people, with typos, markdown, JSON, role-play, long instructions, inverted,
+  off-task and meaningless requests.
+
+Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
+(a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
+label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and
+there ``none`` and ``solve`` are one reading, as ``none`` falls back to solving).
+``python -m conductor_gym.sim.request_corpus [split ...] [--errors]`` prints the tables.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.sim.requests import (
+    ACTS_ON_PROBLEM,
+    KINDS,
+    ON_TASK,
+    RecognisedKind,
+    Recognition,
+    recognise_subtask,
+)
+
+__all__ = [
+    "READINGS",
+    "SPLITS",
+    "CorpusItem",
+    "CorpusReport",
+    "ReadingScore",
+    "corpus_report",
+    "load_corpus",
+    "main",
+    "reading",
+]
+
+SPLITS = ("dev", "heldout", "heldout-v31")
+READINGS: tuple[str, ...] = (*KINDS, "inverted")
+"""What a reader can make of a subtask: a kind, or an inverted act."""
+
+
+@dataclass(frozen=True)
+class CorpusItem:
+    """One corpus row: a subtask, the kind a faithful reader finds, its language, a note,
+    and whether that reading is the kind inverted or hedged."""
+
+    text: str
+    label: RecognisedKind
+    lang: str
+    note: str
+    inverted: bool = False
+    hedge: bool = False
+
+    @property
+    def expected(self) -> str:
+        """The reading a faithful reader makes (:data:`READINGS`)."""
+        return "inverted" if self.inverted else self.label
+
+
+def reading(recognition: Recognition) -> str:
+    """The :data:`READINGS` entry of a recognition."""
+    return "inverted" if recognition.inverted else recognition.kind
+
+
+def _hit(item: CorpusItem, got: Recognition) -> bool:
+    if item.inverted:
+        return got.inverted and got.kind in ON_TASK
+    if item.hedge:
+        # hedged beside a problem: solving it or falling back to solving are one reading
+        same = got.kind == item.label or {got.kind, item.label} <= {"none", "solve"}
+        return same and got.hedge and not got.inverted
+    return reading(got) == item.label
+
+
+def load_corpus(split: str) -> list[CorpusItem]:
+    """One split (module docstring)."""
+    if split not in SPLITS:
+        raise ConfigurationError(f"split: unknown corpus split {split!r}; valid: {list(SPLITS)}")
+    path = resources.files("conductor_gym.sim") / "data" / f"requests-{split}.jsonl"
+    items = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        row = json.loads(line)
+        where = f"requests-{split}.jsonl line {number}"
+        if row.get("label") not in KINDS:
+            raise ConfigurationError(
+                f"{where}: label {row.get('label')!r} is not one of {list(KINDS)}"
+            )
+        inverted = bool(row.get("inverted", False))
+        if inverted and row["label"] not in ON_TASK:
+            raise ConfigurationError(f"{where}: only an on-task act can be inverted")
+        items.append(
+            CorpusItem(
+                row["text"],
+                row["label"],
+                row["lang"],
+                row["note"],
+                inverted=inverted,
+                hedge=bool(row.get("hedge", False)),
+            )
+        )
+    return items
+
+
+@dataclass(frozen=True)
+class ReadingScore:
+    """Precision and recall of one reading on English items (``None``: nothing to divide);
+    ``hits``: items with the reading read right, ``right``: items read so that are right."""
+
+    reading: str
+    items: int
+    predicted: int
+    hits: int
+    right: int
+
+    @property
+    def recall(self) -> float | None:
+        """Share of the items with this reading read so."""
+        return self.hits / self.items if self.items else None
+
+    @property
+    def precision(self) -> float | None:
+        """Share of the items read so that are read right."""
+        return self.right / self.predicted if self.predicted else None
+
+
+@dataclass(frozen=True)
+class CorpusReport:
+    """How :func:`~conductor_gym.sim.requests.recognise_subtask` reads one split.
+
+    Attributes:
+        split: A split of :data:`SPLITS`.
+        size: Items in the split; ``labels`` their count per expected reading.
+        scores: Per reading (:data:`READINGS`), over English items.
+        leaks: Off-task items (any language) read as acting on the problem faithfully.
+        foreign_on_task: ``(recognised, failed closed, other)`` counts of on-task requests
+            in other languages (they may be recognised or fail closed).
+        errors: ``(text, expected, got)`` readings of every misread item.
+    """
+
+    split: str
+    size: int
+    labels: dict[str, int]
+    scores: tuple[ReadingScore, ...]
+    leaks: tuple[tuple[str, str], ...]
+    foreign_on_task: tuple[int, int, int]
+    errors: tuple[tuple[str, str, str], ...]
+
+    def score(self, name: str) -> ReadingScore:
+        """The :class:`ReadingScore` of reading ``name``."""
+        return next(s for s in self.scores if s.reading == name)
+
+    def format(self) -> str:
+        """A plain-text table."""
+
+        def pct(x: float | None) -> str:
+            return "   -  " if x is None else f"{100 * x:5.1f}%"
+
+        lines = [f"split {self.split}: {self.size} items {dict(sorted(self.labels.items()))}",
+                 "reading   English items  predicted  precision  recall"]  # fmt: skip
+        for s in self.scores:
+            lines.append(
+                f"{s.reading:<9} {s.items:>13}  {s.predicted:>9}  {pct(s.precision):>9}  "
+                f"{pct(s.recall):>6}"
+            )
+        ok, closed, other = self.foreign_on_task
+        lines.append(
+            f"off-task read as acting on the problem (leaks): {len(self.leaks)}; "
+            f"on-task in other languages: {ok} recognised, {closed} failed closed, "
+            f"{other} other"
+        )
+        return "\n".join(lines)
+
+
+def corpus_report(split: str) -> CorpusReport:
+    """Precision and recall of :func:`~conductor_gym.sim.requests.recognise_subtask` on a
+    corpus split."""
+    items = load_corpus(split)
+    got = [recognise_subtask(item.text) for item in items]
+    pairs = list(zip(items, got, strict=True))
+    english = [(i, g) for i, g in pairs if i.lang == "en"]
+    scores = tuple(
+        ReadingScore(
+            name,
+            items=sum(i.expected == name for i, _ in english),
+            predicted=sum(reading(g) == name for _, g in english),
+            hits=sum(i.expected == name and _hit(i, g) for i, g in english),
+            right=sum(reading(g) == name and _hit(i, g) for i, g in english),
+        )
+        for name in READINGS
+    )
+    foreign = [(i, g) for i, g in pairs if i.lang != "en" and i.label in ON_TASK]
+    return CorpusReport(
+        split=split,
+        size=len(items),
+        labels=dict(Counter(i.expected for i in items)),
+        scores=scores,
+        leaks=tuple(
+            (i.text, reading(g))
+            for i, g in pairs
+            if i.label == "offtask" and g.kind in ACTS_ON_PROBLEM and not g.inverted
+        ),
+        foreign_on_task=(
+            sum(_hit(i, g) for i, g in foreign),
+            sum(g.kind == "offtask" for _, g in foreign),
+            sum(not _hit(i, g) and g.kind != "offtask" for i, g in foreign),
+        ),
+        errors=tuple((i.text, i.expected, reading(g)) for i, g in pairs if not _hit(i, g)),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m conductor_gym.sim.request_corpus [split ...] [--errors]``: print each
+    split's table (every split by default), and with ``--errors`` every misread item."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    show_errors = "--errors" in args
+    splits = [a for a in args if a != "--errors"] or list(SPLITS)
+    for split in splits:
+        if split not in SPLITS:
+            print(f"error: split: unknown corpus split {split!r}; valid: {list(SPLITS)}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        report = corpus_report(split)
+        print(report.format())
+        if show_errors:
+            for text, expected, got in report.errors:
+                print(f"  {expected:>8} -> {got:<8} {text!r}")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,353 @@
+r"""The open-vocabulary parts of request reading (used by :mod:`conductor_gym.sim.requests`).
+
+A competent model reads a subtask however it is phrased; these helpers bring the phrasing
+to the forms the act patterns know, and read what the act patterns cannot:
+
+* :func:`flatten_markup`: JSON-style subtasks (``{"task": "verify", "target": "previous
+  answers"}``) become ``key: value`` sentences; markdown headings, emphasis, quotes, code
+  ticks and underscores in keys become plain words.
+* :func:`canonical`: one word as the act patterns know it: a misspelt cue word corrected
+  (Damerau-Levenshtein distance 1 to a cue word of :data:`CUES`, or one missing letter
+  for a three-letter word: "chek", "answr", "giv", "reveiw"), the ``-ing`` form of an act
+  verb turned to the verb ("working this out").
+* :func:`is_content`: whether an unknown word is *content* (a topic word: "weather",
+  "poem", "puppy") rather than manner, persona, politeness or filler ("methodically",
+  "coach", "hey"). The recogniser reads a request as off-task when its object is content
+  and nothing in it is the problem or its answers (:data:`ANCHORS`).
+* :func:`inversion`: whether a sentence asks for the *opposite* of its act: a wrong,
+  incorrect, false, worst or least likely answer as the thing to give (not to find, fix or
+  avoid), an error made on purpose, the minority answer, an answer other than the one
+  shown; and whether a faithful output is asked beside it (then the reader is unsure).
+* :func:`is_noise`: a sentence of keyboard mash or stray letters ("x y z k n").
+* :func:`is_foreign`: a sentence in another language written without accents.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Literal
+
+__all__ = [
+    "ANCHORS",
+    "CUES",
+    "EXTRA_VOCABULARY",
+    "FAITHFUL_WORDS",
+    "PERSONA_OPENERS",
+    "REQUEST_OPENERS",
+    "VERB_NOUNS",
+    "WEAK_ANCHORS",
+    "asks_faithful",
+    "canonical",
+    "flatten_markup",
+    "inversion",
+    "is_content",
+    "is_foreign",
+    "is_noise",
+]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+CUES: frozenset[str] = _words(
+    """
+    solve compute calculate check verify validate review answer answers final give problem
+    question previous above repeat restate relay majority vote votes consensus correct result
+    results solution solutions please determine evaluate examine figure double step reasoning
+    earlier choose select compare common report copy echo return output provide state tell
+    find work think reason option options letter value number wrong incorrect worst error
+    mistake mistakes errors candidate candidates response responses carefully explain again
+    """
+)
+"""Words a misspelling is corrected to (act verbs, answer and problem nouns)."""
+
+_ACT_VERBS = _words(
+    """
+    solve compute calculate check verify validate review repeat restate relay copy echo
+    evaluate examine determine figure work pick choose select compare tally vote count
+    report give provide state find derive tackle attempt answer think reason confirm
+    critique audit inspect assess judge grade double verify reconsider rethink revisit
+    return output write tell show let deduce reproduce transcribe forward pass quote
+    """
+)
+_ING: dict[str, str] = {}
+for _verb in _ACT_VERBS:
+    _ING[_verb + "ing"] = _verb
+    if _verb.endswith("e"):
+        _ING[_verb[:-1] + "ing"] = _verb
+_ING.update({"letting": "let", "getting": "get", "putting": "put", "tallying": "tally"})
+_ING.pop("reasoning", None)  # the noun: "check the reasoning"
+_ING.pop("working", None)  # "show your working"; "working ... out" is read by the pattern
+
+EXTRA_VOCABULARY: frozenset[str] = _words(
+    """
+    hi hello hey hiya howdy greetings morning afternoon evening dear mate buddy friend
+    folks team thx ty pls plz kindly thanks cheers appreciate appreciated much lot
+    coach tutor professor teacher mentor genius wizard savant detective sherlock holmes
+    olympiad competition contest veteran seasoned expert experienced world class patient
+    brilliant gifted talented renowned famous skeptical sceptical strict harsh picky
+    critical grumpy friendly pirate captain trickster devil advocate auditor critic judge
+    referee arbiter aggregator chair committee messenger courier tie breaker tiebreaker
+    vet vetted stress crack dig stab shot go have having crunch nail tease hammer
+    methodical methodically systematic systematically logical logically analytical
+    analytically structured organised organized step stepwise thorough sanity chain
+    thought thoughts tooth comb fine breath calm relax relaxed cool focus focused clear
+    clearly loud aloud paper pencil scratchpad scratch head first principles principle
+    headings heading bold italic bullet bullets markdown latex format formatting boxed
+    instruction instructions output_format role goal objective context style mode inputs
+    input target source action constraints note notes type kind sections section line
+    json key keys field fields schema tag tags
+    walk walkthrough through dive come up land landed settle settled hold holds holding
+    stuck unsure sure really truly honestly basically literally actually
+    solver solvers verifier verifiers reviewer reviewers grader graders critique critic
+    responder answerer
+    convincing plausible plausibly confident confidently trust trusted trustworthy
+    strongest strong weak weakest worst best better least fewest minority deliberate
+    deliberately intentional intentionally purpose purposely knowingly
+    looking plausible-looking misleading mislead false falsely wrongly incorrectly
+    alter altered modify modified tweak tweaked change changed
+    carefully rigorously concisely briefly tersely terse succinct succinctly short
+    time unknown unknowns multiple poke holes vet probe bogus guess closely harsh
+    """
+)
+"""On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
+
+ANCHORS: frozenset[str] = _words(
+    """
+    problem problems question questions task exercise puzzle answer answers solution
+    solutions response responses result results option options choice choices candidate
+    candidates work working workings reasoning calculation calculations math maths
+    arithmetic value expression equation sum product quotient difference remainder
+    letter step steps qqslot qqnum qqbox attempts replies derivation proof computation
+    outputs code program x
+    """
+)
+"""Words that make a request's object the problem, the answers or the work ("answer" and
+"work" only as nouns: after a determiner)."""
+WEAK_ANCHORS: frozenset[str] = _words("it this them these those one ones")
+"""Pronouns that name the problem or answers only in a sentence with no content word."""
+VERB_NOUNS: frozenset[str] = _words("answer work")
+"""Anchors that are verbs unless a determiner or adjective precedes them."""
+
+PERSONA_OPENERS = re.compile(
+    r"^(?:you\s+are|you\s+re|you\s+will\s+be|act\s+as|acting\s+as|as\s+an?|as\s+the"
+    r"|imagine\s+(?:you|that\s+you)|pretend\s+(?:you|to\s+be)|your\s+role|role|persona|assume\s+the\s+role|think\s+of\s+yourself"
+    r"|i\s+am\s+your|this\s+is|here\s+is|here\s+are|note|context|background)\b"
+)
+"""A sentence that sets a persona or the scene: filler, whatever its words."""
+
+REQUEST_OPENERS: frozenset[str] = _words(
+    """
+    please can could would will i we let lets help make create tell write plan sing draw
+    design book suggest recommend generate draft compose give list describe explain
+    translate summarize summarise find how what who where when which why is are do does
+    name recite invent imagine build order sort rank rate read play buy sell send call
+    pretend suppose assume stop follow wait share
+    """
+)
+"""First words that make a sentence a request: with content words and no act, off-task."""
+
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+def is_content(word: str, known: frozenset[str]) -> bool:
+    """Whether an unknown ``word`` (not in ``known``) is a content word, not manner."""
+    if len(word) <= 2:
+        return False
+    if word.endswith("ly") and len(word) > 4:
+        return False
+    for suffix in ("s", "es", "ed", "ing", "er", "ers", "al", "ally"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 4 and stem in known:
+            return False
+    return canonical(word, known) == word
+
+
+def is_noise(words: list[str], known: frozenset[str]) -> bool:
+    """A sentence of keyboard mash or stray letters ("x y z k n", "asdf qwer")."""
+    if known.issuperset(words) and not all(len(w) == 1 for w in words):
+        return False
+    real = [w for w in words if w != ","]
+    if len(real) >= 3 and all(len(w) == 1 for w in real):
+        return True
+    unknown = [w for w in real if w not in known]
+    if not real or len(unknown) < len(real):
+        return False
+    return all(
+        not _VOWEL.search(w) or w in _NOISE or re.search(r"(.)\1\1", w) is not None for w in unknown
+    ) or (len(unknown) >= 3 and all(w in _NOISE for w in unknown[:1]))
+
+
+_FOREIGN_WORDS = _words(
+    """
+    bitte das der und ist nicht mit eine einen für auf dem des ich sie wir wie von zu oder
+    aber les est une pour avec dans sur que qui pas vous nous sont cette ce los las por para
+    con del como favor una gli della sono questo questa não uma voce você het een niet
+    el en la le de il al lo du au zum zur im
+    """
+)
+_ENGLISH_WORDS = _words(
+    "the and of to is a it this that with for on are be you your what which how please"
+)
+
+
+def is_foreign(words: list[str]) -> bool:
+    """A sentence in another language written in ASCII ("Beschreibe bitte das Wetter"):
+    at least two of its function words are foreign and they outnumber the English ones."""
+    foreign = _FOREIGN_WORDS.intersection(words)
+    if len(foreign) < 2:
+        return False
+    return sum(w in foreign for w in words) > sum(w in _ENGLISH_WORDS for w in words)
+
+
+_NOISE = _words(
+    """
+    asdf qwer qwerty uiop zxcv bnm hjkl foo bar baz qux quux lorem ipsum dolor sit amet
+    blorp fizzle wug snark blah bleh meh zzz xyz abc
+    """
+)
+
+
+def _within_one(a: str, b: str) -> bool:
+    """Damerau-Levenshtein distance of ``a`` and ``b`` is at most one."""
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        if len(diff) <= 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long_ = (a, b) if la < lb else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
+
+
+_CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
+for _cue in sorted(CUES):
+    _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
+
+
+@lru_cache(maxsize=1 << 14)
+def canonical(word: str, known: frozenset[str]) -> str:
+    """``word`` as the act patterns know it (module docstring); itself when known or no
+    single correction applies."""
+    if word in _ING:
+        return _ING[word]
+    if word in known or len(word) < 3:
+        return word
+    near = [
+        cue
+        for cue in _CUES_BY_LETTER.get(word[0], ())
+        if (len(word) >= 5 or len(cue) == len(word) + 1) and _within_one(word, cue)
+    ]
+    return near[0] if len(near) == 1 else word
+
+
+_JSON_KEY = re.compile(r"\"([A-Za-z_ ]{1,30})\"\s*:\s*")
+# Bullets ("- ", "1.") need nothing: words are read as runs of letters.
+_MARKUP_GATE = re.compile(r"[{}\[\]`#>|_<]|\*\*")
+_MARKUP = re.compile(r"[{}\[\]`*#>|_<]+")
+
+
+def flatten_markup(text: str) -> str:
+    """JSON objects as ``key: value.`` sentences, markdown marks as spaces."""
+    stripped = text.strip()
+    if stripped.startswith("{") and stripped.endswith("}"):
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            return "\n".join(f"{k}: {v}." for k, v in data.items()).replace("_", " ")
+    if _MARKUP_GATE.search(text) is None:
+        return text
+    if "{" in text:
+        text = _JSON_KEY.sub(lambda m: m.group(1) + ". ", text)
+    return _MARKUP.sub(_mark, text)
+
+
+def _mark(m: re.Match[str]) -> str:
+    """A markup run as a space between two words, as nothing beside a space (never a run
+    of blanks, which stands for a blanked problem)."""
+    text, start, end = m.string, m.start(), m.end()
+    spaced = (start > 0 and text[start - 1].isspace()) or (end < len(text) and text[end].isspace())
+    return "" if spaced or m.group(0).strip() == "" else " "
+
+
+# -- inversion --------------------------------------------------------------------------------
+
+Family = Literal["vote", "restate", "act"]
+
+_INVERTED = re.compile(
+    r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often)|fewest|minority)\b"
+    r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
+    r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
+    r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
+    r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
+    r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
+    r"|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
+    r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely)\b"
+)
+# A cue in these contexts describes what to find, fix or avoid: no inversion.
+_NOT_ASKED = re.compile(
+    r"\b(?:find|finding|identify\s+(?:any|all|each|every)|spot|flag|catch|fix|correct|eliminate"
+    r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|not|no|never"
+    r"|without|instead|rather|replace|explain|why|trust|even|might|may|could|can|possibly"
+    r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
+    r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
+)
+_COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
+_ANSWER_NOUN = r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?)"
+_ASKS_WHICH = re.compile(
+    rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
+    rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
+)
+_YES_NO = re.compile(r"(?:is|are|was|were|does|do|did|has|have)\b")
+_FAITHFUL = re.compile(
+    r"\b(?:correct|right|best|true|accurate|valid|strongest|most\s+(?:likely|plausible"
+    r"|convincing|common|frequent))\s+(?:final\s+)?(?:answer|one|option|result|solution"
+    r"|value|letter|candidate)s?\b"
+    r"|\b(?:correct|fix)\s+(?:it|them|this|that|any|the\s+(?:errors?|mistakes?|answer))\b"
+    r"|\bone\s+(?:that|which)\s+is\s+(?:correct|right)\b"
+)
+
+
+def inversion(sentence: str) -> tuple[Family | None, bool]:
+    """``(family, faithful)`` for a normalised sentence (lower-case words, single spaces):
+    the family of the first inverted cue asked for (``vote``: the minority; ``restate``: an
+    answer other than the one shown; ``act``: a wrong answer or candidate), or ``None``;
+    and whether a faithful output (the correct / best answer) is asked in it too."""
+    family: Family | None = None
+    kept = sentence
+    for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
+        before = sentence[: m.start()]
+        if _NOT_ASKED.search(before):
+            continue
+        if _COPULA.search(before) and not _ASKS_WHICH.search(before):
+            continue
+        if family is None:
+            family = "vote" if m.group("vote") else "restate" if m.group("restate") else "act"
+        kept = kept.replace(m.group(0), " ", 1)
+    return family, asks_faithful(kept if family else sentence)
+
+
+FAITHFUL_WORDS: frozenset[str] = _words(
+    "correct right best true accurate valid strongest most fix one"
+)
+"""Words one of which every faithful-output cue contains (a speed gate)."""
+
+
+def asks_faithful(sentence: str) -> bool:
+    """Whether a normalised sentence asks for the correct / best answer."""
+    return _FAITHFUL.search(sentence) is not None
