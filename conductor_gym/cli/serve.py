@@ -16,7 +16,8 @@ Before serving it prints what the pool sends where (each worker's key variable -
 a pool file that would send a key the policy of
 :mod:`conductor_gym.workers.credentials` refuses is exit 2 unless
 ``--trust-pool-credentials`` is given. Connection limits (``--header-timeout``,
-``--keep-alive``, ``--max-connections``) are :class:`~conductor_gym.serve.server.ServerLimits`;
+``--keep-alive``, ``--max-connections``, ``--write-timeout``, ``--max-unread-bytes``)
+are :class:`~conductor_gym.serve.server.ServerLimits`;
 ``--body-timeout``, ``--max-request-bytes`` and ``--max-question-chars`` the app's;
 ``--log-interval`` the logs' rate limit. Binding a non-loopback ``--host`` without a
 token prints a warning to stderr.
@@ -80,6 +81,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument(
         "--max-connections", type=int, default=512,
         help="connections open at once; more close the oldest idle one (default 512)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--write-timeout", type=float, default=10.0, metavar="S",
+        help="seconds a client may leave its responses unread past --max-unread-bytes "
+        "before its connection is dropped (default 10)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--max-unread-bytes", type=int, default=65_536, metavar="N",
+        help="most response bytes held for a client that does not read (default 65536)",
     )  # fmt: skip
     serve.add_argument(
         "--log-interval", type=float, default=10.0, metavar="S",
@@ -153,6 +163,8 @@ def run_serve(args: argparse.Namespace) -> int:
             header_timeout_s=args.header_timeout,
             keep_alive_s=args.keep_alive,
             max_connections=args.max_connections,
+            write_timeout_s=args.write_timeout,
+            max_unread_bytes=args.max_unread_bytes,
         )
     except (ValueError, TypeError) as exc:  # PoolConfigError and CredentialPolicyError too
         print(f"conductor-gym serve: {exc}", file=sys.stderr)
