@@ -12,7 +12,8 @@ missing ``[serve]`` extra. The bearer token, when wanted, is read from the envir
 variable named by ``--api-key-env`` (default ``CONDUCTOR_GYM_API_KEY``), never from the
 command line, and is never printed.
 
-Before serving it prints what the pool sends where (each worker's key variable -> host);
+Before serving it prints what the pool sends where (each worker's key variable -> host),
+and which workers are simulated (their answers to served questions are placeholders);
 a pool file that would send a key the policy of
 :mod:`conductor_gym.workers.credentials` refuses is exit 2 unless
 ``--trust-pool-credentials`` is given. Connection limits (``--header-timeout``,
@@ -170,6 +171,12 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"conductor-gym serve: {exc}", file=sys.stderr)
         return 2
     print(format_routes(check_credentials(model.pool.specs, trust=True)), flush=True)
+    if simulated := [s.name for s in model.pool.specs if s.backend == "simulated"]:
+        print(
+            f"note: simulated workers {simulated} cannot answer a question of their own: "
+            "an answer whose final step one of them gives is a placeholder, and says so",
+            flush=True,
+        )
     if (warning := exposure_warning(args.host, api_key)) is not None:
         print(f"conductor-gym serve: WARNING: {warning}", file=sys.stderr, flush=True)
     auth = f"bearer token from ${args.api_key_env}" if api_key else "none"
