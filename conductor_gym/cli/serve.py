@@ -106,6 +106,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"environment variable holding the bearer token (default {DEFAULT_API_KEY_ENV}; "
         "unset or empty: no authentication)",
     )  # fmt: skip
+    serve.add_argument(
+        "--private-monitoring", action="store_true",
+        help="/health and /metrics ask for the bearer token too (they name the models and "
+        "the spend; default: open, for probes and scrapers)",
+    )  # fmt: skip
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     # the clients give the questions; every other env setting has its flag
     add_config_arguments(serve, exclude=("tasks", "task_options", "pool"))
@@ -159,6 +164,7 @@ def run_serve(args: argparse.Namespace) -> int:
             max_question_chars=args.max_question_chars,
             body_timeout_s=args.body_timeout,
             log_interval_s=args.log_interval,
+            private_monitoring=args.private_monitoring,
         )
         limits = ServerLimits(
             header_timeout_s=args.header_timeout,
