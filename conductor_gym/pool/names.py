@@ -13,7 +13,8 @@ Unicode dashes) removed. A name imitates a preset when its skeleton contains the
 preset's: ``SIM_PAPER``, full-width or Cyrillic letters, ``sim-paper-2026``,
 ``official-sim-paper``. A character outside ASCII that is still left (a homoglyph from
 another script) matches any letter, as long as most of the compared letters are plain
-ASCII (so a name written wholly in another script is its own).
+ASCII (so a name written wholly in another script is its own); digits that pass for
+letters (``s1m-paper``, ``5im-paper``) match them.
 
 A preset's exact name is not refused here (a copy of a preset's file loads as before;
 telling an edited copy from the preset is left to what records the pool's workers).
@@ -61,15 +62,21 @@ def preset_lookalike(name: str, presets: Iterable[str]) -> str | None:
     return None
 
 
+# ASCII characters that pass for letters ("s1m-paper", "5im-paper").
+_ASCII_LOOKALIKES = {"0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t", "|": "il"}
+
+
 def _contains(text: str, target: str) -> bool:
-    """Whether a window of ``text`` as long as ``target`` matches it, each non-ASCII
-    character matching any one character, with most of the window plain ASCII."""
+    """Whether a window of ``text`` as long as ``target`` matches it: each character
+    equal, or an ASCII look-alike of the letter, or outside ASCII (any one letter), with
+    most of the window plain ASCII."""
     width = len(target)
     for start in range(len(text) - width + 1):
         window = text[start : start + width]
         foreign = sum(not c.isascii() for c in window)
         if 2 * foreign < width and all(
-            c == t or not c.isascii() for c, t in zip(window, target, strict=True)
+            c == t or not c.isascii() or t in _ASCII_LOOKALIKES.get(c, "")
+            for c, t in zip(window, target, strict=True)
         ):
             return True
     return False

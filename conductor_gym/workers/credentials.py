@@ -27,7 +27,8 @@ key only when every route passes :func:`check_credentials`:
   refused until it is listed here. Inside an allowed parameter (``extra_body``,
   ``thinking``, ...) no key may name an address or a credential (``*endpoint*``,
   ``*url*``, ``*host*``, ``*proxy*``, ``*_base``, ``base*``, ``*key*``, ``*header*``,
-  ...) and no string may be LiteLLM's environment reference (``"os.environ/NAME"``).
+  ...) or a route (``*fallback*``, ``model_list``, ``*litellm*``, ...), and no string
+  may be LiteLLM's environment reference (``"os.environ/NAME"``).
 
 A worker that names no variable sends no key of the file's choosing: to an ``api_base``
 it sends a placeholder, and a provider model without one lets LiteLLM read that
@@ -157,7 +158,10 @@ _CREDENTIAL_PARAM = re.compile(
     r"(api_?key|key$|secret|passw(or)?d|(^|_)token$|authori[sz]ation|header|cookie|credential)",
     re.I,
 )
+_ROUTING_PARAM = re.compile(r"(fallback|model_list|litellm|provider|callback|mock_)", re.I)
 _ENV_REFERENCE = "os.environ/"
+
+_NESTED_REFUSED = (_REDIRECTING_PARAM, _CREDENTIAL_PARAM, _ROUTING_PARAM)
 
 SAFE_PARAMS: frozenset[str] = frozenset(
     {
@@ -354,8 +358,8 @@ def _param_problem(key: str, value: object) -> str | None:
         if isinstance(item, Mapping):
             for name, inner in item.items():
                 inner_where = f"{where}.{name}"
-                if _REDIRECTING_PARAM.search(str(name)) or _CREDENTIAL_PARAM.search(str(name)):
-                    return f"{inner_where} can name an address or a credential"
+                if any(p.search(str(name)) for p in _NESTED_REFUSED):
+                    return f"{inner_where} can name an address, a credential or a route"
                 stack.append((inner_where, inner))
         elif isinstance(item, list | tuple):
             stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))

@@ -41,6 +41,8 @@ def renamed_preset(tmp_path: Path, name: str) -> Path:
         "sim-paper-v4",
         "official-sim-paper",
         "simpaper",
+        "s1m-paper",
+        "5im-pap3r",
         "paper-constrained-2",
     ],
 )

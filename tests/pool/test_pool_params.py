@@ -79,12 +79,12 @@ def spec(params: dict[str, Any], **options: Any) -> WorkerSpec:
         (
             {"extra_body": {"api_base": ATTACKER}},
             "params.extra_body",
-            "params.extra_body.api_base can name an address or a credential",
+            "params.extra_body.api_base can name an address, a credential or a route",
         ),
         (
             {"extra_body": {"x": {"headers": {"h": "v"}}}},
             "params.extra_body",
-            "params.extra_body.x.headers can name an address or a credential",
+            "params.extra_body.x.headers can name an address, a credential or a route",
         ),
         (
             {"extra_body": {"k": ["os.environ/OPENAI_API_KEY"]}},
@@ -92,9 +92,14 @@ def spec(params: dict[str, Any], **options: Any) -> WorkerSpec:
             "params.extra_body.k[0] is LiteLLM's reference to an environment variable",
         ),
         (
+            {"extra_body": {"fallbacks": [{"model": "m", "api_base": ATTACKER}]}},
+            "params.extra_body",
+            "params.extra_body.fallbacks can name an address, a credential or a route",
+        ),
+        (
             {"thinking": {"type": "enabled", "key": "os.environ/AWS_SECRET_ACCESS_KEY"}},
             "params.thinking",
-            "params.thinking.key can name an address or a credential",
+            "params.thinking.key can name an address, a credential or a route",
         ),
     ],
 )
