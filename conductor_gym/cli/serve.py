@@ -12,11 +12,13 @@ missing ``[serve]`` extra. The bearer token, when wanted, is read from the envir
 variable named by ``--api-key-env`` (default ``CONDUCTOR_GYM_API_KEY``), never from the
 command line, and is never printed.
 
-Before serving it prints what the pool sends where (each worker's key variable -> host);
+Before serving it prints what the pool sends where (each worker's key variable -> host),
+and which workers are simulated (their answers to served questions are placeholders);
 a pool file that would send a key the policy of
 :mod:`conductor_gym.workers.credentials` refuses is exit 2 unless
 ``--trust-pool-credentials`` is given. Connection limits (``--header-timeout``,
-``--keep-alive``, ``--max-connections``) are :class:`~conductor_gym.serve.server.ServerLimits`;
+``--keep-alive``, ``--max-connections``, ``--write-timeout``, ``--max-unread-bytes``)
+are :class:`~conductor_gym.serve.server.ServerLimits`;
 ``--body-timeout``, ``--max-request-bytes`` and ``--max-question-chars`` the app's;
 ``--log-interval`` the logs' rate limit. Binding a non-loopback ``--host`` without a
 token prints a warning to stderr.
@@ -82,6 +84,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="connections open at once; more close the oldest idle one (default 512)",
     )  # fmt: skip
     serve.add_argument(
+        "--write-timeout", type=float, default=10.0, metavar="S",
+        help="seconds a client may leave its responses unread past --max-unread-bytes "
+        "before its connection is dropped (default 10)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--max-unread-bytes", type=int, default=65_536, metavar="N",
+        help="most response bytes held for a client that does not read (default 65536)",
+    )  # fmt: skip
+    serve.add_argument(
         "--log-interval", type=float, default=10.0, metavar="S",
         help="log at most one line per kind of error per this many seconds (default 10)",
     )  # fmt: skip
@@ -94,6 +105,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
         help=f"environment variable holding the bearer token (default {DEFAULT_API_KEY_ENV}; "
         "unset or empty: no authentication)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--private-monitoring", action="store_true",
+        help="/health and /metrics ask for the bearer token too (they name the models and "
+        "the spend; default: open, for probes and scrapers)",
     )  # fmt: skip
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     # the clients give the questions; every other env setting has its flag
@@ -148,16 +164,25 @@ def run_serve(args: argparse.Namespace) -> int:
             max_question_chars=args.max_question_chars,
             body_timeout_s=args.body_timeout,
             log_interval_s=args.log_interval,
+            private_monitoring=args.private_monitoring,
         )
         limits = ServerLimits(
             header_timeout_s=args.header_timeout,
             keep_alive_s=args.keep_alive,
             max_connections=args.max_connections,
+            write_timeout_s=args.write_timeout,
+            max_unread_bytes=args.max_unread_bytes,
         )
     except (ValueError, TypeError) as exc:  # PoolConfigError and CredentialPolicyError too
         print(f"conductor-gym serve: {exc}", file=sys.stderr)
         return 2
     print(format_routes(check_credentials(model.pool.specs, trust=True)), flush=True)
+    if simulated := [s.name for s in model.pool.specs if s.backend == "simulated"]:
+        print(
+            f"note: simulated workers {simulated} cannot answer a question of their own: "
+            "an answer whose final step one of them gives is a placeholder, and says so",
+            flush=True,
+        )
     if (warning := exposure_warning(args.host, api_key)) is not None:
         print(f"conductor-gym serve: WARNING: {warning}", file=sys.stderr, flush=True)
     auth = f"bearer token from ${args.api_key_env}" if api_key else "none"

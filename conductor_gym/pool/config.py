@@ -55,7 +55,9 @@ e.g. ``paper-constrained.toml: workers[2] (name='gpt-5').temperature: Input shou
 greater than or equal to 0``. TOML syntax errors give the line and column.
 
 Presets are the ``*.toml`` files of :data:`PRESET_DIR` (the package folder
-``conductor_gym/pool/presets/``); :func:`load_preset` loads one by its stem.
+``conductor_gym/pool/presets/``); :func:`load_preset` loads one by its stem. A pool file
+loaded from a path may not take a name that imitates a preset's
+(:mod:`conductor_gym.pool.names`), so that its results cannot pass for the preset's.
 
 Imports: this module imports pydantic at import time, so it is itself imported lazily
 (``conductor_gym.pool.pool`` imports it inside ``make_pool``; ``conductor_gym/__init__`` does
@@ -76,6 +78,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.pool.names import check_pool_name
 from conductor_gym.workers.budget import Budget
 
 if TYPE_CHECKING:
@@ -274,7 +277,7 @@ def load_preset(name: str) -> PoolConfig:
     available = preset_names()
     if name not in available:
         raise PoolConfigError([f"unknown pool preset {name!r}; available: {available}"])
-    return _load(PRESET_DIR / f"{name}.toml", label=f"{name}.toml")
+    return _load(PRESET_DIR / f"{name}.toml", label=f"{name}.toml", preset=True)
 
 
 def load_pool_file(path: str | os.PathLike[str]) -> PoolConfig:
@@ -286,11 +289,13 @@ def load_pool_file(path: str | os.PathLike[str]) -> PoolConfig:
             problems are all reported together; the checks that need well-typed values
             (WorkerSpec's own, duplicate names, ``k`` against the number of workers)
             follow once those are fixed, and WorkerSpec reports one problem per worker.
+            A ``name`` that imitates a preset's (:mod:`conductor_gym.pool.names`:
+            ``sim-paper`` with a Cyrillic i (U+0456), ``sim-paper-2026``) is refused.
     """
-    return _load(Path(path), label=os.fspath(path))
+    return _load(Path(path), label=os.fspath(path), preset=False)
 
 
-def _load(path: Path, *, label: str) -> PoolConfig:
+def _load(path: Path, *, label: str, preset: bool) -> PoolConfig:
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_POOL_FILE_BYTES + 1)
@@ -309,6 +314,10 @@ def _load(path: Path, *, label: str) -> PoolConfig:
     except ValidationError as exc:
         lines = [f"{label}: {_where(error['loc'], raw)}: {error['msg']}" for error in exc.errors()]
         raise PoolConfigError(lines) from None
+    if not preset and (
+        problem := check_pool_name(document.name, preset_names(), where=f"{label}: name")
+    ):
+        raise PoolConfigError([problem])
     return _build(document, raw, path=path, label=label)
 
 

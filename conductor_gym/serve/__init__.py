@@ -22,6 +22,7 @@ from conductor_gym.serve.app import (
     create_app,
 )
 from conductor_gym.serve.service import (
+    SIMULATED_NOTE,
     ConductorModel,
     ServedAnswer,
     ServeError,
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_BODY_TIMEOUT_S",
     "DEFAULT_MAX_QUESTION_CHARS",
     "DEFAULT_MAX_REQUEST_BYTES",
+    "SIMULATED_NOTE",
     "ConductorModel",
     "ServeError",
     "ServedAnswer",

@@ -5,7 +5,9 @@ Routes: ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions
 answered with server-sent events once the episode has run), ``GET /health`` (200
 ``{"status": "ok"}`` while the app serves, 503 once it shuts down) and ``GET /metrics``
 (Prometheus's text format: :mod:`conductor_gym.serve.metrics`); the last two need no
-token (probes and scrapers carry none, and neither plays an episode). Every other
+token (probes and scrapers carry none, and neither plays an episode), unless
+``private_monitoring`` is set: they name the models and the spend, so a server reachable
+by others can ask for the token there too. Every other
 response is JSON; every error is OpenAI's
 ``{"error": {"message", "type", "param", "code"}}`` (with a ``conductor`` field of
 details where there are some): 400 a malformed request (the field named; a body that
@@ -159,6 +161,7 @@ def create_app(
     max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
     log_interval_s: float = DEFAULT_LOG_INTERVAL_S,
+    private_monitoring: bool = False,
 ) -> Starlette:
     """The ASGI app serving ``models`` (module docstring for the contract).
 
@@ -172,6 +175,7 @@ def create_app(
             is 413.
         body_timeout_s: Most seconds the body may take to arrive; slower is 408.
         log_interval_s: The logs' rate limit: one line per kind per this many seconds.
+        private_monitoring: ``/health`` and ``/metrics`` ask for ``api_key`` too.
 
     The models are closed when the app shuts down (its lifespan).
     """
@@ -186,6 +190,11 @@ def create_app(
         raise ValueError(f"log_interval_s must be a number >= 0, got {log_interval_s!r}")
     if api_key is not None and not api_key:
         raise ValueError("api_key must be a non-empty string or None")
+    if private_monitoring and api_key is None:
+        raise ValueError(
+            "private_monitoring needs an api_key (conductor-gym serve: set the variable "
+            "named by --api-key-env)"
+        )
     by_name = {m.name: m for m in models}
     if not by_name:
         raise ValueError("create_app needs at least one ConductorModel")
@@ -317,10 +326,14 @@ def create_app(
         return endpoint
 
     async def health_endpoint(request: Request) -> Response:
+        if private_monitoring:
+            authorize(request)
         body = {"status": "ok" if serving else "shutting_down", "models": sorted(by_name)}
         return JSONResponse(body, status_code=200 if serving else 503)
 
     async def metrics_endpoint(request: Request) -> Response:
+        if private_monitoring:
+            authorize(request)
         metrics.waiting = admission.waiting
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 

@@ -56,8 +56,7 @@ class RateLimitedLog(logging.Filter):
         if key is not None:
             return ("key", record.name, key)
         if record.name == "uvicorn.access":
-            args = record.args
-            status = args[4] if isinstance(args, tuple) and len(args) == 5 else None
+            status = record.args[4] if _is_access(record) else None  # type: ignore[index]
             if isinstance(status, int) and status >= 400:
                 return ("access", status)
             return None
@@ -82,12 +81,32 @@ class RateLimitedLog(logging.Filter):
             suppressed = kind.suppressed if kind is not None else 0
             self._kinds[key] = _Kind(since=now)
         if suppressed:
-            record.msg = (
-                f"{record.getMessage()} [{suppressed} more like this suppressed "
-                f"in {self.interval_s:g} s]"
-            )
-            record.args = None
+            _note(record, f"[{suppressed} more like this suppressed in {self.interval_s:g} s]")
         return True
+
+
+def _note(record: logging.LogRecord, note: str) -> None:
+    """Add ``note`` to ``record`` so that any formatter shows it and none breaks.
+
+    The record's ``args`` are kept as they are: a formatter may read them rather than the
+    message (uvicorn's access formatter unpacks its five and ignores ``msg``; replacing
+    them made it raise, and print ``--- Logging error ---`` with a traceback). So an
+    access record gets the note after its client address, which every formatter of it
+    shows; any other gets it at the end of its message, ``%`` escaped for its ``args``.
+    """
+    if _is_access(record):
+        client, *rest = record.args  # type: ignore[misc]
+        record.args = (f"{client} {note}", *rest)
+    elif record.args:
+        record.msg = f"{record.msg} {note.replace('%', '%%')}"
+    else:
+        record.msg = f"{record.msg} {note}"
+
+
+def _is_access(record: logging.LogRecord) -> bool:
+    """A uvicorn access-log record: ``(client, method, path, http_version, status)``."""
+    args = record.args
+    return record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5
 
 
 def limit_logs(names: Iterable[str], interval_s: float = DEFAULT_LOG_INTERVAL_S) -> None:

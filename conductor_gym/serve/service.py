@@ -12,7 +12,13 @@ one episode of :class:`~conductor_gym.core.env.ConductorEnv` on the question:
   requests share ``act_batch`` calls, and each request's conductor tokens and cost
   are attributed to it exactly as in an evaluation;
 * the pool executes each plan; the answer is the final step's response of the last
-  round that ran (a stop, three empty lists, keeps the previous round's answer).
+  round that ran (a stop, three empty lists, keeps the previous round's answer);
+* a simulated worker cannot answer a served question: it models how often a real model
+  is right on a benchmark task whose answer it is given, and a served question has
+  none, so what it writes (``Final answer: \\boxed{}``, or no answer) is a placeholder.
+  When the final step's worker is simulated, the answer says so after the response
+  (:data:`SIMULATED_NOTE`), and :attr:`ServedAnswer.simulated` is true (the response's
+  ``conductor.simulated``).
 
 ``seed`` fixes the episode as ``env.reset(seed=...)`` does (the worker draw and every
 simulated outcome; with a conductor that depends only on its input, the whole answer).
@@ -61,6 +67,7 @@ from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
     "SERVED_GRADER",
+    "SIMULATED_NOTE",
     "ConductorModel",
     "ServeError",
     "ServedAnswer",
@@ -70,6 +77,16 @@ __all__ = [
 
 SERVED_GRADER = "served"
 """The grader of a served question: it has no reference, so nothing is judged."""
+
+SIMULATED_NOTE = (
+    "[conductor-gym: this answer is a placeholder from the simulated worker {worker!r}"
+    "{of_pool}. Simulated workers reproduce how often real models are right on "
+    "benchmark tasks with known answers; they cannot answer a question of their own. "
+    "Serve a pool of real models (backend litellm, hf or vllm) for real answers.]"
+)
+"""What follows the response when the final step's worker is simulated (module
+docstring); ``{worker}`` is the worker's name, ``{of_pool}`` `` of pool 'NAME'`` when the
+pool has a name."""
 
 _RESERVED_ENV_ARGUMENTS = ("tasks", "task_options")
 
@@ -232,12 +249,15 @@ class ServedAnswer:
     """The answer to one question, with everything that produced it.
 
     Attributes:
-        content: The final step's response (the assistant message).
+        content: The final step's response (the assistant message), followed by
+            :data:`SIMULATED_NOTE` when that step's worker is simulated.
         conductor: The conductor's tokens and cost (every round).
         workers: The workers' tokens and cost (every call, retries included).
         seed: The episode's reset seed.
         completions: The conductor's completion of each round.
         info: The env's final ``info`` (``rounds``, ``pool``, ``worker_calls``, ...).
+        simulated: Whether the final step's worker is simulated (its answer is a
+            placeholder).
     """
 
     content: str
@@ -246,6 +266,7 @@ class ServedAnswer:
     seed: int
     completions: tuple[str, ...]
     info: StepInfo = field(repr=False)
+    simulated: bool = False
 
     @property
     def usage(self) -> TokenUsage:
@@ -269,6 +290,7 @@ class ServedAnswer:
             "latency_s": float(self.info["latency_s"]),
             "cost_usd": self.usage.cost_usd,
             "usage": {"conductor": self.conductor.to_dict(), "workers": self.workers.to_dict()},
+            "simulated": self.simulated,
         }
 
 
@@ -311,6 +333,7 @@ class ConductorModel:
         self.spec = agent if isinstance(agent, str) else _agent_label(self.agent, agent)
         self.config, _ = run_config(self.agent, config, settings)
         self.pool = self.config.build_pool()
+        self._simulated = frozenset(s.name for s in self.pool.specs if s.backend == "simulated")
         self._episodes = self.config.replace(
             pool=self.pool, k=None, shuffle_workers=None, cache=None
         )
@@ -363,13 +386,21 @@ class ConductorModel:
         if info["outcome"] == "error":
             raise _episode_failure(info["error"] or {}, spent)
         traces = [r.trace for r in info["rounds"] if r.trace is not None and r.trace.steps]
+        content = traces[-1].final_response or ""
+        last = traces[-1].steps[-1].worker
+        simulated = last in self._simulated
+        if simulated:
+            of_pool = f" of pool {self.pool.name!r}" if self.pool.name else ""
+            note = SIMULATED_NOTE.format(worker=last, of_pool=of_pool)
+            content = f"{content}\n\n{note}" if content else note
         return ServedAnswer(
-            content=traces[-1].final_response or "",
+            content=content,
             conductor=conductor,
             workers=workers,
             seed=seed,
             completions=tuple(completions),
             info=info,
+            simulated=simulated,
         )
 
     def close(self) -> None:

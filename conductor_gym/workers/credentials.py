@@ -17,8 +17,18 @@ key only when every route passes :func:`check_credentials`:
   ``anthropic/...`` model is refused);
 * an ``api_base`` must be a plain ``http(s)://host[:port][/path]`` URL (no user info,
   query or backslash: what this module reads as the host is what the client connects to);
-* no ``params`` name that can redirect a call (``*endpoint*``, ``*url*``, ``*host*``,
-  ``*proxy*``, ``*_base``), since ``params`` go to LiteLLM with the call.
+* ``params`` only from :data:`SAFE_PARAMS`: the sampling, reasoning and request-body
+  parameters, which shape the answer and nothing else. ``params`` go to LiteLLM with the
+  call, and many of the arguments LiteLLM takes route it: ``fallbacks`` (models, each
+  with its own ``api_base``, tried when the call fails: the provider's key from the
+  environment goes with them), ``model_list``, ``context_window_fallback_dict``,
+  ``litellm_params``, ``custom_llm_provider``, callbacks, ``mock_response``, and more in
+  each release. An allow-list, not a deny-list: a parameter LiteLLM adds later is
+  refused until it is listed here. Inside an allowed parameter (``extra_body``,
+  ``thinking``, ...) no key may name an address or a credential (``*endpoint*``,
+  ``*url*``, ``*host*``, ``*proxy*``, ``*_base``, ``base*``, ``*key*``, ``*header*``,
+  ...) or a route (``*fallback*``, ``model_list``, ``*litellm*``, ...), and no string
+  may be LiteLLM's environment reference (``"os.environ/NAME"``).
 
 A worker that names no variable sends no key of the file's choosing: to an ``api_base``
 it sends a placeholder, and a provider model without one lets LiteLLM read that
@@ -64,6 +74,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROVIDERS",
+    "SAFE_PARAMS",
     "CredentialPolicyError",
     "CredentialRoute",
     "Provider",
@@ -143,6 +154,29 @@ _URL = re.compile(
     r"(?::(?P<port>\d{1,5}))?(?P<path>/[^\s\\@?#]*)?$"
 )
 _REDIRECTING_PARAM = re.compile(r"(endpoint|url|host|proxy|_base$|^base)", re.I)
+_CREDENTIAL_PARAM = re.compile(
+    r"(api_?key|key$|secret|passw(or)?d|(^|_)token$|authori[sz]ation|header|cookie|credential)",
+    re.I,
+)
+_ROUTING_PARAM = re.compile(r"(fallback|model_list|litellm|provider|callback|mock_)", re.I)
+_ENV_REFERENCE = "os.environ/"
+
+_NESTED_REFUSED = (_REDIRECTING_PARAM, _CREDENTIAL_PARAM, _ROUTING_PARAM)
+
+SAFE_PARAMS: frozenset[str] = frozenset(
+    {
+        # sampling
+        "top_p", "top_k", "min_p", "stop", "presence_penalty", "frequency_penalty",
+        "repetition_penalty", "logit_bias", "logprobs", "top_logprobs",
+        "max_completion_tokens",
+        # reasoning
+        "reasoning_effort", "thinking", "verbosity",
+        # the answer's format and the request's body (sent to the worker's own address)
+        "response_format", "extra_body", "user",
+    }
+)  # fmt: skip
+"""The LiteLLM call parameters a pool file's ``params`` may set without being trusted
+(module docstring); any other is refused unless the file is trusted."""
 
 
 class CredentialPolicyError(ConfigurationError):
@@ -282,16 +316,11 @@ def credential_routes(spec: WorkerSpec) -> tuple[CredentialRoute, ...]:
 
     worker = make_litellm_worker(spec)
     routes: list[CredentialRoute] = []
-    for key in sorted(k for k in spec.params if _REDIRECTING_PARAM.search(k)):
-        routes.append(
-            CredentialRoute(
-                spec.name,
-                f"params.{key}",
-                None,
-                repr(spec.params[key]),
-                f"params.{key} can redirect the call and its credentials",
-            )
-        )
+    for key in sorted(spec.params):
+        if (problem := _param_problem(key, spec.params[key])) is not None:
+            shown = repr(spec.params[key])
+            shown = shown if len(shown) <= 200 else shown[:197] + "..."
+            routes.append(CredentialRoute(spec.name, f"params.{key}", None, shown, problem))
     top = "backend_options.api_key_env"
     targets: list[tuple[str, str | None, str | None, str]] = []
     if worker.deployments:
@@ -311,6 +340,35 @@ def credential_routes(spec: WorkerSpec) -> tuple[CredentialRoute, ...]:
         destination, problem = _judge(variable, api_base, model)
         routes.append(CredentialRoute(spec.name, field, variable, destination, problem))
     return tuple(routes)
+
+
+def _param_problem(key: str, value: object) -> str | None:
+    """Why a pool file may not set ``params[key] = value`` untrusted, or ``None``."""
+    if key not in SAFE_PARAMS:
+        what = (
+            "can redirect the call and its credentials"
+            if _REDIRECTING_PARAM.search(key)
+            else "not a sampling, reasoning or request-body parameter: LiteLLM may route "
+            "the call (and send its credentials) by it"
+        )
+        return f"{what}; a pool file may set only {', '.join(sorted(SAFE_PARAMS))}"
+    stack: list[tuple[str, object]] = [(f"params.{key}", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, Mapping):
+            for name, inner in item.items():
+                inner_where = f"{where}.{name}"
+                if any(p.search(str(name)) for p in _NESTED_REFUSED):
+                    return f"{inner_where} can name an address, a credential or a route"
+                stack.append((inner_where, inner))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
+        elif isinstance(item, str) and item.strip().startswith(_ENV_REFERENCE):
+            return (
+                f"{where} is LiteLLM's reference to an environment variable "
+                f"({item.strip()!r}), which LiteLLM may read and send"
+            )
+    return None
 
 
 def check_credentials(

@@ -5,6 +5,9 @@
 ``"hosted_vllm/Qwen/Qwen3-32B"``, or ``"openai/<anything>"`` with an ``api_base``.
 ``params`` are passed on every call (LiteLLM maps them to each provider); the call's
 ``max_tokens``, ``temperature`` and ``seed`` come from the pool entry and the episode.
+A pool file's ``params`` are limited to the sampling, reasoning and request-body
+parameters of :data:`conductor_gym.workers.credentials.SAFE_PARAMS` unless it is trusted
+(LiteLLM's ``fallbacks``, ``model_list`` and the like would route the call elsewhere).
 
 Reasoning budgets, as a pool file writes them (what LiteLLM 1.110 sends is in brackets)::
 

@@ -83,7 +83,10 @@ def test_an_answer_is_the_last_step_with_usage_plan_and_trace(client: Any) -> No
     extension = completion.model_extra["conductor"]
     steps = extension["rounds"][0]["trace"]["steps"]
     assert [s["worker"] for s in steps] == ["gemini-2.5-pro", "claude-sonnet-4"]
-    assert choice.message.content == steps[-1]["response"]
+    # The final step's response, then the word that a simulated worker gave it.
+    note = serve.SIMULATED_NOTE.format(worker="claude-sonnet-4", of_pool=" of pool 'sim-paper'")
+    assert choice.message.content == f"{steps[-1]['response']}\n\n{note}"
+    assert extension["simulated"] is True
     assert QUESTION in steps[0]["messages"][0]["content"]  # the last user message
     assert "ignored by the conductor" not in json.dumps(extension)
     assert extension["plan"] == {
@@ -123,7 +126,8 @@ def test_recursion_keeps_the_previous_answer_when_the_conductor_stops(client: An
         "model_id": [], "subtasks": [], "access_list": []
     }  # fmt: skip
     assert rounds[1]["trace"] is None and "Keep it." in rounds[1]["completion"]
-    assert completion.choices[0].message.content == rounds[0]["trace"]["final_response"]
+    content = completion.choices[0].message.content
+    assert content.startswith(rounds[0]["trace"]["final_response"] + "\n\n[conductor-gym:")
 
 
 def _error(excinfo: pytest.ExceptionInfo[Any]) -> dict[str, Any]:
