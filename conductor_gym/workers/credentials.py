@@ -36,7 +36,9 @@ provider's own variable for that provider's own address. Both are listed as rout
 pass. Anything else raises :class:`CredentialPolicyError` naming the field, unless the
 caller trusts the file (``trust=True``; ``make_pool(..., trust_credentials=True)``; the
 CLI's ``--trust-pool-credentials``). Specs built in code are the user's own and are not
-checked unless passed here. Other backends send no credential and have no routes.
+checked unless passed here. Other backends send no credential; their one refused route
+is ``trust_remote_code`` set anywhere in ``backend_options`` (vLLM's ``engine_kwargs``,
+transformers' ``model_kwargs``): it runs the model repository's code on this machine.
 
 Providers (variable -> hosts; the model prefixes whose default address they are):
 
@@ -311,7 +313,7 @@ def credential_routes(spec: WorkerSpec) -> tuple[CredentialRoute, ...]:
         ValueError: the LiteLLM backend options are malformed (naming the option).
     """
     if spec.backend != "litellm":
-        return ()
+        return _remote_code_routes(spec)
     from conductor_gym.workers.litellm import make_litellm_worker
 
     worker = make_litellm_worker(spec)
@@ -339,6 +341,30 @@ def credential_routes(spec: WorkerSpec) -> tuple[CredentialRoute, ...]:
             continue
         destination, problem = _judge(variable, api_base, model)
         routes.append(CredentialRoute(spec.name, field, variable, destination, problem))
+    return tuple(routes)
+
+
+def _remote_code_routes(spec: WorkerSpec) -> tuple[CredentialRoute, ...]:
+    """A local backend's options that would run code from the model's repository
+    (``trust_remote_code`` set anywhere in ``backend_options``, e.g. vLLM's
+    ``engine_kwargs``): refused from an untrusted pool file like a credential route."""
+    stack: list[tuple[str, object]] = [("backend_options", spec.backend_options)]
+    routes: list[CredentialRoute] = []
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, Mapping):
+            for name, inner in item.items():
+                if str(name) == "trust_remote_code" and inner:
+                    problem = (
+                        "runs code from the model's repository on this machine, which a pool "
+                        "file may not ask for"
+                    )
+                    routes.append(
+                        CredentialRoute(spec.name, f"{where}.{name}", None, repr(inner), problem)
+                    )
+                stack.append((f"{where}.{name}", inner))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
     return tuple(routes)
 
 

@@ -240,3 +240,22 @@ def test_fallbacks_and_model_list_never_carry_the_key_off_untrusted(tmp_path: Pa
         assert "--trust-pool-credentials" in refused["outcome"]
         # Trusted, LiteLLM's real path does send the key there: the refusal is what holds.
         assert trusted["outcome"] == "played" and f"Bearer {SECRET}" in trusted["seen"]
+
+
+@pytest.mark.parametrize(
+    ("backend", "options", "field"),
+    [
+        ("vllm", {"engine_kwargs": {"trust_remote_code": True}}, "engine_kwargs.trust_remote_code"),
+        ("hf", {"model_kwargs": {"trust_remote_code": 1}}, "model_kwargs.trust_remote_code"),
+    ],
+)
+def test_a_local_backend_may_not_run_the_models_code_untrusted(
+    backend: str, options: dict[str, Any], field: str
+) -> None:
+    local = WorkerSpec("local", backend=backend, model="org/model", backend_options=options)
+    with pytest.raises(CredentialPolicyError, match="runs code from the model's repository") as e:
+        check_credentials([local], source="pool.toml")
+    assert e.value.field == f"workers[0] (name='local').backend_options.{field}"
+    assert check_credentials([local], trust=True)  # the user's own choice when trusted
+    safe = WorkerSpec("local", backend=backend, model="org/model", backend_options={})
+    assert check_credentials([safe]) == ()
