@@ -18,6 +18,7 @@ and prints four Markdown tables:
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -91,10 +92,8 @@ def math_format_counts(
         right = 0
         for reference in references:
             response = template.format(answer=reference)
-            try:
+            with contextlib.suppress(GraderError):
                 right += grade("math", response, reference).correct
-            except GraderError:
-                pass
         rows.append((name, right, len(references)))
     return rows
 
@@ -173,9 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"- {case.grader} [{case.peer}] expect {case.expect}, got "
                     f"{outcome.correct}: {case.response!r} vs {case.reference!r}: {outcome.reason}"
                 )
-        for case, ok in code_outcomes():
+        for layout, ok in code_outcomes():
             if not ok:
-                print(f"- code [{case.layout}]: not the intended program")
+                print(f"- code [{layout.layout}]: not the intended program")
     return 0
 
 

@@ -44,14 +44,23 @@ _ANCHOR = re.compile(
     r"(?:(?i:option|choice)\s+)?(?:\*\*)?"
     r"(?P<open>[(\[])?(?P<letter>[A-Z])(?P<close>[)\]])?(?:\*\*)?(?![\w'])"
 )
-# A verdict on an option ("option C is correct", "C is the correct answer") or a choice
-# ("I choose C", "I'll go with (C)").
-_VERDICT = re.compile(
-    r"(?:\b(?i:option|choice)\s+)?[(\[]?(?P<letter>\b[A-Z])[)\]]?\s+(?i:is)\s+"
-    r"(?:(?i:the)\s+)?(?i:correct|right|best)\b"
-    r"|\b(?:I|I'll|I\s+will|I\s+would|we)\s+(?i:choose|pick|select|go\s+with)\s+"
-    r"(?:(?i:option|choice)\s+)?[(\[]?(?P<chosen>[A-Z])\b[)\]]?"
+# A verdict on an option ("option C is correct", "C is the correct answer": the phrase is
+# found first, then the letter just before it) or a choice ("I choose C", "I'll go with C").
+_VERDICT = re.compile(r"\b(?i:is\s+(?:the\s+)?(?:correct|right|best))\b")
+_VERDICT_LETTER = re.compile(r"(?<![\w'])[(\[]?([A-Z])[)\]]?\s+\Z")
+_CHOICE_MADE = re.compile(
+    r"\b(?:I|I'll|I\s+will|I\s+would|[Ww]e)\s+(?i:choose|pick|select|go\s+with)\s+"
+    r"(?:(?i:option|choice)\s+)?[(\[]?(?P<letter>[A-Z])\b[)\]]?"
 )
+# Cheap substring tests that let most responses skip the two patterns above.
+_VERDICT_WORDS = ("correct", "right", "best")
+_CHOICE_WORDS = ("choose", "pick", "select", "go with")
+
+
+def _has_any(lowered: str, words: tuple[str, ...]) -> bool:
+    return any(word in lowered for word in words)
+
+
 _WRAPPED_LETTER = re.compile(
     r"\\(?:textbf|text|mathbf|mathrm|textit|emph)\s*\{\s*(\(?[A-Z]\)?)\s*\}"
 )
@@ -107,9 +116,16 @@ def _candidates(response: str) -> list[tuple[int, str, str, bool]]:
         bracketed = match["open"] is not None or match["close"] is not None
         if bracketed or _stands_alone(response, match.end()):
             found.append((match.start("letter"), match["letter"], "anchored", True))
-    for match in _VERDICT.finditer(response):
-        group = "letter" if match["letter"] is not None else "chosen"
-        found.append((match.start(group), match[group], "verdict", True))
+    lowered = response.lower()
+    verdicts = _VERDICT.finditer(response) if _has_any(lowered, _VERDICT_WORDS) else ()
+    choices = _CHOICE_MADE.finditer(response) if _has_any(lowered, _CHOICE_WORDS) else ()
+    for match in verdicts:
+        window = max(match.start() - 12, 0)
+        letter = _VERDICT_LETTER.search(response, window, match.start())
+        if letter is not None:
+            found.append((letter.start(1), letter[1], "verdict", True))
+    for match in choices:
+        found.append((match.start("letter"), match["letter"], "verdict", True))
     last_line = response.rstrip().rfind("\n") + 1
     for match in _LINE.finditer(response):
         found.append(

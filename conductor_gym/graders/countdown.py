@@ -11,9 +11,9 @@ The expression is found as reasoning-gym's countdown and TinyZero read it, read 
 ("Answer: ..."; :func:`~conductor_gym.graders.extract.final_answer`); else a bare final
 line that is an arithmetic expression (only digits, operators, parentheses, spaces and
 an optional ``= value``). As in reasoning-gym, each given number may be used at most as
-often as it is listed; unlike TinyZero, not every number has to be used. ``\times``, ``\cdot``, ``\div``, their Unicode
-signs, ``\frac{a}{b}``, LaTeX ``\left( \right)`` and braces used as parentheses are
-rewritten to Python operators, and a trailing ``= <value>`` is dropped (only the
+often as it is listed; unlike TinyZero, not every number has to be used.
+``\times``, ``\cdot``, ``\div``, their Unicode signs, ``\frac{a}{b}``, LaTeX
+``\left( \right)`` and braces used as parentheses are rewritten to Python operators, and a trailing ``= <value>`` is dropped (only the
 left-hand side is judged). It is parsed with :func:`ast.parse` in ``eval`` mode and
 evaluated by walking the tree here, never by ``eval``: only integer literals, binary
 ``+ - * /``, unary minus and parentheses are allowed, and arithmetic is exact

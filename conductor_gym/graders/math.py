@@ -230,7 +230,7 @@ def _parse_gold(reference: str, parse_timeout: int) -> tuple[Any, ...]:
 
 def _finite(parsed: tuple[Any, ...]) -> bool:
     """Whether no parsed value is undefined (``zoo``, ``nan``): ``12:00`` parses as 12/0."""
-    import sympy
+    import sympy  # type: ignore[import-untyped]
 
     return not any(
         isinstance(item, sympy.Basic) and item.has(sympy.zoo, sympy.nan) for item in parsed

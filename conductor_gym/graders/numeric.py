@@ -24,7 +24,8 @@ involved anywhere. Number formats: a comma followed by groups of exactly three d
 after a leading 1-9 group is a thousands separator (``1,234`` is 1234, the English
 convention Math-Verify also follows); any other comma in a whole answer is a decimal
 comma (``0,111`` is 0.111, ``1,22`` is 1.22); groups of three digits separated by spaces,
-``\,`` or ``{,}`` are one number (``1 000``, ``1\,000``, ``1{,}000``). A response with no number is wrong with ``extracted=None``.
+``\,`` or ``{,}`` are one number (``1 000``, ``1\,000``, ``1{,}000``).
+A response with no number is wrong with ``extracted=None``.
 """
 
 from __future__ import annotations
@@ -146,8 +147,8 @@ def extract_number(response: str) -> NumericAnswer | None:
     response = strip_reasoning(response)
     found_boxes = boxes(response)
     later = superseding_anchor(response, found_boxes[-1][1]) if found_boxes else None
-    if later is not None and (number := _number_in(later)) is not None:
-        return NumericAnswer(number[0], number[1], "anchored")
+    if later is not None and (revised := _number_in(later)) is not None:
+        return NumericAnswer(revised[0], revised[1], "anchored")
     if found_boxes:
         boxed = found_boxes[-1][2]
         found = _number_in(boxed)

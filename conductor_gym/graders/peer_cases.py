@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CODE_CASES", "CASES", "Case", "CodeCase", "MATH_REFERENCES", "MATH_FORMATS"]
+__all__ = ["CASES", "CODE_CASES", "MATH_FORMATS", "MATH_REFERENCES", "Case", "CodeCase"]
 
 
 @dataclass(frozen=True)
