@@ -5,24 +5,26 @@ list of integers the expression may use, each at most as often as it is listed (
 need be used); a malformed reference or missing numbers raise
 :class:`~conductor_gym.graders.base.GraderError`.
 
-The expression is found as reasoning-gym's countdown and TinyZero read it, read after any
-``</think>``: the content of the last ``<answer>...</answer>`` tag, or of the last
+The expression is found as reasoning-gym's countdown and TinyZero read it, read after
+any ``</think>``: the content of the last ``<answer>...</answer>`` tag, or of the last
 ``\boxed{...}``, whichever ends later; else the value after the last anchored phrase
 ("Answer: ..."; :func:`~conductor_gym.graders.extract.final_answer`); else a bare final
 line that is an arithmetic expression (only digits, operators, parentheses, spaces and
-an optional ``= value``). As in reasoning-gym, each given number may be used at most as
-often as it is listed; unlike TinyZero, not every number has to be used.
-``\times``, ``\cdot``, ``\div``, their Unicode signs, ``\frac{a}{b}``, LaTeX
-``\left( \right)`` and braces used as parentheses are rewritten to Python operators, and a trailing ``= <value>`` is dropped (only the
-left-hand side is judged). It is parsed with :func:`ast.parse` in ``eval`` mode and
-evaluated by walking the tree here, never by ``eval``: only integer literals, binary
-``+ - * /``, unary minus and parentheses are allowed, and arithmetic is exact
+an optional ``= value``). Numbers: each given number may be used at most as often as it
+is listed, and not every number has to be used (the task's own rule). Peers differ here:
+TinyZero requires every number exactly once, reasoning-gym's scorer only that each
+number used is among those given (reuse allowed) and truncates the value to an integer;
+we are exact and stricter than reasoning-gym on reuse. ``\times``, ``\cdot``, ``\div``,
+their Unicode signs, ``\frac{a}{b}``, LaTeX ``\left( \right)`` and braces used as
+parentheses are rewritten to Python operators, and a trailing ``= <value>`` is dropped
+(only the left-hand side is judged). It is parsed with :func:`ast.parse` in ``eval``
+mode and evaluated by walking the tree here, never by ``eval``: only integer literals,
+binary ``+ - * /``, unary minus and parentheses are allowed, and arithmetic is exact
 (:class:`fractions.Fraction`, so intermediate fractions are fine, e.g. ``(1 / 3) * 3``).
 Expressions longer than :data:`MAX_EXPRESSION_CHARS` are rejected unparsed, which bounds
 the work to microseconds. The ``reason`` names what failed: no expression, syntax, a
 forbidden construct, a number used too often or not given, division by zero, or the
-value. Numbers are checked before the value is computed.
-"""
+value. Numbers are checked before the value is computed."""
 
 from __future__ import annotations
 

@@ -335,7 +335,8 @@ COUNTDOWN_CASES: list[Case] = [
         "<answer>25 * 4 - 5 * 4</answer>",
         80,
         False,
-        "4 is given once and used twice",
+        "4 is given once and used twice: each number may be used as often as listed "
+        "(TinyZero agrees; reasoning-gym's scorer would allow the reuse)",
     ),
     _countdown("reasoning-gym", "<answer>80</answer>", 80, False, "80 is not a given number"),
     _countdown(

@@ -86,3 +86,11 @@ def test_the_report_prints_every_table(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     for name in ("graders", "peers", "formats", "code"):
         assert f"## {name}" in out
+
+
+def test_an_example_tail_that_writes_into_what_the_solution_reads_is_kept() -> None:
+    code = (
+        "class Box:\n    pass\n\nbox = Box()\n\ndef task_func():\n    return box.value\n\n"
+        "box.value = 3\nprint(task_func())\n"
+    )
+    assert extract_code(f"```python\n{code}```", entry_point="task_func") == code

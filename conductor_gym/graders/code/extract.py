@@ -11,7 +11,8 @@ point known (``unittest`` tasks' ``entry_point``, ``call`` tasks' ``fn_name``):
    usage", tests) or show output never replace it;
 2. example usage at the end of that block is dropped: a trailing run of top-level
    statements after the last definition, when it is a ``__main__`` guard or calls the
-   entry point and assigns nothing the definitions use;
+   entry point, and writes nothing the definitions read (no ``x = ...``, ``x.attr =
+   ...`` or ``x[k] = ...`` of a name they use);
 3. with no fenced block at all, the unfenced code chunk around ``def name`` (its
    imports before it, its body and further definitions after it, up to the prose).
 
@@ -136,6 +137,21 @@ def _free_names(definition: ast.stmt) -> set[str]:
     return loaded - bound
 
 
+def _written_names(statement: ast.stmt) -> set[str]:
+    """Names ``statement`` rebinds or writes into (``x = ...``, ``x.attr = ...``,
+    ``x[0] = ...``): the root name of every store target."""
+    written: set[str] = set()
+    for node in ast.walk(statement):
+        target: ast.AST = node
+        if not isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+            continue
+        while isinstance(target, ast.Attribute | ast.Subscript | ast.Starred):
+            target = target.value
+        if isinstance(target, ast.Name):
+            written.add(target.id)
+    return written
+
+
 def _drop_example_tail(code: str, name: str) -> str:
     """``code`` without the example usage after its last definition (see the module
     docstring, rule 2); unchanged when it does not parse or has no such tail."""
@@ -151,12 +167,7 @@ def _drop_example_tail(code: str, name: str) -> str:
     if last_definition < 0 or not tail:
         return code
     used = set().union(*(_free_names(definition) for definition in body[: last_definition + 1]))
-    assigned = {
-        node.id
-        for statement in tail
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
+    assigned = {name for statement in tail for name in _written_names(statement)}
     names_called = {
         node.id for statement in tail for node in ast.walk(statement) if isinstance(node, ast.Name)
     }
