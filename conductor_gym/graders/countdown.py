@@ -8,7 +8,7 @@ need be used); a malformed reference or missing numbers raise
 The expression is found as reasoning-gym's countdown and TinyZero read it, read after
 any ``</think>``: the content of the last ``<answer>...</answer>`` tag, or of the last
 ``\boxed{...}``, whichever ends later; else the value after the last anchored phrase
-("Answer: ..."; :func:`~conductor_gym.graders.extract.final_answer`); else a bare final
+("Answer: ..."; :func:`~conductor_gym.graders.extract.graded_answer`); else a bare final
 line that is an arithmetic expression (only digits, operators, parentheses, spaces and
 an optional ``= value``). Numbers: each given number may be used at most as often as it
 is listed, and not every number has to be used (the task's own rule). Peers differ here:
@@ -36,7 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 from conductor_gym.graders.base import Grade, GraderError, register_grader
-from conductor_gym.graders.extract import boxes, final_answer, strip_reasoning
+from conductor_gym.graders.extract import boxes, graded_answer, strip_reasoning
 
 __all__ = [
     "MAX_EXPRESSION_CHARS",
@@ -122,7 +122,7 @@ def extract_expression(response: str) -> tuple[str, str] | None:
     if tags and (not boxed or tags[-1].end() >= boxed[-1][1]):
         found = tags[-1][1], "answer tag"
     else:
-        found = final_answer(response)
+        found = graded_answer(response)
     if found is None:
         bare = _bare_final_line(response)
         found = (bare, "final line") if bare is not None else None

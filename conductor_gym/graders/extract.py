@@ -19,8 +19,12 @@ well formed (a number, an option letter, an expression) is the grader's job.
   brackets. :func:`anchored_answers` applies it.
 * :func:`strip_reasoning` drops an R1-style ``<think>...</think>`` block: peers grade only
   what follows the reasoning.
-* :func:`final_answer` applies the usual priority (the last box, unless a final-answer
-  phrase follows it; else the last anchored phrase) and says which rule matched.
+* :func:`graded_answer` is what the graders read: after any ``</think>``, the last box
+  unless a strong final-answer phrase follows it, else the last anchored phrase (cut);
+  it says which rule matched.
+* :func:`final_answer` is the earlier, simpler reading (the last box, else the last
+  anchored phrase, uncut) that the simulator's perception is calibrated on
+  (:mod:`conductor_gym.sim.context`); graders do not use it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ __all__ = [
     "clean_answer",
     "cut_prose",
     "final_answer",
+    "graded_answer",
     "last_anchored",
     "last_boxed",
     "strip_reasoning",
@@ -151,13 +156,13 @@ def _line_at(text: str, start: int) -> str:
     return text[start:] if end < 0 else text[start:end]
 
 
-def anchored_answers(text: str) -> list[tuple[int, str]]:
+def anchored_answers(text: str, *, cut: bool = True) -> list[tuple[int, str]]:
     """What follows each anchored final-answer phrase, as ``(start, cleaned value)``.
 
     The value is the rest of the line after the phrase (or the next non-empty line when
     the phrase ends its line, as in ``**Answer:**`` followed by the answer below it), cut
-    where prose follows it (:func:`cut_prose`) and passed through :func:`clean_answer`.
-    Empty values are dropped.
+    where prose follows it (:func:`cut_prose`; not with ``cut=False``) and passed through
+    :func:`clean_answer`. Empty values are dropped.
     """
     found: list[tuple[int, str]] = []
     for match in _ANCHOR.finditer(text):
@@ -165,7 +170,7 @@ def anchored_answers(text: str) -> list[tuple[int, str]]:
         if not line.strip():
             nonblank = _NONBLANK.search(text, match.end())
             line = _line_at(text, nonblank.start()) if nonblank else ""
-        value = clean_answer(cut_prose(line))
+        value = clean_answer(cut_prose(line) if cut else line)
         if value:
             found.append((match.start(), value))
     return found
@@ -247,11 +252,11 @@ def last_anchored(text: str) -> str | None:
     return answers[-1][1] if answers else None
 
 
-def final_answer(text: str) -> tuple[str, str] | None:
-    r"""``(answer, rule)`` by priority, in the text after any ``</think>``: the last
-    ``\boxed{}`` (rule ``"boxed"``) unless a strong final-answer phrase follows it
-    (:func:`superseding_anchor`, rule ``"anchored"``), else the last anchored phrase
-    (rule ``"anchored"``); ``None`` when neither is present."""
+def graded_answer(text: str) -> tuple[str, str] | None:
+    r"""``(answer, rule)`` as the graders read it, in the text after any ``</think>``: the
+    last ``\boxed{}`` (rule ``"boxed"``) unless a strong final-answer phrase follows it
+    (:func:`superseding_anchor`, rule ``"anchored"``), else the last anchored phrase, cut
+    where prose follows it (rule ``"anchored"``); ``None`` when neither is present."""
     text = strip_reasoning(text)
     found = boxes(text)
     if found:
@@ -262,4 +267,20 @@ def final_answer(text: str) -> tuple[str, str] | None:
     anchored = last_anchored(text)
     if anchored is not None:
         return anchored, "anchored"
+    return None
+
+
+def final_answer(text: str) -> tuple[str, str] | None:
+    r"""``(answer, rule)``: the last ``\boxed{}`` (rule ``"boxed"``), else the value after
+    the last anchored phrase, uncut (rule ``"anchored"``); ``None`` when neither is present.
+
+    The simulator's reading of a chat (:mod:`conductor_gym.sim.context`) is calibrated on
+    this; graders use :func:`graded_answer`.
+    """
+    boxed = last_boxed(text)
+    if boxed is not None:
+        return clean_answer(boxed), "boxed"
+    answers = anchored_answers(text, cut=False)
+    if answers:
+        return answers[-1][1], "anchored"
     return None

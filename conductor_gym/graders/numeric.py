@@ -40,7 +40,7 @@ from conductor_gym.graders.extract import (
     anchored_answers,
     boxes,
     clean_answer,
-    final_answer,
+    graded_answer,
     strip_reasoning,
     superseding_anchor,
 )
@@ -173,7 +173,7 @@ def _show(value: Fraction) -> str:
 
 def _grade_as_text(response: str, reference: str) -> Grade:
     """A clock or ratio reference (``12:00``) against the final box or anchored value."""
-    found = final_answer(response)
+    found = graded_answer(response)
     if found is None:
         return Grade(False, None, "no boxed or anchored answer to compare with the reference")
     answer, rule = found
