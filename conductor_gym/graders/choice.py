@@ -11,11 +11,12 @@ tiers (after lighteval's and simple-evals' answer patterns):
 
 * *explicit*: ``\boxed{B}`` (also ``\boxed{(B)}``, ``\boxed{\text{B}}``, ``\boxed{B) 17}``);
   an anchored phrase (``Answer: B``, ``Answer - B``, ``**Answer:** B``, ``The answer is
-  (B)``, ``The final answer is option B``, ``the correct option is (C)``); a verdict on an
-  option (``option C is correct``, ``C is the correct answer``); a choice (``I choose C``,
-  ``I'll go with C``); a line that is only the letter (``(B)``, ``B.``, ``**B**``) when it
-  is the response's last line;
-* *weak*: a letter-only line elsewhere, or a bracketed ``(B)`` that ends the response.
+  (B)``, ``The answer is surely D``, ``The final answer is option B``, ``the correct
+  option is (C)``); a verdict on an option (``option C is correct``, ``C is the correct
+  answer``); a choice (``I choose C``, ``I'll go with C``, ``I think it's B``); a line
+  that is only the letter (``(B)``, ``B.``, ``**B**``) when it is the response's last line;
+* *weak*: a letter-only line elsewhere, a letter opening the response (``D. It cannot be
+  A or B``, lighteval's minimal format), or a bracketed ``(B)`` that ends the response.
 
 The answer is the last explicit candidate (by position), else the last weak one: a
 letter mentioned after an explicit answer (``Answer: C. Many confuse it with (A)``) does
@@ -41,6 +42,7 @@ __all__ = ["extract_choice", "grade_choice", "option_letters"]
 _ANCHOR = re.compile(
     r"(?i:\b(?:final\s+answer|answer|(?:correct|best|right)\s+(?:answer|option|choice)))"
     r"\s*(?:\*\*|__)?\s*(?:(?i:is)\b\s*:?|:|=|[-\u2013\u2014](?=\s))\s*(?:\*\*|__)?\s*"
+    r"(?:(?i:surely|definitely|clearly|certainly|probably|likely|for\s+sure)\s+)?"
     r"(?:(?i:option|choice)\s+)?(?:\*\*)?"
     r"(?P<open>[(\[])?(?P<letter>[A-Z])(?P<close>[)\]])?(?:\*\*)?(?![\w'])"
 )
@@ -51,10 +53,14 @@ _VERDICT_LETTER = re.compile(r"(?<![\w'])[(\[]?([A-Z])[)\]]?\s+\Z")
 _CHOICE_MADE = re.compile(
     r"\b(?:I|I'll|I\s+will|I\s+would|[Ww]e)\s+(?i:choose|pick|select|go\s+with)\s+"
     r"(?:(?i:option|choice)\s+)?[(\[]?(?P<letter>[A-Z])\b[)\]]?"
+    r"|\bI\s+(?i:think|believe|guess)\s+(?i:it's|it\s+is|it\u2019s)\s+"
+    r"[(\[]?(?P<belief>[A-Z])(?![\w'])[)\]]?"
 )
+# A letter opening the response ("D. It cannot be A or B"): lighteval's minimal format.
+_OPENING = re.compile(r"\A\s*(?:\*\*)?[(\[]?(?P<letter>[A-Z])[)\].:](?:\*\*)?(?:\s|\Z)")
 # Cheap substring tests that let most responses skip the two patterns above.
 _VERDICT_WORDS = ("correct", "right", "best")
-_CHOICE_WORDS = ("choose", "pick", "select", "go with")
+_CHOICE_WORDS = ("choose", "pick", "select", "go with", "think", "believe", "guess")
 
 
 def _has_any(lowered: str, words: tuple[str, ...]) -> bool:
@@ -125,7 +131,12 @@ def _candidates(response: str) -> list[tuple[int, str, str, bool]]:
         if letter is not None:
             found.append((letter.start(1), letter[1], "verdict", True))
     for match in choices:
-        found.append((match.start("letter"), match["letter"], "verdict", True))
+        group = "letter" if match["letter"] is not None else "belief"
+        if group == "letter" or _stands_alone(response, match.end()):
+            found.append((match.start(group), match[group], "verdict", True))
+    opening = _OPENING.match(response)
+    if opening is not None:
+        found.append((opening.start("letter"), opening["letter"], "standalone", False))
     last_line = response.rstrip().rfind("\n") + 1
     for match in _LINE.finditer(response):
         found.append(

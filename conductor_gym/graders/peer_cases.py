@@ -91,6 +91,11 @@ def _countdown(peer: str, response: str, target: int, expect: bool, note: str = 
 
 
 MATH_CASES: list[Case] = [
+    _math("lighteval", "So $k = \\frac{1}{3}$ holds.", r"\frac{1}{3}", True),
+    _math("lighteval", "The length is $\\frac{1}{3} \\text{meters}$.", r"\frac13", True),
+    _math("lighteval", "Thus the answer is $\\cfrac{1}{3}$.", r"\frac13", True),
+    _math("lighteval", "The answer is $[0,9)$.", "(0,9)", False),
+    _math("lighteval", "Answer \\[ 9 \\]", "9", True),
     # -- Minerva (lm-eval minerva_math): the answer sits between the phrase and the cut.
     _math(
         "minerva",
@@ -256,6 +261,18 @@ MATH_CASES: list[Case] = [
 ]
 
 CHOICE_CASES: list[Case] = [
+    _choice("lighteval", "Weighing it all, I think the correct answer is C", "C", True),
+    _choice("lighteval", "It cannot be A, that makes no sense, so I think it's B", "B", True),
+    _choice("lighteval", "It cannot be A, that makes no sense, so I think it's B", "A", False),
+    _choice("lighteval", "The answer is surely D; it cannot be A or B", "D", True),
+    _choice("lighteval", "The answer: D, since A and B contradict the data", "D", True),
+    _choice(
+        "lighteval",
+        "D. It cannot be A or B.",
+        "D",
+        True,
+        "a letter opening the response is its answer when nothing more explicit follows",
+    ),
     _choice(
         "simple-evals",
         "Working through it...\nAnswer: $C$",
@@ -368,6 +385,13 @@ COUNTDOWN_CASES: list[Case] = [
 ]
 
 NUMERIC_CASES: list[Case] = [
+    _numeric("lighteval", "In total 7,425,000 people.", "7425000", True),
+    _numeric("lighteval", "Answer: 1000,99", "1000.99", True),
+    _numeric("lighteval", "Answer: 1,000.0", "1000", True),
+    _numeric("lighteval", "Answer: .4", "0.4", True),
+    _numeric("lighteval", "It costs $1,000.99 in the end.", "1000.99", True),
+    _numeric("lighteval", "Not 10: the area is 1,000.99 m\u00b2", "1000.99", True),
+    _numeric("lighteval", "The code is AZYUK2A.", "2", False, "a digit inside a word is no number"),
     _numeric("lm-eval", "She has 1,234 marbles.\n#### 1,234", "1234", True),
     _numeric("lm-eval", "So 18 dollars are left. #### 18", "18", True),
     _numeric(
