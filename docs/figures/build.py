@@ -42,6 +42,7 @@ def _sibling(name: str) -> ModuleType:
 
 training = _sibling("training_baselines")
 simfit = _sibling("simfit_figures")
+grader_agreement = _sibling("grader_agreement")
 
 
 class BlockNotFoundError(LookupError):
@@ -149,6 +150,13 @@ BLOCKS: tuple[Block, ...] = (
         "python -m conductor_gym.bench.calibration",
         fast=False,
         header="| planner | `offline` | `offline-ood` | calls |",
+    ),
+    Block(
+        "grader-agreement",
+        "README.md",
+        grader_agreement.agreement_block,
+        grader_agreement.COMMAND,
+        fast=True,
     ),
     Block(
         "episode-latency",
