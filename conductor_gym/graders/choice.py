@@ -6,26 +6,28 @@ them raises :class:`~conductor_gym.graders.base.GraderError`.
 
 The response is read after any R1-style ``</think>``, with LaTeX text wrappers and math
 delimiters around a letter removed first (``Answer: $C$``, ``\textbf{(C)}``,
-``$\text{C}$``), as simple-evals normalises its extracted answer. Candidates, in two
-tiers (after lighteval's and simple-evals' answer patterns):
+``$\text{C}$``), as simple-evals normalises its extracted answer. Candidates, in three
+tiers (after lighteval's and simple-evals' answer patterns, which look for the answer
+phrase first):
 
-* *explicit*: ``\boxed{B}`` (also ``\boxed{(B)}``, ``\boxed{\text{B}}``, ``\boxed{B) 17}``);
+* *anchored*: ``\boxed{B}`` (also ``\boxed{(B)}``, ``\boxed{\text{B}}``, ``\boxed{B) 17}``);
   an anchored phrase (``Answer: B``, ``Answer - B``, ``**Answer:** B``, ``The answer is
   (B)``, ``The answer is surely D``, ``The final answer is option B``, ``the correct
-  option is (C)``); a verdict on an option (``option C is correct``, ``C is the correct
-  answer``); a choice (``I choose C``, ``I'll go with C``, ``I think it's B``); a line
-  that is only the letter (``(B)``, ``B.``, ``**B**``) when it is the response's last line;
+  option is (C)``); a line that is only the letter (``(B)``, ``B.``, ``**B**``) when it
+  is the response's last line;
+* *stated*: a verdict on an option (``option C is correct``, ``C is the correct
+  answer``); a choice (``I choose C``, ``I'll go with C``, ``I think it's B``);
 * *weak*: a letter-only line elsewhere, a letter opening the response (``D. It cannot be
   A or B``, lighteval's minimal format), or a bracketed ``(B)`` that ends the response.
 
-The answer is the last explicit candidate (by position), else the last weak one: a
-letter mentioned after an explicit answer (``Answer: C. Many confuse it with (A)``) does
-not replace it. Only an upper-case letter counts, except inside a box. A bare letter
-after an anchor must stand alone: it may be followed by punctuation, the end of the
-line, or a connective such as "because" or "is", but not by an ordinary word, so the
-article in "Answer: A good approach is..." is not read as option A. Letters outside the
-valid options are ignored. Prose that names no option gives ``correct=False,
-extracted=None``.
+The answer is the last candidate (by position) of the first tier that has one: a letter
+mentioned after an explicit answer (``Answer: C. Many confuse it with (A)``, ``Answer:
+B. Option C is correct only when...``) does not replace it. Only an upper-case letter
+counts, except inside a box. A bare letter after an anchor must stand alone: it may be
+followed by punctuation, the end of the line, or a connective such as "because" or "is",
+but not by an ordinary word, so the article in "Answer: A good approach is..." is not
+read as option A. Letters outside the valid options are ignored. Prose that names no
+option gives ``correct=False, extracted=None``.
 """
 
 from __future__ import annotations
@@ -150,14 +152,15 @@ def _candidates(response: str) -> list[tuple[int, str, str, bool]]:
 
 
 def extract_choice(response: str, num_choices: int = 4) -> tuple[str, str] | None:
-    """``(letter, rule)`` for the response's answer letter (the last explicit valid
-    candidate, else the last weak one), or ``None``."""
+    """``(letter, rule)`` for the response's answer letter (the last valid candidate of
+    the first tier that has one, see the module docstring), or ``None``."""
     valid = option_letters(num_choices)
     candidates = [
         c for c in _candidates(_unwrap_letters(strip_reasoning(response))) if c[1] in valid
     ]
-    explicit = [c for c in candidates if c[3]]
-    chosen = (explicit or candidates)[-1:]
+    anchored = [c for c in candidates if c[3] and c[2] != "verdict"]
+    stated = [c for c in candidates if c[2] == "verdict"]
+    chosen = (anchored or stated or candidates)[-1:]
     if not chosen:
         return None
     return chosen[0][1], chosen[0][2]

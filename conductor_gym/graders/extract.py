@@ -229,14 +229,26 @@ def strip_reasoning(text: str) -> str:
 def superseding_anchor(text: str, after: int) -> str | None:
     """The value of the last strong final-answer phrase (``Final answer: X``, a line
     ``Answer: X``) that starts at or after ``after``, or ``None``: a phrase written after
-    a box supersedes it (the model revised its answer)."""
+    a box supersedes it (the model revised its answer). A value that reads as prose (four
+    or more words, no digit, no LaTeX: "the boxed value above") refers back to the box
+    and does not count."""
     for start, value in reversed(anchored_answers(text[after:])):
+        if _reads_as_prose(value):
+            continue
         where = after + start
         if _FINAL_PHRASE.match(text, where) or (
             _ANSWER_COLON.match(text, where) and _line_start_anchor(text, where)
         ):
             return value
     return None
+
+
+def _reads_as_prose(value: str) -> bool:
+    return (
+        len(value.split()) >= 4
+        and not any(ch.isdigit() for ch in value)
+        and not any(mark in value for mark in ("\\", "$", "^", "=", "/"))
+    )
 
 
 def _line_start_anchor(text: str, start: int) -> bool:

@@ -91,6 +91,19 @@ def _countdown(peer: str, response: str, target: int, expect: bool, note: str = 
 
 
 MATH_CASES: list[Case] = [
+    _math(
+        "issue-38",
+        "So $\\boxed{5}$. The final answer is the boxed value above.",
+        "5",
+        True,
+        "a final-answer phrase followed by prose does not supersede the box",
+    ),
+    _math(
+        "issue-38",
+        "So $\\boxed{5}$.\n\nFinal Answer: The final answer is $5$. I hope it is correct.",
+        "5",
+        True,
+    ),
     _math("lighteval", "So $k = \\frac{1}{3}$ holds.", r"\frac{1}{3}", True),
     _math("lighteval", "The length is $\\frac{1}{3} \\text{meters}$.", r"\frac13", True),
     _math("lighteval", "Thus the answer is $\\cfrac{1}{3}$.", r"\frac13", True),
@@ -261,6 +274,21 @@ MATH_CASES: list[Case] = [
 ]
 
 CHOICE_CASES: list[Case] = [
+    _choice(
+        "lighteval",
+        "Answer: B\n\nWhy not the others: option C is correct only for ideal gases.",
+        "B",
+        True,
+        "an answer phrase outranks a verdict in the explanation after it",
+    ),
+    _choice(
+        "issue-38",
+        "I first thought the answer is A. After checking, option C is correct.",
+        "C",
+        False,
+        "ambiguous: an answer phrase outranks a later verdict (lighteval's order); "
+        "a response that wants to revise writes a new answer line",
+    ),
     _choice("lighteval", "Weighing it all, I think the correct answer is C", "C", True),
     _choice("lighteval", "It cannot be A, that makes no sense, so I think it's B", "B", True),
     _choice("lighteval", "It cannot be A, that makes no sense, so I think it's B", "A", False),
