@@ -94,3 +94,16 @@ def test_an_example_tail_that_writes_into_what_the_solution_reads_is_kept() -> N
         "box.value = 3\nprint(task_func())\n"
     )
     assert extract_code(f"```python\n{code}```", entry_point="task_func") == code
+
+
+def test_the_tests_importing_the_solution_module_is_not_a_missing_library() -> None:
+    test_code = "from solution import task_func\n" + TEST_CODE
+    verdict = grade(
+        "code",
+        fenced(GOOD),
+        "",
+        code_kind="unittest",
+        test_code=test_code,
+        entry_point="task_func",
+    )
+    assert verdict.correct, verdict

@@ -167,7 +167,9 @@ def _grade_unittest(code: str, metadata: Mapping[str, Any]) -> Grade:
     missing = missing_libraries(libs)
     if missing:
         raise GraderError(f"code: missing libraries: {', '.join(missing)} (install them to grade)")
-    undeclared = missing_libraries(imported_modules(test_code))
+    # The run's own files (the program is solution.py) are importable in the sandbox.
+    own = {"solution", "test_solution", "harness"}
+    undeclared = missing_libraries(m for m in imported_modules(test_code) if m not in own)
     if undeclared:
         raise GraderError(
             f"code: the tests import {', '.join(undeclared)}, which the task does not declare "
