@@ -105,11 +105,12 @@ _RULE_RANK = {"standalone": 0, "anchored": 1, "verdict": 2, "boxed": 3}
 
 def _unwrap_letters(response: str) -> str:
     r"""``\textbf{(C)}``, ``$\text{C}$``, ``$C$`` -> ``(C)``, ``C``, ``C``."""
-    previous = None
-    while previous != response:
-        previous = response
-        response = _WRAPPED_LETTER.sub(r"\1", response)
-    return _DOLLAR_LETTER.sub(r"\1", response)
+    if "\\" in response:
+        previous = None
+        while previous != response:
+            previous = response
+            response = _WRAPPED_LETTER.sub(r"\1", response)
+    return _DOLLAR_LETTER.sub(r"\1", response) if "$" in response else response
 
 
 def _candidates(response: str) -> list[tuple[int, str, str, bool]]:

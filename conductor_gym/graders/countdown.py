@@ -116,10 +116,9 @@ def _bare_final_line(response: str) -> str | None:
 def extract_expression(response: str) -> tuple[str, str] | None:
     """``(expression, rule)`` by the rules in the module docstring, normalized; or ``None``."""
     response = strip_reasoning(response)
-    tags = list(_ANSWER_TAG.finditer(response))
-    boxed = boxes(response)
+    tags = list(_ANSWER_TAG.finditer(response)) if "nswer>" in response.lower() else []
     found: tuple[str, str] | None = None
-    if tags and (not boxed or tags[-1].end() >= boxed[-1][1]):
+    if tags and (not (boxed := boxes(response)) or tags[-1].end() >= boxed[-1][1]):
         found = tags[-1][1], "answer tag"
     else:
         found = graded_answer(response)
