@@ -64,7 +64,7 @@ _REPLACEMENTS = (
     ("\u2212", "-"),
     ("\u2013", "-"),
 )
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_TAG_OPEN, _TAG_CLOSE = "<answer>", "</answer>"
 _BARE_EXPRESSION = re.compile(
     r"(?:[\d\s()+\-*/=.{}\u00d7\u00f7\u2212\u2013\u22c5\u00b7\u2217]|\\[a-z]+)*"
 )
@@ -113,13 +113,26 @@ def _bare_final_line(response: str) -> str | None:
     return None
 
 
+def _last_answer_tag(response: str) -> tuple[str, int] | None:
+    """``(content, end)`` of the last ``<answer>...</answer>`` (any case), or ``None``;
+    two reverse searches, so linear however many tags are left open."""
+    lowered = response.lower()
+    close = lowered.rfind(_TAG_CLOSE)
+    if close < 0:
+        return None
+    open_ = lowered.rfind(_TAG_OPEN, 0, close)
+    if open_ < 0:
+        return None
+    return response[open_ + len(_TAG_OPEN) : close], close + len(_TAG_CLOSE)
+
+
 def extract_expression(response: str) -> tuple[str, str] | None:
     """``(expression, rule)`` by the rules in the module docstring, normalized; or ``None``."""
     response = strip_reasoning(response)
-    tags = list(_ANSWER_TAG.finditer(response)) if "nswer>" in response.lower() else []
+    tag = _last_answer_tag(response)
     found: tuple[str, str] | None = None
-    if tags and (not (boxed := boxes(response)) or tags[-1].end() >= boxed[-1][1]):
-        found = tags[-1][1], "answer tag"
+    if tag is not None and (not (boxed := boxes(response)) or tag[1] >= boxed[-1][1]):
+        found = tag[0], "answer tag"
     else:
         found = graded_answer(response)
     if found is None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "CUT_SCAN_CHARS",
     "anchored_answers",
     "boxed_spans",
     "clean_answer",
@@ -67,6 +68,8 @@ _PROSE_START = re.compile(
     r"|\s+I\s+hope\b",
     re.IGNORECASE,
 )
+CUT_SCAN_CHARS = 4_000
+"""How far into an anchored value :func:`cut_prose` looks for the end of the answer."""
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 
 _TEXT_WRAP = re.compile(r"^\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}$", re.DOTALL)
@@ -161,15 +164,23 @@ def anchored_answers(text: str, *, cut: bool = True) -> list[tuple[int, str]]:
 
     The value is the rest of the line after the phrase (or the next non-empty line when
     the phrase ends its line, as in ``**Answer:**`` followed by the answer below it), cut
-    where prose follows it (:func:`cut_prose`; not with ``cut=False``) and passed through
-    :func:`clean_answer`. Empty values are dropped.
+    where prose follows it (:func:`cut_prose`) and passed through :func:`clean_answer`.
+    Empty values are dropped. A value also ends where the next phrase starts (``Final
+    Answer: The final answer is 12`` gives ``The final`` and ``12``; the later phrase is
+    the one graders read), so the work stays linear however many phrases share a line.
+    ``cut=False`` gives the earlier reading: the whole rest of the line, uncut.
     """
     found: list[tuple[int, str]] = []
-    for match in _ANCHOR.finditer(text):
-        line = _line_at(text, match.end())
+    matches = list(_ANCHOR.finditer(text))
+    for number, match in enumerate(matches):
+        line_start = match.end()
+        line = _line_at(text, line_start)
         if not line.strip():
             nonblank = _NONBLANK.search(text, match.end())
-            line = _line_at(text, nonblank.start()) if nonblank else ""
+            line_start = nonblank.start() if nonblank else len(text)
+            line = _line_at(text, line_start)
+        if cut and number + 1 < len(matches):
+            line = line[: max(matches[number + 1].start() - line_start, 0)]
         value = clean_answer(cut_prose(line) if cut else line)
         if value:
             found.append((match.start(), value))
@@ -180,12 +191,14 @@ def cut_prose(value: str) -> str:
     """``value`` up to where prose follows the answer (see the module docstring).
 
     Outside ``$...$``, ``\\(...\\)`` and brackets only, so ``$x = 5. $`` and ``(1, 2)``
-    stay whole; a cut that would leave nothing is not made.
+    stay whole; a cut that would leave nothing is not made. Only the first
+    :data:`CUT_SCAN_CHARS` characters are searched (no answer is longer), which keeps
+    :func:`anchored_answers` linear however many phrases share one long line.
     """
     depth = 0
     in_math = False
     index = 0
-    length = len(value)
+    length = min(len(value), CUT_SCAN_CHARS)
     while index < length:
         char = value[index]
         if char == "\\" and index + 1 < length:
@@ -201,7 +214,12 @@ def cut_prose(value: str) -> str:
             depth += 1
         elif char in "})]":
             depth = max(depth - 1, 0)
-        elif not in_math and depth == 0 and char in ".!?,; \t":
+        elif (
+            not in_math
+            and depth == 0
+            and char in ".!?,; \t"
+            and not (char in " \t" and index > 0 and value[index - 1] in " \t")
+        ):
             prose = _PROSE_START.match(value, index)
             if prose is not None and value[:index].strip() and not _decimal_point(value, index):
                 return value[:index]

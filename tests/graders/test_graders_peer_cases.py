@@ -107,3 +107,21 @@ def test_the_tests_importing_the_solution_module_is_not_a_missing_library() -> N
         entry_point="task_func",
     )
     assert verdict.correct, verdict
+
+
+@pytest.mark.parametrize(
+    ("grader", "response", "metadata"),
+    [
+        ("numeric", "Answer: " * 20_000 + "5", {}),
+        ("numeric", "Answer: 5" + " " * 200_000 + "x", {}),
+        ("choice", "I think it is " * 20_000, {}),
+        ("countdown", "<answer>" * 50_000 + "1+2", {"numbers": [1, 2]}),
+    ],
+    ids=["many-anchors-one-line", "long-space-run", "many-beliefs", "unclosed-tags"],
+)
+def test_pathological_responses_are_graded_in_linear_time(
+    grader: str, response: str, metadata: dict[str, object]
+) -> None:
+    # Quadratic work on these inputs would take minutes; linear work takes milliseconds.
+    reference = "C" if grader == "choice" else "3" if grader == "countdown" else "5"
+    assert grade(grader, response, reference, **metadata).reason
