@@ -5,19 +5,26 @@ list of integers the expression may use, each at most as often as it is listed (
 need be used); a malformed reference or missing numbers raise
 :class:`~conductor_gym.graders.base.GraderError`.
 
-The expression is the content of the last ``\boxed{...}``, else the value after the
-last anchored phrase ("Answer: ..."). ``\times``, ``\cdot``, ``\div``, their Unicode
-signs, ``\frac{a}{b}``, LaTeX ``\left( \right)`` and braces used as parentheses are
-rewritten to Python operators, and a trailing ``= <value>`` is dropped (only the
-left-hand side is judged). It is parsed with :func:`ast.parse` in ``eval`` mode and
-evaluated by walking the tree here, never by ``eval``: only integer literals, binary
-``+ - * /``, unary minus and parentheses are allowed, and arithmetic is exact
+The expression is found as reasoning-gym's countdown and TinyZero read it, read after
+any ``</think>``: the content of the last ``<answer>...</answer>`` tag, or of the last
+``\boxed{...}``, whichever ends later; else the value after the last anchored phrase
+("Answer: ..."; :func:`~conductor_gym.graders.extract.graded_answer`); else a bare final
+line that is an arithmetic expression (only digits, operators, parentheses, spaces and
+an optional ``= value``). Numbers: each given number may be used at most as often as it
+is listed, and not every number has to be used (the task's own rule). Peers differ here:
+TinyZero requires every number exactly once, reasoning-gym's scorer only that each
+number used is among those given (reuse allowed) and truncates the value to an integer;
+we are exact and stricter than reasoning-gym on reuse. ``\times``, ``\cdot``, ``\div``,
+their Unicode signs, ``\frac{a}{b}``, LaTeX ``\left( \right)`` and braces used as
+parentheses are rewritten to Python operators, and a trailing ``= <value>`` is dropped
+(only the left-hand side is judged). It is parsed with :func:`ast.parse` in ``eval``
+mode and evaluated by walking the tree here, never by ``eval``: only integer literals,
+binary ``+ - * /``, unary minus and parentheses are allowed, and arithmetic is exact
 (:class:`fractions.Fraction`, so intermediate fractions are fine, e.g. ``(1 / 3) * 3``).
 Expressions longer than :data:`MAX_EXPRESSION_CHARS` are rejected unparsed, which bounds
 the work to microseconds. The ``reason`` names what failed: no expression, syntax, a
 forbidden construct, a number used too often or not given, division by zero, or the
-value. Numbers are checked before the value is computed.
-"""
+value. Numbers are checked before the value is computed."""
 
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 from conductor_gym.graders.base import Grade, GraderError, register_grader
-from conductor_gym.graders.extract import final_answer
+from conductor_gym.graders.extract import boxes, graded_answer, strip_reasoning
 
 __all__ = [
     "MAX_EXPRESSION_CHARS",
@@ -56,6 +63,10 @@ _REPLACEMENTS = (
     ("\u00f7", "/"),
     ("\u2212", "-"),
     ("\u2013", "-"),
+)
+_TAG_OPEN, _TAG_CLOSE = "<answer>", "</answer>"
+_BARE_EXPRESSION = re.compile(
+    r"(?:[\d\s()+\-*/=.{}\u00d7\u00f7\u2212\u2013\u22c5\u00b7\u2217]|\\[a-z]+)*"
 )
 _LATEX_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _BINARY_OPS: dict[type[ast.operator], str] = {
@@ -85,9 +96,48 @@ def normalize_expression(text: str) -> str:
     return text.strip()
 
 
+def _bare_final_line(response: str) -> str | None:
+    """The last non-empty line when it is an arithmetic expression over numbers."""
+    for line in reversed(response.splitlines()):
+        text = line.strip().strip("`$*").strip()
+        if not text:
+            continue
+        expression = normalize_expression(text)
+        if (
+            _BARE_EXPRESSION.fullmatch(text) is not None
+            and any(ch.isdigit() for ch in expression)
+            and any(op in expression for op in "+-*/")
+        ):
+            return text
+        return None
+    return None
+
+
+def _last_answer_tag(response: str) -> tuple[str, int] | None:
+    """``(content, end)`` of the last ``<answer>...</answer>`` (any case), or ``None``;
+    two reverse searches, so linear however many tags are left open."""
+    lowered = response.lower()
+    close = lowered.rfind(_TAG_CLOSE)
+    if close < 0:
+        return None
+    open_ = lowered.rfind(_TAG_OPEN, 0, close)
+    if open_ < 0:
+        return None
+    return response[open_ + len(_TAG_OPEN) : close], close + len(_TAG_CLOSE)
+
+
 def extract_expression(response: str) -> tuple[str, str] | None:
-    """``(expression, rule)`` from the last box or anchored phrase, normalized; or ``None``."""
-    found = final_answer(response)
+    """``(expression, rule)`` by the rules in the module docstring, normalized; or ``None``."""
+    response = strip_reasoning(response)
+    tag = _last_answer_tag(response)
+    found: tuple[str, str] | None = None
+    if tag is not None and (not (boxed := boxes(response)) or tag[1] >= boxed[-1][1]):
+        found = tag[0], "answer tag"
+    else:
+        found = graded_answer(response)
+    if found is None:
+        bare = _bare_final_line(response)
+        found = (bare, "final line") if bare is not None else None
     if found is None:
         return None
     expression = normalize_expression(found[0])
@@ -175,7 +225,12 @@ def grade_countdown(response: str, reference: str, metadata: Mapping[str, Any]) 
     numbers = _allowed_numbers(metadata)
     found = extract_expression(response)
     if found is None:
-        return Grade(False, None, "no expression found (expected \\boxed{...} or 'Answer: ...')")
+        return Grade(
+            False,
+            None,
+            "no expression found (expected <answer>...</answer>, \\boxed{...}, 'Answer: ...' "
+            "or an expression as the last line)",
+        )
     expression, rule = found
     try:
         tree, used = _parse(expression)

@@ -49,7 +49,7 @@ from typing import Any
 
 from conductor_gym.graders.base import Grade, GraderError, GraderFn, register_grader
 from conductor_gym.graders.choice import extract_choice, option_letters
-from conductor_gym.graders.extract import clean_answer, final_answer
+from conductor_gym.graders.extract import clean_answer, graded_answer
 from conductor_gym.graders.math import (
     MAX_ANSWER_CHARS,
     Mode,
@@ -94,7 +94,7 @@ def extract_answer(response: str) -> tuple[str, str] | None:
     r"""``(answer, rule)``: the last ``\boxed{}`` (``"boxed"``), else the last anchored
     phrase (``"anchored"``), else the last non-empty line (``"last line"``), each cleaned
     by :func:`~conductor_gym.graders.extract.clean_answer`; ``None`` for a blank response."""
-    found = final_answer(response)
+    found = graded_answer(response)
     if found is not None:
         return found
     for line in reversed(response.splitlines()):

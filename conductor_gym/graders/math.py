@@ -9,20 +9,33 @@ functions that need it, so ``import conductor_gym`` loads neither ``math_verify`
 Contract: ``reference`` is a MATH500-style LaTeX answer (``\frac{1}{2}``, ``\sqrt{3}``,
 ``(3, \frac{\pi}{2})``, ``10\%``, ``x \in [1, 2]``, ``\text{Evelyn}``) or an AIME
 integer. It is parsed first, as ``\boxed{reference}``, because ``math_verify.verify`` is
-not symmetric (``verify(gold, answer)``); a reference math-verify cannot read at all
-raises ``GraderError`` (a broken task). The response's answer is found by the first rule
-that applies (the ``reason`` starts with the rule's name):
+not symmetric (``verify(gold, answer)``). A reference math-verify cannot read as a finite
+value (``12:00`` reads as a division by zero) is compared as text instead, after the
+hendrycks MATH normalisation (:func:`normalize_latex`): never an error, never a guess.
 
-1. ``boxed``: the content of the last balanced ``\boxed{...}``
-   (:func:`~conductor_gym.graders.extract.last_boxed`, linear in the response), parsed as
-   ``\boxed{content}``. A box is the committed answer: an empty box is wrong.
+The response's answer is read from the text after any R1-style ``</think>`` (the
+reasoning is not the answer) by the first rule that applies (the ``reason`` starts with
+the rule's name); this follows Math-Verify's extraction, with lm-eval's Minerva cut:
+
+1. ``boxed``: the balanced ``\boxed{...}`` boxes (:func:`~conductor_gym.graders.extract.boxes`,
+   linear in the response), parsed as ``\boxed{content}``. A box is the committed answer:
+   an empty box is wrong. Several boxes with different contents are read as one set,
+   as Math-Verify merges them (``\boxed{-2}`` and ``\boxed{1}`` equal ``1, -2``; two
+   different values boxed against one value is wrong: the response commits to both),
+   unless every box on its own equals the reference (``\frac12`` and ``0.5``).
+   A strong final-answer phrase written *after* the last box (``Final answer: 4``, a line
+   ``Answer: 4``) supersedes it and is read by rule 2 instead.
 2. ``anchored``: the value after the last anchored phrase ("The final answer is X",
-   "Answer: X"; :func:`~conductor_gym.graders.extract.last_anchored`). A value that still
-   holds math delimiters (``$``, ``\(``, ``\[``, as in ``$\frac12$. I hope it is
-   correct``) is handed to math-verify's own extraction; otherwise it is parsed as
-   ``\boxed{value}``.
+   "Answer: X"; :func:`~conductor_gym.graders.extract.last_anchored`), cut where prose
+   follows it (lm-eval's Minerva format ``Final Answer: The final answer is 12. I hope
+   it is correct.`` reads ``12``; ``Answer: x = 5, since ...`` reads ``x = 5``). A value
+   that still holds math delimiters (``$``, ``\(``, ``\[``) is handed to math-verify's own
+   extraction; otherwise it is parsed as ``\boxed{value}``.
 3. ``math-verify``: math-verify's own extraction (LaTeX environments, then plain
    expressions and numbers, by its priorities) over the end of the response.
+
+A bare answer that is one number grouped by spaces (``1 000``, ``1\,000``) is read as
+that number (math-verify alone reads ``1 000`` as the product ``1*000``).
 
 Input bounds: rules 1 and 2 run on the whole response (our extractors are linear); an
 extracted answer longer than :data:`MAX_ANSWER_CHARS` is graded wrong unparsed (no
@@ -84,6 +97,7 @@ import contextlib
 import importlib.util
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -96,7 +110,14 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from conductor_gym.graders.base import Grade, GraderError, GraderSetupError, register_grader
-from conductor_gym.graders.extract import last_anchored, last_boxed
+from conductor_gym.graders.extract import (
+    boxes,
+    clean_answer,
+    last_anchored,
+    last_boxed,
+    strip_reasoning,
+    superseding_anchor,
+)
 
 __all__ = [
     "ANTLR_PATH_ENV",
@@ -112,6 +133,7 @@ __all__ = [
     "check_antlr_runtime",
     "grade_math",
     "math_equal",
+    "normalize_latex",
     "shutdown_worker",
     "verify_answer",
 ]
@@ -142,6 +164,10 @@ ANTLR_PATH_ENV = "CONDUCTOR_GYM_MATH_ANTLR"
 """Environment variable: a folder holding antlr4-python3-runtime :data:`ANTLR_RUNTIME`,
 used by the worker process when this interpreter has another runtime (a verl node)."""
 
+_GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(?:(?:\s|\\,|\\ |~|\\;)+\d{3})+(?:\.\d+)?")
+_GROUP_SEPARATOR = re.compile(r"\s|\\,|\\ |~|\\;")
+_TEXT_COMMAND = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
+_LATEX_SPACING = re.compile(r"\\left|\\right|\\[!,;: ]|\$|\s+")
 _INSTALL_HINT = "math-verify is not installed; install it with `pip install math-verify`"
 _DELIMITERS = ("$", "\\(", "\\[")
 
@@ -202,6 +228,15 @@ def _parse_gold(reference: str, parse_timeout: int) -> tuple[Any, ...]:
     return tuple(parsed)
 
 
+def _finite(parsed: tuple[Any, ...]) -> bool:
+    """Whether no parsed value is undefined (``zoo``, ``nan``): ``12:00`` parses as 12/0."""
+    import sympy  # type: ignore[import-untyped]
+
+    return not any(
+        isinstance(item, sympy.Basic) and item.has(sympy.zoo, sympy.nan) for item in parsed
+    )
+
+
 def _parse_candidate(candidate: str, mode: Mode, parse_timeout: int) -> list[Any]:
     mv = _math_verify()
     if mode == "answer":
@@ -238,7 +273,7 @@ def _check(
     timeout_exc: type[BaseException] = mv.errors.TimeoutException
     try:
         gold = _parse_gold(reference, parse_timeout)
-        if not gold:
+        if not gold or not _finite(gold):
             return _Outcome("no-gold", False, None, f"math-verify cannot read {reference!r}")
         parsed = _parse_candidate(candidate, mode, parse_timeout)
         extracted = _describe(parsed)
@@ -497,6 +532,84 @@ def _verdict(rule: str, shown: str, check: MathCheck, reference: str) -> Grade:
     )
 
 
+def normalize_latex(answer: str) -> str:
+    r"""The text form two answers are compared in when math-verify cannot read the
+        reference (hendrycks MATH's normalisation): decoration (:func:`clean_answer`),
+        ``	ext{}``-style wrappers, ``\left``/``
+    ight``, LaTeX spacing, ``$`` and whitespace
+        removed, ``\dfrac``/``	frac`` read as ``rac``, degrees dropped."""
+    text = clean_answer(answer)
+    text = _TEXT_COMMAND.sub(r"\1", text)
+    text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    text = text.replace("^\\circ", "").replace("^{\\circ}", "")
+    return _LATEX_SPACING.sub("", text)
+
+
+def _ungroup(answer: str) -> str:
+    """``1 000`` -> ``1000``: a bare number grouped by spaces is one number."""
+    if _GROUPED_NUMBER.fullmatch(answer.strip()):
+        return _GROUP_SEPARATOR.sub("", answer.strip())
+    return answer
+
+
+def _by_text(rule: str, shown: str, reference: str) -> Grade:
+    """The verdict when math-verify cannot read the reference: normalised text equality."""
+    same = normalize_latex(shown) == normalize_latex(reference)
+    relation = "matches" if same else "does not match"
+    return Grade(
+        same,
+        shown,
+        f"{rule}: {shown!r} {relation} the reference {reference!r} as text "
+        "(math-verify cannot read the reference)",
+    )
+
+
+def _outer_boxes(response: str) -> list[tuple[int, str]]:
+    """``(end, content)`` of each box not inside another; a box holding boxes reads as its
+    last inner one."""
+    found: list[tuple[int, str]] = []
+    reach = -1
+    for _, end, content in boxes(response):
+        if end <= reach:
+            continue
+        reach = end
+        inner = last_boxed(content)
+        found.append((end, (inner if inner is not None else content).strip()))
+    return found
+
+
+def _grade_boxes(contents: list[str], reference: str) -> Grade:
+    distinct = list(dict.fromkeys(contents))
+    if len(distinct) == 1:
+        return _grade_answer("boxed", distinct[0], reference)
+    merged = ", ".join(distinct)
+    verdict = _grade_answer("boxed", merged, reference)
+    if verdict.correct or any(not content for content in distinct):
+        return verdict
+    if all(_grade_answer("boxed", content, reference).correct for content in distinct):
+        return Grade(True, merged, f"boxed: every box equals the reference {reference!r}")
+    return verdict
+
+
+def _grade_answer(rule: str, shown: str, reference: str) -> Grade:
+    """Grade one bare answer (a box's content, an anchored value)."""
+    if not shown:
+        return Grade(False, "", f"{rule}: the answer is empty")
+    if len(shown) > MAX_ANSWER_CHARS:
+        return Grade(False, shown[:80] + "...", f"{rule}: answer over {MAX_ANSWER_CHARS} chars")
+    mode: Mode = "answer"
+    unescaped = shown.replace("\\$", "")
+    if rule == "anchored" and any(delimiter in unescaped for delimiter in _DELIMITERS):
+        mode = "text"
+    try:
+        check = verify_answer(_ungroup(reference), _ungroup(shown), mode=mode)
+    except ReferenceParseError:
+        return _by_text(rule, shown, reference)
+    if mode == "text":
+        shown = check.extracted or shown
+    return _verdict(rule, shown, check, reference)
+
+
 @register_grader("math")
 def grade_math(response: str, reference: str, metadata: Mapping[str, Any]) -> Grade:
     """Grade ``response`` as correct when its final answer equals ``reference`` by math-verify.
@@ -507,25 +620,22 @@ def grade_math(response: str, reference: str, metadata: Mapping[str, Any]) -> Gr
     reference = reference.strip()
     if not reference:
         raise GraderError("math: the reference is empty")
-    boxed = last_boxed(response)
-    if boxed is not None:
-        shown = boxed.strip()
-        if not shown:
-            return Grade(False, "", "boxed: the box is empty")
-        if len(shown) > MAX_ANSWER_CHARS:
-            return Grade(False, shown[:80] + "...", f"boxed: answer over {MAX_ANSWER_CHARS} chars")
-        return _verdict("boxed", shown, verify_answer(reference, shown), reference)
+    response = strip_reasoning(response)
+    outer = _outer_boxes(response)
+    if outer:
+        later = superseding_anchor(response, outer[-1][0])
+        if later is None:
+            if not outer[-1][1]:
+                return Grade(False, "", "boxed: the box is empty")
+            return _grade_boxes([content for _, content in outer], reference)
+        return _grade_answer("anchored", later, reference)
     anchored = last_anchored(response)
     if anchored is not None:
-        if len(anchored) > MAX_ANSWER_CHARS:
-            return Grade(
-                False, anchored[:80] + "...", f"anchored: answer over {MAX_ANSWER_CHARS} chars"
-            )
-        if any(delimiter in anchored for delimiter in _DELIMITERS):
-            check = verify_answer(reference, anchored, mode="text")
-            return _verdict("anchored", check.extracted or anchored, check, reference)
-        return _verdict("anchored", anchored, verify_answer(reference, anchored), reference)
-    check = verify_answer(reference, response, mode="text")
+        return _grade_answer("anchored", anchored, reference)
+    try:
+        check = verify_answer(reference, response, mode="text")
+    except ReferenceParseError:
+        return Grade(False, None, "math-verify: cannot read the reference, and no answer found")
     if check.extracted is None:
         return Grade(False, None, "math-verify: no answer found in the response")
     return _verdict("math-verify", check.extracted, check, reference)

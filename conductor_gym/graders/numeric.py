@@ -3,10 +3,15 @@ r"""Grader ``"numeric"``: the response's final number equals the reference exact
 Contract: ``reference`` is a number in any form :func:`parse_number` reads (``"42"``,
 ``"-3/4"``, ``"0.75"``, ``"\frac{3}{4}"``); one it cannot read raises
 :class:`~conductor_gym.graders.base.GraderError` (a broken task, not a wrong answer).
-The response's final answer is found by the first rule that applies:
+A reference of clock or ratio form (``12:00``, ``3:2``) is no single number: it is
+compared as text (spaces removed) with the final box or anchored value, never raised.
+The response's final answer is read after any R1-style ``</think>`` by the first rule
+that applies (simple-evals' ``Answer:`` line, lm-eval's GSM8K last-number match):
 
 1. ``boxed``: the last balanced ``\boxed{...}``. A box is the model's committed answer,
-   so a box with no number in it is graded wrong; earlier text is not searched.
+   so a box with no number in it is graded wrong; earlier text is not searched. A
+   strong final-answer phrase after it (``Final answer: 19``, a line ``Answer: 19``)
+   supersedes it (rule 2 reads that phrase).
 2. ``anchored``: the last anchored phrase ("The final answer is X", "Answer: X",
    "**Answer:** X") whose value holds a number.
 3. ``last number``: the last number anywhere in the text.
@@ -15,7 +20,12 @@ Inside a box or after an anchor, the whole value is read as a number if it can b
 otherwise its leading number, otherwise its only number. Numbers compare as exact
 rationals (:class:`fractions.Fraction`), so ``1,234``, ``+5``, ``3/4``, ``0.75``,
 ``\frac{3}{4}``, ``$42$`` and ``42.0`` are all read, and ``0.75 == 3/4``. No float is
-involved anywhere. A response with no number is wrong with ``extracted=None``.
+involved anywhere. Number formats: a comma followed by groups of exactly three digits
+after a leading 1-9 group is a thousands separator (``1,234`` is 1234, the English
+convention Math-Verify also follows); any other comma in a whole answer is a decimal
+comma (``0,111`` is 0.111, ``1,22`` is 1.22); groups of three digits separated by spaces,
+``\,`` or ``{,}`` are one number (``1 000``, ``1\,000``, ``1{,}000``).
+A response with no number is wrong with ``extracted=None``.
 """
 
 from __future__ import annotations
@@ -26,12 +36,24 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from conductor_gym.graders.base import Grade, GraderError, register_grader
-from conductor_gym.graders.extract import anchored_answers, clean_answer, last_boxed
+from conductor_gym.graders.extract import (
+    anchored_answers,
+    boxes,
+    clean_answer,
+    graded_answer,
+    strip_reasoning,
+    superseding_anchor,
+)
 
 __all__ = ["NumericAnswer", "extract_number", "grade_numeric", "parse_number"]
 
 # An unsigned decimal: thousands groups ("1,234,567") or plain digits, optional fraction.
-_NUM = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)"
+_NUM = (
+    r"(?:(?:[1-9]\d{0,2}(?:,\d{3})+(?!\d)|[1-9]\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+)"
+    r"(?:\.\d+)?|\.\d+)"
+)
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+_CLOCK = re.compile(r"\d+(?:\s*:\s*\d+)+")
 _PLAIN = re.compile(rf"[+-]?{_NUM}")
 _RATIO = re.compile(rf"([+-]?{_NUM})/({_NUM})")
 _LATEX_FRAC = re.compile(r"([+-]?)\\frac\{([^{}]+)\}\{([^{}]+)\}")
@@ -93,6 +115,8 @@ def parse_number(text: str) -> Fraction | None:
             return None if den == 0 else num / den
         if _PLAIN.fullmatch(text):
             return Fraction(text.replace(",", ""))
+        if _DECIMAL_COMMA.fullmatch(text):
+            return Fraction(text.replace(",", "."))
     except (ValueError, ZeroDivisionError):
         return None
     return None
@@ -120,8 +144,13 @@ def extract_number(response: str) -> NumericAnswer | None:
     Returns ``None`` when the response holds no number at all; a ``boxed`` answer with no
     number in it comes back with ``value=None``.
     """
-    boxed = last_boxed(response)
-    if boxed is not None:
+    response = strip_reasoning(response)
+    found_boxes = boxes(response)
+    later = superseding_anchor(response, found_boxes[-1][1]) if found_boxes else None
+    if later is not None and (revised := _number_in(later)) is not None:
+        return NumericAnswer(revised[0], revised[1], "anchored")
+    if found_boxes:
+        boxed = found_boxes[-1][2]
         found = _number_in(boxed)
         if found is None:
             return NumericAnswer(clean_answer(boxed), None, "boxed")
@@ -142,10 +171,23 @@ def _show(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else str(value)
 
 
+def _grade_as_text(response: str, reference: str) -> Grade:
+    """A clock or ratio reference (``12:00``) against the final box or anchored value."""
+    found = graded_answer(response)
+    if found is None:
+        return Grade(False, None, "no boxed or anchored answer to compare with the reference")
+    answer, rule = found
+    same = re.sub(r"\s+", "", answer) == re.sub(r"\s+", "", reference)
+    relation = "matches" if same else "does not match"
+    return Grade(same, answer, f"{rule}: {answer!r} {relation} the reference {reference!r} as text")
+
+
 @register_grader("numeric")
 def grade_numeric(response: str, reference: str, metadata: Mapping[str, Any]) -> Grade:
     """Grade ``response`` as correct when its final number equals ``reference`` exactly."""
     expected = parse_number(reference)
+    if expected is None and _CLOCK.fullmatch(reference.strip()):
+        return _grade_as_text(response, reference.strip())
     if expected is None:
         raise GraderError(f"numeric: the reference {reference!r} is not a number")
     found = extract_number(response)

@@ -43,6 +43,7 @@ def _sibling(name: str) -> ModuleType:
 
 training = _sibling("training_baselines")
 simfit = _sibling("simfit_figures")
+grader_agreement = _sibling("grader_agreement")
 
 
 class BlockNotFoundError(LookupError):
@@ -150,6 +151,13 @@ BLOCKS: tuple[Block, ...] = (
         "python -m conductor_gym.simlab.calibration",
         fast=False,
         header="| planner | `offline` | `offline-ood` | calls |",
+    ),
+    Block(
+        "grader-agreement",
+        "README.md",
+        grader_agreement.agreement_block,
+        grader_agreement.COMMAND,
+        fast=True,
     ),
     Block(
         "episode-latency",

@@ -4,9 +4,13 @@ Used for LiveCodeBench (``stdio`` and ``call`` tasks) and BigCodeBench (``unitte
 tasks). Every program runs in :func:`conductor_gym.sandbox.run_python` (imported when a
 grade is asked for), one fresh process per run; ``reference`` is not used.
 
-The program is the *last* fenced code block of the response whose info string is empty
-or names Python (```` ```python ````, ```` ```py ````, ```` ``` ````); a block
-whose closing fence is missing does not count. No such block is wrong (``extracted=None``).
+The program is chosen as BigCodeBench's sanitizer chooses it (:mod:`.extract`): the last
+fenced Python block that defines the entry point (``entry_point`` for ``unittest``,
+``fn_name`` for ``call``), without the example calls at its end, else the unfenced code
+chunk around its definition; for ``stdio``, the last Python block not labelled as
+output or an example. "Example usage" and "Output" blocks never replace the solution; a
+block whose closing fence is missing does not count. No program is wrong
+(``extracted=None``).
 
 Contract on ``metadata`` (a malformed one raises
 :class:`~conductor_gym.graders.base.GraderError`: a broken task, not a wrong answer):
@@ -150,12 +154,13 @@ __all__ = [
 
 @register_grader("code", blocking=True)
 def grade_code(response: str, reference: str, metadata: Mapping[str, Any]) -> Grade:
-    """Grade the response's last Python code block against the task's tests (see the
+    """Grade the response's program (see :mod:`.extract`) against the task's tests (see the
     module docstring for the three ``code_kind`` values)."""
     kind = metadata.get("code_kind")
     if kind not in ("stdio", "call", "unittest"):
         raise GraderError(f"code: metadata['code_kind'] must be stdio, call or unittest: {kind!r}")
-    code = extract_code(response)
+    entry_point = metadata.get("entry_point") if kind == "unittest" else metadata.get("fn_name")
+    code = extract_code(response, entry_point if isinstance(entry_point, str) else None)
     if code is None or not code.strip():
         return Grade(False, None, "no fenced Python code block found in the response")
     if kind == "stdio":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from conductor_gym.graders.base import Grade, GraderError
 from conductor_gym.graders.code.compare import json_equal, normalize_output
 from conductor_gym.graders.code.harness import _CALL_HARNESS, _UNITTEST_HARNESS, _tagged_line
+from conductor_gym.graders.code.imports import imported_modules
 from conductor_gym.graders.code.rewrite import instrument_tests
 from conductor_gym.graders.code.scan import count_test_methods, scan_program
 
@@ -166,6 +167,14 @@ def _grade_unittest(code: str, metadata: Mapping[str, Any]) -> Grade:
     missing = missing_libraries(libs)
     if missing:
         raise GraderError(f"code: missing libraries: {', '.join(missing)} (install them to grade)")
+    # The run's own files (the program is solution.py) are importable in the sandbox.
+    own = {"solution", "test_solution", "harness"}
+    undeclared = missing_libraries(m for m in imported_modules(test_code) if m not in own)
+    if undeclared:
+        raise GraderError(
+            f"code: the tests import {', '.join(undeclared)}, which the task does not declare "
+            "in libs and this machine does not have (install it to grade)"
+        )
     counts = count_test_methods(test_code)
     expected = sum(counts.values())
     if expected == 0:
