@@ -52,8 +52,30 @@ _PROVENANCE = r"""
     # Library functions that hand their caller a frame: the caller is the one to judge.
     leaky = {("inspect.py", n) for n in ("currentframe", "stack", "trace",
                                           "getouterframes", "getinnerframes")}
-    leaky |= {("traceback.py", "walk_stack"), ("traceback.py", "walk_tb")}
+    leaky |= {("traceback.py", n) for n in ("walk_stack", "walk_tb", "extended_frame_gen",
+                                             "_walk_tb_with_full_positions")}
     leaky_files = {"bdb.py", "pdb.py", "trace.py", "profile.py", "cProfile.py"}
+    # Library functions that read the frames they take and hand none on: only these may
+    # take frames while the program is further up the stack. Any other library function
+    # may pass what it gets to its caller (functools.singledispatch(inspect.stack)).
+    consumers = {
+        ("logging/__init__.py", "Logger.findCaller"), ("typing.py", "_caller"),
+        ("traceback.py", "print_stack"), ("traceback.py", "format_stack"),
+        ("traceback.py", "extract_stack"),
+        ("traceback.py", "StackSummary._extract_from_extended_frame_gen"),
+        ("collections/__init__.py", "namedtuple"), ("enum.py", "EnumType._create_"),
+        ("pandas/util/_exceptions.py", "find_stack_level"),
+        ("pandas/core/common.py", "is_setitem_syntax_in_caller_frame"),
+        ("pandas/core/common.py", "is_local_in_caller_frame"),
+        ("pandas/core/computation/scope.py", "Scope.__init__"),
+        ("pandas/core/computation/scope.py", "Scope._update"),
+        ("matplotlib/_api/__init__.py", "warn_external"),
+        ("matplotlib/cbook.py", "_get_running_interactive_framework"),
+        ("matplotlib/axes/_base.py", "_process_plot_var_args.__call__"),
+        ("numpy/lib/_index_tricks_impl.py", "AxisConcatenator.__getitem__"),
+        ("numpy/matrixlib/defmatrix.py", "bmat"),
+    }
+    consumer_names = {qualname for _, qualname in consumers}
 
     def trusted(code):
         if own.get(id(code)) is code:
@@ -71,11 +93,45 @@ _PROVENANCE = r"""
             return True  # wrappers and debuggers that hand on what they get: judge the caller
         return (name.rsplit("/", 1)[-1], code.co_name) in leaky
 
-    def blamed(frame):
-        # Is the solution's code the one asking? Skips the helpers that return frames.
+    def consumer(code):
+        qualname, name = code.co_qualname, code.co_filename
+        if type(qualname) is not str or qualname not in consumer_names:
+            return False
+        return any(qualname == known_name and name.endswith("/" + suffix)
+                   for suffix, known_name in consumers)
+
+    def program_on_stack(frame):
+        # Up to the body of a library module being imported (which runs its own code,
+        # whoever imports it).
+        while frame is not None:
+            code = frame.f_code
+            if not trusted(code):
+                return True
+            if code.co_name == "<module>" and own.get(id(code)) is not code:
+                return False
+            frame = frame.f_back
+        return False
+
+    def asker(frame):
+        # The library function that asked on the program's behalf, for the reason.
         while frame is not None and is_leaky(frame.f_code):
             frame = frame.f_back
-        return frame is not None and not trusted(frame.f_code)
+        if frame is None or not trusted(frame.f_code):
+            return ""
+        return " through " + str(frame.f_code.co_qualname)
+
+    def blamed(frame):
+        # Could what is asked for reach the program? The first frame past the helpers
+        # that return frames asks: the program's, or a library function that may hand
+        # it on to its caller, unless it is a consumer (then only if the program's code
+        # is further up the stack).
+        while frame is not None and is_leaky(frame.f_code):
+            frame = frame.f_back
+        if frame is None:
+            return False
+        if not trusted(frame.f_code):
+            return True
+        return not consumer(frame.f_code) and program_on_stack(frame.f_back)
 
     # -- the operands of an assertion or a comparison, and callees ---------------------
     # Everything here runs inside the audit hook, so it reads the program's objects only
@@ -112,8 +168,111 @@ _PROVENANCE = r"""
                                             "assertIsNotNone", "assertIs", "fail"))
                    or name in ("failUnlessEqual", "failIfEqual", "failUnlessAlmostEqual",
                                "failIfAlmostEqual", "failUnless", "failIf")}
-    checked_types = {}  # id(class) -> (class, finding)
     ANY = "unittest.mock.ANY"
+
+    # -- what existed before the program ran --------------------------------------------
+    # Identity snapshots, taken here, before the program runs: every module and every
+    # class reachable from one (through its namespace, bases, metaclass and nested
+    # classes), each with a copy of its namespace. What the tests compare or call is
+    # judged against them, never by a file name or where code came from.
+    MISSING = object()
+    known_modules = {}  # id(module) -> (module, its namespace then)
+    known = {}  # id(class) -> (class, its namespace then)
+    todo = []
+    for module in list(sys.modules.values()):
+        if isinstance(module, ModuleType) and id(module) not in known_modules:
+            members = dict(vars(module))
+            known_modules[id(module)] = (module, members)
+            todo.extend(value if isinstance(value, type) else type(value)
+                        for value in members.values())
+    while todo:
+        klass = todo.pop()
+        if id(klass) in known:
+            continue
+        members = dict(vars(klass))
+        known[id(klass)] = (klass, members)
+        todo.extend(type_mro(klass))
+        todo.append(type(klass))
+        for value in members.values():
+            if isinstance(value, type):
+                todo.append(value)
+            elif type(value) is FunctionType and value.__code__.co_filename[:1] == "<":
+                adopt(value.__code__)  # made by a library before the program ran
+    del todo
+    # The modules the test code imports: what it may call by a bare name it imported
+    # (checked with the machinery, see tampered()).
+    reach_state = []
+    for name in reach_names:
+        module = sys.modules.get(name)
+        if isinstance(module, ModuleType):
+            reach_state.append((name, vars(module), {key: value for key, value
+                                                     in vars(module).items()
+                                                     if callable(value)}))
+
+    # Mocks: the tests' own (made with none of the program's code on the stack, or
+    # children of such a mock) may stand in for a library function (mock.patch) and be
+    # compared; any other is the program's.
+    test_mocks = {}
+    mock_module = sys.modules.get("unittest.mock")
+    mock_new_code = None
+    if mock_module is not None:
+        mock_base = vars(mock_module)["NonCallableMock"]
+        mock_new_original = static_func(vars(mock_base)["__new__"])
+
+        def mock_new(cls, /, *args, _audit=audit, **kwargs):
+            instance = mock_new_original(cls, *args, **kwargs)
+            _audit("conductor_gym.mock", instance, kwargs.get("_new_parent"),
+                   kwargs.get("parent"))
+            return instance
+
+        mock_base.__new__ = staticmethod(mock_new)
+        mock_new_code = mock_new.__code__
+
+    def test_mock(value):
+        return test_mocks.get(id(value)) is value
+
+    def register_mock(args, frame):
+        instance, *parents = args if len(args) == 3 else (None, None, None)
+        if frame is None or frame.f_code is not mock_new_code:
+            return "the program forged a harness event"
+        if any(parent is not None and not test_mock(parent) for parent in parents):
+            return None  # a child of the program's mock is the program's
+        if any(parent is not None for parent in parents) or not program_on_stack(frame):
+            test_mocks[id(instance)] = instance
+        return None
+
+    def accepted(value):
+        # A stand-in the tests may have put in place of a library function: their mock
+        # or their own function.
+        if test_mock(value):
+            return True
+        if type(value) is FunctionType:
+            code = function_code(value)
+            return own.get(id(code)) is code
+        return False
+
+    def replaced(owner, name, function):
+        # What the program replaced that the test code is about to call as
+        # owner.name (a library module's function, a library class's method), or None.
+        if type(name) is not str:
+            return None
+        entry = known_modules.get(id(owner))
+        if entry is not None and entry[0] is owner:
+            before = entry[1].get(name, MISSING)
+            if before is not MISSING and function is not before and not accepted(function):
+                return str(entry[1].get("__name__")) + "." + name
+            return None
+        is_class = any(base is type for base in type_mro(type(owner)))
+        for base in type_mro(owner if is_class else type(owner)):
+            members = type_dict(base)
+            if name in members:
+                entry = known.get(id(base))
+                if entry is not None and entry[0] is base:
+                    now = members[name]
+                    if now is not entry[1].get(name, MISSING) and not accepted(now):
+                        return type_name(base) + "." + name
+                return None
+        return None
 
     def program_member(klass, names):
         # "Class.name" for the first of names that klass (or a base) takes from the
@@ -136,13 +295,16 @@ _PROVENANCE = r"""
                     return type_name(base) + "." + name
         return None
 
-    def forged_type(klass):
-        # Only C-level reads of what the program made: its classes may have metaclasses
-        # whose methods would otherwise run here, inside the hook, unaudited.
-        known = checked_types.get(id(klass))
-        if known is not None and known[0] is klass:
-            return known[1]
-        checked_types[id(klass)] = (klass, None)
+    def forged_type(klass, memo):
+        # "Class.__eq__" when a comparison, truth, hashing or attribute method of klass
+        # is not what it was before the program ran: one a class that existed then has
+        # had replaced, or any one of a class made since (whatever its code: borrowed
+        # from a library, a builtin, generated by dataclasses), but for the tests' own.
+        # Only C-level reads: the program's classes may have metaclasses whose methods
+        # would otherwise run here, inside the hook, unaudited.
+        seen = memo.get(id(klass))
+        if seen is not None and seen[0] is klass:
+            return seen[1]
         found = None
         for base in type_mro(klass):
             members = type_dict(base)
@@ -150,9 +312,22 @@ _PROVENANCE = r"""
                     and members.get("__module__") == "unittest.mock"):
                 found = ANY
                 break
-        if found is None:
-            found = program_member(klass, dunders)
-        checked_types[id(klass)] = (klass, found)
+            entry = known.get(id(base))
+            for name in dunders:
+                attr = members.get(name, MISSING)
+                if entry is not None and entry[0] is base:
+                    if attr is entry[1].get(name, MISSING):
+                        continue
+                elif attr is MISSING or attr is None:
+                    continue
+                if type(attr) is FunctionType and own.get(id(function_code(attr))) is (
+                        function_code(attr)):
+                    continue  # the tests' or the harness's own
+                found = type_name(base) + "." + name
+                break
+            if found is not None:
+                break
+        memo[id(klass)] = (klass, found)
         return found
 
     def descriptor(mro, name, kind):
@@ -210,7 +385,7 @@ _PROVENANCE = r"""
     def forged_operand(values):
         # The first program-made type among values and what they hold, searched breadth
         # first up to a budget of objects.
-        todo, seen, budget, at = list(values), set(), 100000, 0
+        todo, seen, budget, at, memo = list(values), set(), 100000, 0, {}
         while at < len(todo) and at < budget:
             value = todo[at]
             at += 1
@@ -218,7 +393,9 @@ _PROVENANCE = r"""
             if id(klass) in plain or id(value) in seen:
                 continue
             seen.add(id(value))
-            found = forged_type(klass)
+            if test_mock(value):
+                continue
+            found = forged_type(klass, memo)
             if found is not None:
                 return found
             if len(todo) < budget:
