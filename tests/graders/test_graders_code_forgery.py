@@ -446,7 +446,8 @@ FORGERIES = [
         "getattr(s, 'mod' + 'ules')['math'] = fake\n"
         "def task_func(values):\n    return -1\n",
         ISCLOSE_TESTS,
-        "rejected: the test called math.isclose, which is the program's own code",
+        "rejected: the test called math.isclose, which the program replaced (a module it made:"
+        " isclose)",
         id="fake-module",
     ),
     pytest.param(
@@ -939,6 +940,19 @@ ISSUE_39 = [
         id="isclose-is-not-late",
     ),
     pytest.param(
+        # A library internal under the helper the tests call, patched to lie once and
+        # restore itself (a documented gap before): numpy's own isclose under allclose.
+        "import importlib\n"
+        "internals = vars(importlib.import_module('numpy._core.numeric'))\n"
+        "real = internals['isclose']\n"
+        "def fake(*args, **kwargs):\n    internals['isclose'] = real\n    return real(0, 0)\n"
+        "def task_func(values):\n    internals['isclose'] = fake\n    return -1\n",
+        ALLCLOSE_TESTS,
+        ["numpy"],
+        "rejected: numpy.",
+        id="numpy-internals",
+    ),
+    pytest.param(
         LIBRARY_NAMED_CODE,
         TEST_CODE,
         [],
@@ -998,7 +1012,41 @@ ISSUE_39 = [
         "defines itself",
         id="own-mock",
     ),
+    pytest.param(
+        # the tests' own mock, handed to the program and configured to say equal
+        "def task_func(values):\n    values.__eq__.return_value = True\n    return values\n",
+        "import unittest\nfrom unittest.mock import MagicMock\n"
+        "class TestCases(unittest.TestCase):\n"
+        "    def test_small(self):\n        self.assertEqual(task_func(MagicMock()), 6)\n",
+        [],
+        "rejected: the program passed an assertion an object whose MagicMock.__eq__ it "
+        "defines itself",
+        id="tests-mock-configured",
+    ),
 ]
+
+
+def test_the_tests_own_patches_still_pass() -> None:
+    # mock.patch with the tests' mocks, autospec'd functions and their own functions
+    program = (
+        "import os, math\ndef task_func(values):\n"
+        "    return sorted(os.listdir('.')), math.floor(2.5), os.getcwd()\n"
+    )
+    tests = (
+        "import unittest, os, math\nfrom unittest.mock import patch, MagicMock\n"
+        "class TestCases(unittest.TestCase):\n"
+        "    @patch('os.listdir', autospec=True)\n"
+        "    def test_listing(self, listdir):\n"
+        "        listdir.return_value = ['b', 'a']\n"
+        "        with patch.object(math, 'floor', lambda x: 7):\n"
+        "            with patch('os.getcwd', MagicMock(return_value='/x')) as cwd:\n"
+        "                names, floor, here = task_func([])\n"
+        "        self.assertEqual(names, ['a', 'b'])\n        self.assertEqual(floor, 7)\n"
+        "        self.assertEqual(here, '/x')\n        listdir.assert_called_once_with('.')\n"
+        "        self.assertEqual(cwd.call_count, 1)\n"
+    )
+    verdict = unit(program, tests)
+    assert verdict.correct, verdict
 
 
 @pytest.fixture(params=["bwrap", "unshare"])

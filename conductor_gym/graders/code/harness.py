@@ -508,6 +508,10 @@ def _tester(channel, libc):
                 current = now.get(key, now)
                 if current is not value and not accepted(current):
                     return name + "." + key + " was replaced or removed"
+        for top in packages if classes else ():
+            problem = package_tampered(top)
+            if problem is not None:
+                return problem
         return None
 
     # @provenance (see .provenance)
@@ -646,6 +650,9 @@ def _tester(channel, libc):
             if type(function) is MethodType and type(method_function(function)) is Guard:
                 return None  # an assertion, whose guard checks everything next
             problem = tampered(False)
+            if problem is None and label:
+                top = callee_package(owner if method else None, function)
+                problem = package_tampered(top) if top is not None else None
             if problem is None and method and len(args) == 7:
                 what = replaced(owner, args[6], function)
                 if what is not None:

@@ -1,19 +1,33 @@
 """The part of the ``unittest`` test process's script (:mod:`.harness`) that tells the
-program's code from everything else, and searches what the tests are about to compare
-or call for it; spliced into ``_tester`` where its names (``trusted``, ``adopt``,
-``forged_type``, ``forged_operand``, ``forged_callable``...) are used by the audit hook.
+program's code and objects from everything else, and searches what the tests are about
+to compare or call for them; spliced into ``_tester`` where its names are used by the
+audit hook.
 
-* ``trusted(code)``: code of the harness, the test module, and the interpreter's
-  library directories (``sys.path`` past the work dir), and code ``dataclasses`` writes;
-  the rest (``solution.py``, code the program compiles) is the program's.
-* ``forged_type(klass)``: ``"Class.__eq__"`` when a comparison, truth, hashing or
-  attribute method of ``klass`` is the program's code (or ``unittest.mock.ANY``).
-* ``forged_operand(values)``: the first such type among ``values`` and what they
-  hold, searched breadth first (up to 100,000 objects) into dicts, lists, tuples, sets
-  (and their subclasses), numpy object arrays and pandas objects (their instance state,
-  blocks and arrays).
-* ``forged_callable(f)``: whether calling ``f`` runs the program's code (a function, a
-  method, a ``functools.partial``, a class's constructor, an object's ``__call__``).
+* ``known`` / ``known_modules``: *identity snapshots* taken before the program runs:
+  every module's namespace and every class reachable from one (bases, metaclasses,
+  nested classes), each with a copy of its namespace; ``reach_state`` and ``packages``
+  hold the functions of the modules the test code imports and of every module of their
+  packages. What the tests compare or call is judged against them.
+* ``trusted(code)``: code of the harness, of the test module (and code generated while
+  it loads), code that library classes held before the program ran, and code of the
+  interpreter's library directories (``sys.path`` past the work dir): a file name
+  the hook lets nobody forge (see :mod:`.harness`); the rest is the program's.
+* ``blamed(frame)``: whether a frame (or ``gc``, ``ctypes``) request may reach the
+  program: it asks itself, or a library function that is not a known ``consumer``
+  asks while the program's code is further up the stack (up to a library module being
+  imported).
+* ``forged_type(klass, memo)``: ``"Class.__eq__"`` when a comparison, truth, hashing or
+  attribute method of ``klass`` differs from the snapshot (any such method of a class
+  made since, but the tests' own), or for ``unittest.mock.ANY``.
+* ``forged_operand(values)``: the first such type among ``values`` and what they hold
+  (a mock the tests made excepted), searched breadth first (up to 100,000 objects) into
+  dicts, lists, tuples, sets, deques (and their subclasses), mapping proxies, numpy
+  object arrays, pandas objects and any object's instance state.
+* ``replaced(owner, name, function)``: what the program replaced, or made, that the
+  test code is about to call as ``owner.name``; ``forged_callable(f)``: whether calling
+  ``f`` runs the program's code.
+* ``test_mocks``: the mocks the tests made (none of the program's code on the stack, or
+  a child of one of theirs), which may stand in for library functions (``mock.patch``).
 
 It runs inside the audit hook, where nothing is audited, so it reads the program's
 objects only through C-level accessors (type slots, getset and member descriptors,
@@ -158,7 +172,10 @@ _PROVENANCE = r"""
     static_func = vars(staticmethod)["__func__"].__get__
     class_func = vars(classmethod)["__func__"].__get__
     dict_keys, dict_values = vars(dict)["keys"], vars(dict)["values"]
-    iterators = {id(kind): vars(kind)["__iter__"] for kind in (list, tuple, set, frozenset)}
+    import collections
+    iterators = {id(kind): vars(kind)["__iter__"]
+                 for kind in (list, tuple, set, frozenset, collections.deque)}
+    proxy_values = vars(types.MappingProxyType)["values"]
     plain = {id(kind) for kind in (int, float, complex, str, bytes, bool, type(None))}
     # The assertions whose verdict an operand's own methods could decide.
     comparisons = {name for name in dir(TestCase) if name.startswith(("assert", "fail"))
@@ -208,6 +225,43 @@ _PROVENANCE = r"""
             reach_state.append((name, vars(module), {key: value for key, value
                                                      in vars(module).items()
                                                      if callable(value)}))
+    # And the internals of their packages (np.allclose calls numpy's isclose): checked
+    # after each assertion's check, and before a call of the test code whose callee
+    # comes from the package (a patch that undoes itself when called is seen first).
+    packages = {}  # top-level package -> [(name, namespace, callables then)]
+    package_of = {}  # id(module) -> its top-level package
+    tops = {name.partition(".")[0] for name, _, _ in reach_state} - {"builtins", "sys"}
+    for name, module in list(sys.modules.items()):
+        top = name.partition(".")[0]
+        if top in tops and isinstance(module, ModuleType) and name not in reach_names:
+            packages.setdefault(top, []).append(
+                (name, vars(module), {key: value for key, value in vars(module).items()
+                                      if callable(value)}))
+            package_of[id(module)] = top
+    for name in reach_names:
+        if name in sys.modules:
+            package_of[id(sys.modules[name])] = name.partition(".")[0]
+    function_module = vars(FunctionType)["__module__"].__get__
+    builtin_module = vars(types.BuiltinFunctionType)["__module__"].__get__
+
+    def package_tampered(top):
+        for name, now, before in packages.get(top, ()):
+            for key, value in before.items():
+                current = now.get(key, now)
+                if current is not value and not accepted(current):
+                    return name + "." + key + " was replaced or removed"
+        return None
+
+    def callee_package(owner, function):
+        # The package whose internals a call of the test code may run.
+        top = package_of.get(id(owner)) if owner is not None else None
+        if top is None:
+            kind = type(function)
+            module = (function_module(function) if kind is FunctionType else
+                      builtin_module(function) if kind is types.BuiltinFunctionType else None)
+            if type(module) is str:
+                top = module.partition(".")[0]
+        return top if top in packages else None
 
     # Mocks: the tests' own (made with none of the program's code on the stack, or
     # children of such a mock) may stand in for a library function (mock.patch) and be
@@ -227,9 +281,43 @@ _PROVENANCE = r"""
 
         mock_base.__new__ = staticmethod(mock_new)
         mock_new_code = mock_new.__code__
+        magic_proxy, mock_default = vars(mock_module)["MagicProxy"], vars(mock_module)["DEFAULT"]
+        # the comparisons a MagicMock gets by default (identity)
+        mock_effects = {id(function(None).__code__): function(None).__code__ for function
+                        in vars(mock_module)["_side_effect_methods"].values()}
+        instance_dict = next(vars(base)["__dict__"] for base in type_mro(mock_base)
+                             if "__dict__" in vars(base)).__get__
+
+    def forged_mock(value):
+        # A mock of the tests' compares by identity unless its comparison methods were
+        # set (m.__eq__ = f) or configured (m.__eq__.return_value = True), by anyone.
+        klass = type(value)
+        members = type_dict(klass)
+        for name in dunders:
+            attr = members.get(name)
+            if attr is not None and type(attr) is not magic_proxy:
+                return type_name(klass) + "." + name
+        found = forged_type(type_mro(klass)[1], {}) if len(type_mro(klass)) > 1 else None
+        if found is not None:
+            return found
+        children = instance_dict(value).get("_mock_children")
+        for name in dunders if type(children) is dict else ():
+            child = children.get(name)
+            if child is None:
+                continue
+            state = instance_dict(child) if test_mock(child) or any(
+                base is mock_base for base in type_mro(type(child))) else None
+            if type(state) is not dict:
+                return type_name(klass) + "." + name
+            effect = state.get("_mock_side_effect")
+            if state.get("_mock_return_value", mock_default) is not mock_default or not (
+                    effect is None or (type(effect) is FunctionType and mock_effects.get(
+                        id(function_code(effect))) is function_code(effect))):
+                return type_name(klass) + "." + name
+        return None
 
     def test_mock(value):
-        return test_mocks.get(id(value)) is value
+        return test_mocks.get(id(value), MISSING) is value
 
     def register_mock(args, frame):
         instance, *parents = args if len(args) == 3 else (None, None, None)
@@ -241,14 +329,16 @@ _PROVENANCE = r"""
             test_mocks[id(instance)] = instance
         return None
 
+    function_dict = vars(FunctionType)["__dict__"].__get__
+
     def accepted(value):
-        # A stand-in the tests may have put in place of a library function: their mock
-        # or their own function.
+        # A stand-in the tests may have put in place of a library function: their mock,
+        # their own function, or mock's autospec function around a mock of theirs.
         if test_mock(value):
             return True
         if type(value) is FunctionType:
             code = function_code(value)
-            return own.get(id(code)) is code
+            return own.get(id(code)) is code or test_mock(function_dict(value).get("mock"))
         return False
 
     def replaced(owner, name, function):
@@ -262,8 +352,19 @@ _PROVENANCE = r"""
             if before is not MISSING and function is not before and not accepted(function):
                 return str(entry[1].get("__name__")) + "." + name
             return None
+        if owner is solution or test_mock(owner) or test_instance(owner):
+            return None
+        if any(base is ModuleType for base in type_mro(type(owner))):
+            # a module that did not exist before the program ran: the tests' names
+            # taken from the program's globals may be a module it made
+            if type(function) is FunctionType and trusted(function_code(function)):
+                return None
+            return None if accepted(function) else "a module it made: " + name
         is_class = any(base is type for base in type_mro(type(owner)))
-        for base in type_mro(owner if is_class else type(owner)):
+        mro = type_mro(owner if is_class else type(owner))
+        if any(base is mock_base for base in mro) if mock_module is not None else False:
+            return "a mock it made: " + name
+        for base in mro:
             members = type_dict(base)
             if name in members:
                 entry = known.get(id(base))
@@ -271,6 +372,8 @@ _PROVENANCE = r"""
                     now = members[name]
                     if now is not entry[1].get(name, MISSING) and not accepted(now):
                         return type_name(base) + "." + name
+                elif not any(base is klass for klass in test_state):
+                    return "its own class's " + type_name(base) + "." + name
                 return None
         return None
 
@@ -359,15 +462,29 @@ _PROVENANCE = r"""
                 if not (type(ravel) is type(tolist) is CMethod and type(getitem) is CSlot):
                     return ()
                 return tolist(getitem(ravel(value), slice(0, room)))
-        modules = [type_dict(base).get("__module__") for base in mro]
-        if not any(type(module) is str and starts(module, "pandas.") for module in modules):
-            return ()
+        if klass is types.MappingProxyType:
+            return proxy_values(value)
+        # Any other object: what its instance state holds (a library object's __eq__
+        # may compare its attributes), and for pandas its C-level slots too.
         found = []
         state = descriptor(mro, "__dict__", GetSet)
         if state is not None:
-            held = state.__get__(value)
+            try:
+                held = state.__get__(value)
+            except Exception:
+                held = None
             if type(held) is dict:
                 found.extend(dict_values(held))
+        modules = [type_dict(base).get("__module__") for base in mro]
+        if not any(type(module) is str and starts(module, "pandas.") for module in modules):
+            for base in mro:
+                for attr in type_dict(base).values():
+                    if type(attr) is Member:
+                        try:
+                            found.append(attr.__get__(value))
+                        except Exception:
+                            continue
+            return found
         for base in mro:
             module = type_dict(base).get("__module__")
             for key, attr in type_dict(base).items():
@@ -393,9 +510,7 @@ _PROVENANCE = r"""
             if id(klass) in plain or id(value) in seen:
                 continue
             seen.add(id(value))
-            if test_mock(value):
-                continue
-            found = forged_type(klass, memo)
+            found = forged_mock(value) if test_mock(value) else forged_type(klass, memo)
             if found is not None:
                 return found
             if len(todo) < budget:
