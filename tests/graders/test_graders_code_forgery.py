@@ -1023,6 +1023,31 @@ ISSUE_39 = [
         "defines itself",
         id="tests-mock-configured",
     ),
+    pytest.param(
+        # a name the tests take from the program's globals (a documented gap before)
+        "from math import isclose\nimport operator\n"
+        "isclose = operator.is_not\n"
+        "def task_func(values):\n    return -1\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        self.assertTrue(isclose(task_func([1, 2]), 1.5))\n",
+        [],
+        "rejected: the program rebound isclose, which it imports from math and the tests use",
+        id="bare-name-rebound",
+    ),
+    pytest.param(
+        # the same through the test module, once it is loaded
+        "from math import isclose\nimport importlib, operator\n"
+        "def task_func(values):\n"
+        "    system = importlib.import_module('s' + 'ys')\n"
+        "    tests = getattr(system, 'mod' + 'ules')['test_solution']\n"
+        "    tests.isclose = operator.is_not\n    return -1\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        value = task_func([1, 2])\n"
+        "        self.assertTrue(isclose(value, 1.5))\n",
+        [],
+        "rejected: test_solution.isclose was replaced or removed",
+        id="bare-name-test-module",
+    ),
 ]
 
 

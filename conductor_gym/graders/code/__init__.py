@@ -130,8 +130,10 @@ imported after the snapshot (by the program, dynamically), or of a package the t
 code does not import (checking every module's functions before every call costs about
 11 ms a check with numpy and pandas loaded: too slow for tests that call in loops);
 rewriting a library function's closure cells; a function the tests call by a bare name
-they do not import, which comes from the program's globals (a method called on a
-module or a mock the program made there is refused); objects
+they do not import, which comes from the program's globals and that the program did
+not bind by an import (a name it imports must still be what the import gave, and the
+test module's names stay as they were when it loaded; a method called on a module or
+a mock the program made is refused); objects
 past 100,000 searched; a callback the program leaves to a library (a
 ``weakref.finalize``) that runs with none of its code on the stack; and a thread the
 tests start that runs the program, which may race a patch while it runs. The sandbox,

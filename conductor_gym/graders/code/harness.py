@@ -235,6 +235,43 @@ def _tester(channel, libc):
                 continue
     reach_names = [name for name in dict.fromkeys(test_imports) if name in sys.modules]
 
+    def import_bindings(text):
+        # The globals a module's own import statements bind: name -> (module, attribute)
+        try:
+            body = list(ast.parse(text).body)
+        except BaseException:
+            return {}
+        bound = {}
+        while body:
+            node = body.pop()
+            if isinstance(node, (ast.If, ast.Try)):
+                body += node.body + node.orelse + getattr(node, "finalbody", [])
+                body += [s for handler in getattr(node, "handlers", []) for s in handler.body]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bound[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.partition(".")[0]
+                        bound[top] = (top, None)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        bound[alias.asname or alias.name] = (node.module, alias.name)
+        return bound
+
+    # The program's imported names the tests use without importing them (BigCodeBench's
+    # tests see the program's globals): checked once the program has run.
+    program_bindings = import_bindings(source)
+    test_tree_names = set()
+    try:
+        test_tree_names = {node.id for node in ast.walk(ast.parse(test_text))
+                           if isinstance(node, ast.Name)}
+    except BaseException:
+        pass
+    borrowed_names = {name: where for name, where in program_bindings.items()
+                      if name in test_tree_names and name not in import_bindings(test_text)}
+
     # -- what the solution may not change ------------------------------------------------
 
     class Result(unittest.TestResult):
@@ -831,6 +868,18 @@ def _tester(channel, libc):
     if not callable(solution.__dict__.get(config["entry_point"])):
         finish({"error": "the solution does not define " + config["entry_point"]})
 
+    for name, (module_name, attr) in borrowed_names.items():
+        # What the import gave, as the snapshot holds it, is what the tests get.
+        entry = known_modules.get(id(sys.modules.get(module_name)))
+        if entry is None or name not in solution.__dict__:
+            continue
+        want = entry[0] if attr is None else entry[1].get(attr, MISSING)
+        if want is MISSING:
+            want = sys.modules.get(module_name + "." + attr, MISSING)
+        if want is not MISSING and solution.__dict__[name] is not want:
+            finish({"tampered": "the program rebound " + name + ", which it imports from "
+                                + module_name + " and the tests use"})
+
     tests_module = types.ModuleType("test_solution")
     # The tests see the solution's globals (as BigCodeBench's harness, which concatenates
     # the two), but not one that shadows a builtin they may call (a len of its own).
@@ -845,6 +894,12 @@ def _tester(channel, libc):
     except BaseException as exc:
         finish({"error": "loading the tests raised " + describe(exc)})
     loading_tests = False
+    # The test module's functions, modules and classes (its own and the program's names
+    # it sees) stay as they are now: the program may reach the module (sys.modules).
+    reach_state.append(("test_solution", vars(tests_module),
+                        {key: value for key, value in vars(tests_module).items()
+                         if callable(value)
+                         or any(base is ModuleType for base in type_mro(type(value)))}))
     loader = unittest.TestLoader()
     suite = unittest.suite.TestSuite()
     for name in config["classes"]:
