@@ -10,9 +10,11 @@ from stdin, waits for the tester and prints ``<nonce> {"messages", "payload",
 single one decoded, the first tampering reported, and how the tester ended. ``_tester``
 points its stdin and stdout at ``/dev/null``, reads ``harness.json`` (``entry_point``,
 ``classes``, ``expected``, ``libs``, ``guards``), the tests (instrumented by
-:mod:`.rewrite`) and the program, freezes the machinery, installs its audit hook, then
-imports the program and runs the tests; it sends one message (JSON: the counts, an
-``error`` or a ``tampered`` reason) and exits 0 only after a clean run.
+:mod:`.rewrite`) and the program, imports the libraries the program and the tests
+import, freezes the machinery, takes the identity snapshots (:mod:`.provenance`),
+installs its audit hook, then imports the program and runs the tests; it sends one
+message (JSON: the counts, an ``error`` or a ``tampered`` reason) and exits 0 only
+after a clean run.
 Objects the program can reach hold nothing it could use: the assertion and fixture
 wrappers (``Guard``) and the guards of the test code's calls and comparisons
 (``Caller``, ``MethodCaller``, ``Checker``, swapped for their ``guards`` tokens in the test
@@ -20,6 +22,9 @@ module's code constants) are frozen tuples that only raise audit events, and eve
 and every secret lives in the hook's closure. ``_tester`` takes its own references to the
 builtins before the program runs (what runs inside the hook runs unaudited), replaces
 ``_thread.start_new_thread`` so that it knows which running threads the program started,
+``_signal.signal`` and ``_imp._fix_co_filename`` with guards the hook answers (the real
+ones are held only in its closure), ``unittest.mock.NonCallableMock.__new__`` so that
+it knows which mocks the tests made, stays non-dumpable as the referee made it,
 and does not hand the tests a global of the program that shadows a builtin.
 """
 
