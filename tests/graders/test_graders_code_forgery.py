@@ -968,6 +968,20 @@ ISSUE_39 = [
         id="singledispatch-stack",
     ),
     pytest.param(
+        # A consumer's code (logging's findCaller keeps the frames it takes) run by the
+        # program with globals of its own, whose _is_internal_frame is handed a frame.
+        _FINISH + "import logging, sys, types\n"
+        "code = getattr(logging.Logger.findCaller, '__co' + 'de__')\n"
+        "def leak(frame):\n    P(frame)\n    return False\n"
+        "fake = types.FunctionType(code, {'__name__': 'logging',\n"
+        "    'currentframe': getattr(sys, '_get' + 'frame'), '_is_internal_frame': leak})\n"
+        "def task_func(values):\n    fake(None, False, 1)\n    return -1\n",
+        TEST_CODE,
+        [],
+        "rejected: the program used frame access (sys._getframe) through Logger.findCaller",
+        id="consumer-code-own-globals",
+    ),
+    pytest.param(
         SIGNAL_FRAME,
         TEST_CODE,
         [],

@@ -145,7 +145,16 @@ _PROVENANCE = r"""
             return False
         if not trusted(frame.f_code):
             return True
-        return not consumer(frame.f_code) and program_on_stack(frame.f_back)
+        if consumer(frame.f_code) and genuine(frame):
+            return False
+        return program_on_stack(frame.f_back)
+
+    def genuine(frame):
+        # Library code running in its own module's namespace, one that existed before
+        # the program ran, with the real builtins: not its code object run by the
+        # program with globals of its own (types.FunctionType(code, globals)).
+        namespace = frame.f_globals
+        return namespaces.get(id(namespace)) is namespace and frame.f_builtins is builtins_dict
 
     # -- the operands of an assertion or a comparison, and callees ---------------------
     # Everything here runs inside the audit hook, so it reads the program's objects only
@@ -216,6 +225,8 @@ _PROVENANCE = r"""
             elif type(value) is FunctionType and value.__code__.co_filename[:1] == "<":
                 adopt(value.__code__)  # made by a library before the program ran
     del todo
+    namespaces = {id(vars(module)): vars(module) for module, _ in known_modules.values()}
+    builtins_dict = vars(builtins)
     # The modules the test code imports: what it may call by a bare name it imported
     # (checked with the machinery, see tampered()).
     reach_state = []
