@@ -69,7 +69,8 @@ details):
   and the like, also through ``inspect``, ``traceback`` or a debugger), walks the heap
   (``gc``) or uses ``ctypes``, or when a library function does so while the program's
   code is further up the stack (it could hand the frames on: ``functools.singledispatch
-  (inspect.stack)``), unless it is a known consumer that keeps them (logging's
+  (inspect.stack)``), unless it is a known consumer that keeps them, running in its
+  own module's namespace with the real builtins (logging's
   ``findCaller``, traceback's formatting, ``typing``, ``namedtuple``, pandas'
   ``find_stack_level``, matplotlib's ``warn_external``...); when it traces
   (``sys.settrace``, also for new threads), installs a signal handler (Python hands a
