@@ -892,6 +892,7 @@ def _tester(channel, libc):
         if not (key.startswith("__") and key.endswith("__")) and key not in builtin_names:
             tests_module.__dict__[key] = value
     tests_module.__file__ = os.path.abspath("test_solution.py")
+    tests_namespace[0] = vars(tests_module)
     sys.modules["test_solution"] = tests_module
     loading_tests = True
     try:

@@ -341,6 +341,8 @@ _PROVENANCE = r"""
         return None
 
     function_dict = vars(FunctionType)["__dict__"].__get__
+    function_globals = vars(FunctionType)["__globals__"].__get__
+    tests_namespace = [None]  # the test module's, once it is loaded
 
     def accepted(value):
         # A stand-in the tests may have put in place of a library function: their mock,
@@ -348,9 +350,14 @@ _PROVENANCE = r"""
         if test_mock(value):
             return True
         if type(value) is FunctionType:
-            code = function_code(value)
-            return own.get(id(code)) is code or test_mock(function_dict(value).get("mock"))
+            return own_function(value) or test_mock(function_dict(value).get("mock"))
         return False
+
+    def own_function(function):
+        # The tests' or the harness's function, in their own namespace.
+        code, namespace = function_code(function), function_globals(function)
+        return own.get(id(code)) is code and (namespaces.get(id(namespace)) is namespace
+                                              or namespace is tests_namespace[0])
 
     def replaced(owner, name, function):
         # What the program replaced that the test code is about to call as
@@ -434,8 +441,7 @@ _PROVENANCE = r"""
                         continue
                 elif attr is MISSING or attr is None:
                     continue
-                if type(attr) is FunctionType and own.get(id(function_code(attr))) is (
-                        function_code(attr)):
+                if type(attr) is FunctionType and own_function(attr):
                     continue  # the tests' or the harness's own
                 found = type_name(base) + "." + name
                 break
