@@ -60,7 +60,8 @@ What the program sees
     built from an empty directory (:mod:`.view`): the system's program and library dirs
     (``/usr``'s ``bin``, ``lib``, ``include``, ``share`` and the like, read-only), a few
     ``/etc`` files (loader cache, ``passwd``, ``hosts``, time zone), a fresh ``/dev``,
-    ``/proc``, ``/tmp`` and ``/dev/shm`` (size-limited tmpfs), the interpreter (its
+    ``/proc`` (read-only: no process opens its own ``/proc/self/mem`` for writing),
+    ``/tmp`` and ``/dev/shm`` (size-limited tmpfs), the interpreter (its
     executable and links, its standard library, the shared objects it maps, the
     site-packages dirs above; read-only) and the run's work dir. Nothing else of the host
     exists there: not the project checkout, task data or any ``data_dir``, dataset caches
@@ -78,16 +79,19 @@ What the program sees
     ``setpriv`` as a fresh unprivileged uid/gid, chosen at random per run, with no
     supplementary groups and no capabilities (not even in the bounding set), and a
     seccomp filter refuses new user namespaces (:mod:`.seccomp`; x86-64 and AArch64),
-    so the program cannot become "root" in one and mount file systems.
+    so the program cannot become "root" in one and mount file systems, and any way into
+    a process's memory (``ptrace``, ``process_vm_readv``/``writev``, making a process
+    dumpable again).
     Unprivileged callers get a user namespace instead, with nested user namespaces
     disabled where bwrap supports it (>= 0.8), and the same filter.
 ``"unshare"`` (root without usable bwrap)
     ``unshare`` (util-linux) gives new mount, pid, network, IPC and UTS namespaces; the
     interpreter builds the same view there itself, ``chroot`` s into it and drops to the
-    per-run uid with no capabilities (bounding set emptied) and ``no_new_privs``
-    (:mod:`.mountns`). A process without capabilities cannot leave a chroot, nor create
-    a user namespace inside one. Left-over processes die with the pid namespace, and are
-    also found and killed by their uid.
+    per-run uid with no capabilities (bounding set emptied) and ``no_new_privs``, and
+    installs the same seccomp filter as bwrap's (:mod:`.mountns`). A process without
+    capabilities cannot leave a chroot, nor create a user namespace inside one.
+    Left-over processes die with the pid namespace, and are also found and killed by
+    their uid.
 ``"none"`` (only when ``CONDUCTOR_SANDBOX_ISOLATION=none`` asks for it)
     Not a security boundary: rlimits, timeouts and the cleared environment only (plus
     the per-run uid as root); the program sees the host's files. A warning is logged
@@ -109,10 +113,16 @@ sandbox, and concurrent runs could signal or ptrace each other. Without ``setpri
 is then not "dumpable" (its own ``/proc/self/fd`` and ``environ`` become unreadable to
 it).
 
-Out of scope: kernel exploits (no seccomp filter), CPU and disk exhaustion beyond the
-limits above (the work dir lives on the host's disk: at most the per-file limit times
-the files written before the time limit), timing side channels, and what the system's
-own dirs hold (a benchmark's answers copied into ``/usr/share`` would be visible).
+The work dir is removed after every run whatever the program made of it (iteratively,
+relative to directory descriptors: no depth, ``PATH_MAX`` or permission trick defeats
+it, and symlinks are never followed); a run whose files could not be removed is
+reported ``"crashed"`` (a failed run, never an exception).
+
+Out of scope: kernel exploits (the seccomp filter refuses a few calls, not the kernel's
+surface), CPU and disk exhaustion beyond the limits above (the work dir lives on the
+host's disk: at most the per-file limit times the files written before the time
+limit), timing side channels, and what the system's own dirs hold (a benchmark's
+answers copied into ``/usr/share`` would be visible).
 Setting ``CONDUCTOR_SANDBOX_ISOLATION`` to ``unshare`` caps the isolation used (for
 debugging) and ``none`` turns it off; neither ever raises it.
 """

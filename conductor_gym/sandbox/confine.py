@@ -11,6 +11,7 @@ import threading
 from .bootstrap import _BOOTSTRAP, _rlimits
 from .common import _UID_BASE, _UID_SPAN, _Config, _Limits
 from .mountns import _CONFINE
+from .seccomp import _userns_filter
 from .view import _bwrap_args, _run_view
 
 _uids_in_use: set[int] = set()
@@ -74,7 +75,8 @@ def _command(
     if config.mode == "unshare":
         assert root is not None
         view = _run_view(config.view, workdir)
-        confine_args = [root, workdir, str(len(view))]
+        program = _userns_filter()
+        confine_args = [root, workdir, program.hex() if program else "-", str(len(view))]
         confine_args += [arg for op in view for arg in op.as_args()]
         script = _CONFINE + _BOOTSTRAP
     python = [

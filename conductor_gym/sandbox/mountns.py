@@ -7,16 +7,18 @@ root and as pid 1 of new namespaces. This script then mounts a tmpfs on the (emp
 dir the parent made for the run, builds the view's operations inside it with mount(2)
 (through ctypes: no helper processes), makes that tmpfs read-only and ``chroot`` s into it.
 It forks: the child empties the capability bounding set, switches to the run's uid and
-gid with no supplementary groups, sets ``no_new_privs`` and makes itself dumpable again
-(so that it can read its own ``/proc/self``), then goes on into the bootstrap and the
-program. The parent stays pid 1, outside the program's reach (another uid), reaps
-orphans and exits with the program's status, ``128 + signal`` for a signal death, as
-bwrap does; its exit takes down every process left in the pid namespace.
+gid with no supplementary groups, sets ``no_new_privs``, makes itself dumpable again
+(so that it can read its own ``/proc/self``) and installs the run's seccomp filter
+(:mod:`.seccomp`, which refuses making a process dumpable from then on), then goes on
+into the bootstrap and the program. The parent stays pid 1, outside the program's reach
+(another uid), reaps orphans and exits with the program's status, ``128 + signal`` for a
+signal death, as bwrap does; its exit takes down every process left in the pid namespace.
 
 A chroot is enough here because the program never holds a capability: it cannot
 ``chroot`` again, and the kernel refuses a new user namespace inside a chroot. Any
 failure before the program starts is written to stderr and exits with status 126.
-argv: -c ROOT WORKDIR N, then N view operations as 5 arguments each (kind, path, source,
+argv: -c ROOT WORKDIR FILTER N (FILTER: the seccomp filter in hex, ``-`` for none), then
+N view operations as 5 arguments each (kind, path, source,
 mode, size; :class:`.view._Op`), then the bootstrap's (see :mod:`.bootstrap`). No json:
 importing it would cost more than the rest of this script.
 """
@@ -27,9 +29,9 @@ _CONFINE = """\
 def _confine():
     import ctypes, os, sys
     a = sys.argv
-    root, workdir, n = a[1], a[2], 5 * int(a[3])
-    ops = [a[i:i + 5] for i in range(4, 4 + n, 5)]
-    del a[1:4 + n]
+    root, workdir, seccomp, n = a[1], a[2], a[3], 5 * int(a[4])
+    ops = [a[i:i + 5] for i in range(5, 5 + n, 5)]
+    del a[1:5 + n]
     uid, gid = int(a[1]), int(a[2])
     libc = ctypes.CDLL(None, use_errno=True)
     RDONLY, NOSUID, NODEV, NOEXEC, REMOUNT, BIND, REC, PRIVATE = (
@@ -74,7 +76,8 @@ def _confine():
                 mount("tmpfs", target, "tmpfs", NOSUID | NODEV, f"mode={mode:o},size={size}")
             elif kind == "proc":
                 os.makedirs(target, exist_ok=True)
-                mount("proc", target, "proc", NOSUID | NODEV | NOEXEC)
+                # read-only: no process opens its own /proc/self/mem for writing
+                mount("proc", target, "proc", NOSUID | NODEV | NOEXEC | RDONLY)
             elif kind == "dev":
                 os.makedirs(target, exist_ok=True)
                 mount("tmpfs", target, "tmpfs", NOSUID | NOEXEC, "mode=0755,size=64k")
@@ -115,6 +118,14 @@ def _confine():
         os.setuid(uid)
         check(libc.prctl(38, 1, 0, 0, 0), "setting no_new_privs")
         check(libc.prctl(4, 1, 0, 0, 0), "setting dumpable")
+        if seccomp != "-":
+            program = ctypes.create_string_buffer(bytes.fromhex(seccomp))
+
+            class Program(ctypes.Structure):
+                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+            fprog = Program(len(program.raw) // 8, ctypes.addressof(program))
+            check(libc.prctl(22, 2, ctypes.byref(fprog), 0, 0), "installing seccomp")
     except BaseException as exc:
         sys.stderr.write(f"sandbox: cannot drop privileges: {exc}\\n")
         sys.stderr.flush()

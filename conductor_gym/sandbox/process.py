@@ -5,6 +5,7 @@ and classifying how it ended."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import selectors
@@ -101,18 +102,24 @@ def _run(
         supervision = _Supervision(config, proc, uid, start, info_r, group)
         info_r = -1  # owned by the supervision now
         data = stdin.encode("utf-8", errors="surrogatepass")
-        return supervision.run(data, timeout_s, max_output_bytes)
+        result = supervision.run(data, timeout_s, max_output_bytes)
     finally:
         for fd in (info_r, info_w, seccomp_fd):
             if fd >= 0:
                 os.close(fd)
         if group is not None:
             group.remove()
-        _remove_tree(workdir)
+        removed = _remove_tree(workdir)
         if root is not None:
-            _remove_tree(root)
+            removed = _remove_tree(root) and removed
         if uid is not None:
             _release_uid(uid)
+    if not removed:
+        # What the program left could not be removed: its run failed, whatever it printed.
+        logger.warning("sandbox: could not remove a run's work dir %s", workdir)
+        note = "sandbox: the program left files that could not be removed\n"
+        return dataclasses.replace(result, status="crashed", stderr=result.stderr + note)
+    return result
 
 
 def _seccomp_pipe() -> int:

@@ -238,5 +238,6 @@ def _bwrap_args(ops: Sequence[_Op], sized: bool) -> list[str]:
         elif op.kind == "dev":
             args += ["--dev", op.path]
         else:
-            args += ["--proc", op.path]
+            # read-only: no process opens its own /proc/self/mem for writing
+            args += ["--proc", op.path, "--remount-ro", op.path]
     return args

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
@@ -52,22 +51,86 @@ def _populate(workdir: str, code: str, files: Mapping[str, bytes], uid: int | No
     return main
 
 
-def _remove_tree(path: str) -> None:
-    """Remove ``path`` even if the program took permissions away from its own dirs (only
-    possible when it runs as the caller's uid: root ignores them anyway)."""
+def _remove_tree(path: str) -> bool:
+    """Remove ``path`` whatever the program made of it; whether it is gone.
+
+    Iterative, and relative to directory descriptors: a tree of any depth (far past the
+    recursion limit, and past ``PATH_MAX``) or width costs one open descriptor and a list
+    of pending names per level. Symlinks are unlinked, never followed (the program may
+    have pointed them at the caller's files). Directories the program made unreadable
+    are given back their permissions first (only possible when it runs as the caller's
+    uid: root ignores them anyway). Never raises.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        shutil.rmtree(path)
-        return
+        fd = _open_dir(path, flags, None)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return not os.path.lexists(path)
+    names: list[str] = []  # the path from ``path`` down to the current dir
+    pending = [_empty(fd)]  # per level: the subdirs still to remove
+    try:
+        while True:
+            if pending[-1]:
+                name = pending[-1].pop()
+                try:
+                    child = _open_dir(name, flags, fd)
+                except OSError:
+                    continue
+                os.close(fd)
+                fd = child
+                names.append(name)
+                pending.append(_empty(fd))
+                continue
+            pending.pop()
+            if not names:
+                break
+            parent = os.open("..", flags, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            with contextlib.suppress(OSError):
+                os.rmdir(names.pop(), dir_fd=fd)
     except OSError:
         pass
-    # Top-down, so each dir is made listable before os.walk descends into it. Symlinks
-    # are never followed: the program may have pointed them at the caller's files.
+    finally:
+        os.close(fd)
     with contextlib.suppress(OSError):
-        os.chmod(path, 0o700)
-    for root, dirs, _ in os.walk(path):
-        for name in dirs:
-            child = os.path.join(root, name)
-            if not os.path.islink(child):
-                with contextlib.suppress(OSError):
-                    os.chmod(child, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
+        os.rmdir(path)
+    return not os.path.lexists(path)
+
+
+def _open_dir(name: str, flags: int, dir_fd: int | None) -> int:
+    """A descriptor of the directory ``name`` (never through a symlink), made listable
+    first if the program took that away."""
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        return os.open(name, flags, dir_fd=dir_fd)
+
+
+def _empty(fd: int) -> list[str]:
+    """Unlink everything in the directory ``fd`` but its subdirectories (emptied first
+    when that is cheap: an empty one is removed at once); the names of those left."""
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, 0o700)
+    subdirs: list[str] = []
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        try:
+                            os.rmdir(entry.name, dir_fd=fd)
+                        except OSError:
+                            subdirs.append(entry.name)
+                    else:
+                        os.unlink(entry.name, dir_fd=fd)
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return subdirs

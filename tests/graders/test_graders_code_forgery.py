@@ -307,16 +307,16 @@ FORGERIES = [
         id="atexit",
     ),
     pytest.param(
-        # A claim of success on every inherited descriptor, in a signal handler.
-        "import json, os, signal\n"
+        # A claim of success on every inherited descriptor (a signal handler, which did
+        # this before, is refused now: see SIGNAL_FRAME).
+        "import json, os\n"
         "claim = json.dumps({'run': 3, 'stopped': 3, 'failures': 0, 'errors': 0,\n"
         "                    'skipped': 0, 'unexpected': 0, 'first': None}) + '\\n'\n"
         "def forge(*args):\n"
         "    for fd in range(3, 64):\n"
         "        try:\n            os.write(fd, claim.encode())\n        except OSError:\n"
         "            pass\n"
-        "signal.signal(signal.SIGUSR1, forge)\n"
-        "def task_func(values):\n    os.kill(os.getpid(), signal.SIGUSR1)\n    return -1\n",
+        "def task_func(values):\n    forge()\n    return -1\n",
         TEST_CODE,
         "the test process sent 2 result messages, expected one",
         id="signal-and-descriptors",
@@ -428,7 +428,7 @@ FORGERIES = [
         "import math\nsetattr(math, 'is' + 'close', lambda *a, **k: True)\n"
         "def task_func(values):\n    return -1\n",
         ISCLOSE_TESTS,
-        "rejected: the test called math.isclose, which is the program's own code",
+        "rejected: math.isclose was replaced or removed",
         id="patched-library-function",
     ),
     pytest.param(
@@ -436,7 +436,7 @@ FORGERIES = [
         "def task_func(values):\n    return -1\n",
         "import unittest\nfrom math import isclose\nclass TestCases(unittest.TestCase):\n"
         "    def test_mean(self):\n        self.assertTrue(isclose(task_func([1, 2]), 1.5))\n",
-        "rejected: the test called isclose, which is the program's own code",
+        "rejected: math.isclose was replaced or removed",
         id="patched-library-function-imported",
     ),
     pytest.param(
@@ -446,7 +446,8 @@ FORGERIES = [
         "getattr(s, 'mod' + 'ules')['math'] = fake\n"
         "def task_func(values):\n    return -1\n",
         ISCLOSE_TESTS,
-        "rejected: the test called math.isclose, which is the program's own code",
+        "rejected: the test called math.isclose, which the program replaced (a module it made:"
+        " isclose)",
         id="fake-module",
     ),
     pytest.param(
@@ -537,17 +538,28 @@ def task_func(values):
         assert pool.map(abs, [-1, -2]) == [1, 2]  # its workers leave through os._exit
     return box[0]
 """
-    test_code = (
-        TEST_CODE
-        + """
-class DataCases(unittest.TestCase):
-    def test_dataclass_equality(self):
-        self.assertEqual(Pair(1, 2), Pair(1, 2))  # __eq__ written by dataclasses
-        self.assertNotEqual(Pair(1, 2), Pair(2, 1))
-"""
-    )
-    verdict = unit(program, test_code)
+    verdict = unit(program)
     assert verdict.correct, verdict
+
+
+def test_the_programs_dataclass_in_an_assertion_is_refused() -> None:
+    # Fail closed (issue 39): a dataclass's __eq__ is code generated from the names the
+    # program chose (see DATACLASS_FIELD), and it compares fields the search does not
+    # reach, so an object of the program's dataclass is not a trusted operand.
+    program = (
+        "import dataclasses\n@dataclasses.dataclass\nclass Pair:\n    a: int\n    b: int\n"
+        "def task_func(values):\n    return Pair(1, 2)\n"
+    )
+    tests = (
+        "import unittest\nclass DataCases(unittest.TestCase):\n"
+        "    def test_dataclass_equality(self):\n"
+        "        self.assertEqual(task_func([]), Pair(1, 2))\n"
+    )
+    verdict = unit(program, tests)
+    assert verdict.reason == (
+        "unittest: rejected: the program passed an assertion an object whose Pair.__eq__ it "
+        "defines itself"
+    )
 
 
 def test_pandas_warnings_still_pass() -> None:
@@ -652,7 +664,8 @@ LIBRARY_FORGERIES = [
         "    def test_frame(self):\n"
         "        self.assertTrue(task_func([1]).equals(pd.DataFrame({'v': [1]})))\n",
         ["pandas"],
-        "rejected: the test called task_func([1]).equals, which is the program's own code",
+        "rejected: the test called task_func([1]).equals, which the program replaced"
+        " (DataFrame.equals)",
         id="patched-library-method",
     ),
 ]
@@ -750,3 +763,349 @@ class TestCases(Base):
 """
     verdict = unit(program, test_code, libs=["numpy", "pandas"])
     assert verdict.correct, verdict
+
+
+# -- issue 39: seven forgeries that got past the checks above ---------------------------
+# Each made a wrong solution "pass all tests" on main at eeef81b, in both isolation
+# modes (the before line is in the issue's closing note). Provenance is now judged by
+# identity snapshots taken before the program runs, never by file names or where code
+# came from, and the sandbox refuses what no graded program needs.
+
+# Walks the frame it is handed up to the harness's finish() and reports a clean run.
+_FINISH = """
+def P(frame):
+    while frame is not None:
+        names = getattr(frame, 'f_' + 'locals')
+        if 'finish' in names and 'config' in names:
+            n = names['config']['expected']
+            names['finish']({'run': n, 'stopped': n, 'failures': 0, 'errors': 0,
+                             'skipped': 0, 'unexpected': 0, 'first': None}, True)
+        frame = getattr(frame, 'f_' + 'back')
+    return True
+"""
+
+# An __eq__ borrowed from library code that always says equal.
+ANY_EQ = """
+import importlib
+mock = importlib.import_module('unittest.mock')
+
+class Same:
+    __eq__ = getattr(mock, '_AN' + 'Y').__eq__
+    __ne__ = getattr(mock, '_AN' + 'Y').__ne__
+
+def task_func(values):
+    return Same()
+"""
+
+# A library function the tests call, replaced by a C builtin that lies.
+ISCLOSE_BUILTIN = """
+import importlib, operator
+setattr(importlib.import_module('math'), 'is' + 'close', operator.is_not)
+
+def task_func(values):
+    return -1
+"""
+
+ALLCLOSE_BUILTIN = ISCLOSE_BUILTIN.replace("'math'", "'numpy'").replace(
+    "'is' + 'close'", "'all' + 'close'"
+)
+
+ALLCLOSE_TESTS = """
+import unittest
+import numpy as np
+
+class TestCases(unittest.TestCase):
+    def test_mean(self):
+        self.assertTrue(np.allclose(task_func([1, 2]), 1.5))
+"""
+
+# Code compiled under a file name inside the library dirs, through a library callable.
+LIBRARY_NAMED_CODE = (
+    _FINISH
+    + """
+import codeop, os
+name = os.path.join(os.path.dirname(os.__file__), 'evil.py')
+code = codeop.compile_command('import sys\\nP(getattr(sys, "_get" + "frame")(0))\\n\\n', name,
+                              'exec')
+
+def task_func(values):
+    exec(code, globals())
+    return -1
+"""
+)
+
+# The frames, through a library callable that hands on what inspect.stack returns.
+SINGLEDISPATCH_STACK = (
+    _FINISH
+    + """
+import functools, inspect
+stack = functools.singledispatch(getattr(inspect, 'st' + 'ack'))
+
+def task_func(values):
+    P(getattr(stack(0)[0], 'fr' + 'ame'))
+    return -1
+"""
+)
+
+# A signal handler, which Python hands the running frame with no audited call.
+SIGNAL_FRAME = (
+    _FINISH
+    + """
+import signal
+
+def handler(signum, frame):
+    P(frame)
+
+signal.signal(signal.SIGUSR1, handler)
+
+def task_func(values):
+    signal.raise_signal(signal.SIGUSR1)
+    return -1
+"""
+)
+
+# Its own memory rewritten through /proc/self/mem: the assertEqual guard's original
+# becomes a function that accepts anything (every test of any task passes).
+PROC_SELF_MEM = """
+import importlib, struct
+unittest = importlib.import_module('unittest')
+KEEP = []
+
+def task_func(values):
+    if not KEEP:
+        KEEP.append(lambda *args, **kwargs: None)
+        guard = vars(unittest.TestCase)['assert' + 'Equal']
+        with open(PATH, 'r+b', buffering=0) as mem:
+            mem.seek(id(guard) + 24 + 8 * 3)
+            mem.write(struct.pack('<Q', id(KEEP[0])))
+    return -1
+"""
+
+# A dataclass field name that injects code into the generated __eq__.
+DATACLASS_FIELD = (
+    _FINISH
+    + """
+import dataclasses, sys
+S = getattr(sys, '_get' + 'frame')
+name = 'a,) if P(S(0)) else (self.a'
+D = dataclasses.dataclass(init=False, repr=False)(type('D', (), {'__annotations__': {name: int}}))
+
+def task_func(values):
+    return D() == D()
+"""
+)
+
+ISSUE_39 = [
+    pytest.param(
+        ANY_EQ,
+        TEST_CODE,
+        [],
+        "rejected: the program passed an assertion an object whose Same.__eq__ it defines itself",
+        id="borrowed-any-eq",
+    ),
+    pytest.param(
+        # the same through a C callable: no code of its own at all
+        "import functools, operator\nclass Same:\n"
+        "    __eq__ = functools.partial(operator.is_not, 1)\n"
+        "def task_func(values):\n    return Same()\n",
+        TEST_CODE,
+        [],
+        "rejected: the program passed an assertion an object whose Same.__eq__ it defines itself",
+        id="builtin-eq",
+    ),
+    pytest.param(
+        ISCLOSE_BUILTIN,
+        ISCLOSE_TESTS,
+        [],
+        "rejected: math.isclose was replaced or removed",
+        id="isclose-is-not",
+    ),
+    pytest.param(
+        ALLCLOSE_BUILTIN,
+        ALLCLOSE_TESTS,
+        ["numpy"],
+        "rejected: numpy.allclose was replaced or removed",
+        id="allclose-is-not",
+    ),
+    pytest.param(
+        # replaced while the tests run, and called as a module's attribute
+        "import importlib, operator\ndef task_func(values):\n"
+        "    setattr(importlib.import_module('math'), 'is' + 'close', operator.is_not)\n"
+        "    return -1\n",
+        "import unittest\nimport math\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        value = task_func([1, 2])\n"
+        "        self.assertTrue(math.isclose(value, 1.5))\n",
+        [],
+        "rejected: math.isclose was replaced or removed",
+        id="isclose-is-not-late",
+    ),
+    pytest.param(
+        # A library internal under the helper the tests call, patched to lie once and
+        # restore itself (a documented gap before): numpy's own isclose under allclose.
+        "import importlib\n"
+        "internals = vars(importlib.import_module('numpy._core.numeric'))\n"
+        "real = internals['isclose']\n"
+        "def fake(*args, **kwargs):\n    internals['isclose'] = real\n    return real(0, 0)\n"
+        "def task_func(values):\n    internals['isclose'] = fake\n    return -1\n",
+        ALLCLOSE_TESTS,
+        ["numpy"],
+        "rejected: numpy.",
+        id="numpy-internals",
+    ),
+    pytest.param(
+        LIBRARY_NAMED_CODE,
+        TEST_CODE,
+        [],
+        "rejected: the program compiled code posing as ",
+        id="library-named-code",
+    ),
+    pytest.param(
+        SINGLEDISPATCH_STACK,
+        TEST_CODE,
+        [],
+        "rejected: the program used frame access (sys._getframe) through "
+        "singledispatch.<locals>.wrapper",
+        id="singledispatch-stack",
+    ),
+    pytest.param(
+        # A consumer's code (logging's findCaller keeps the frames it takes) run by the
+        # program with globals of its own, whose _is_internal_frame is handed a frame.
+        _FINISH + "import logging, sys, types\n"
+        "code = getattr(logging.Logger.findCaller, '__co' + 'de__')\n"
+        "def leak(frame):\n    P(frame)\n    return False\n"
+        "fake = types.FunctionType(code, {'__name__': 'logging',\n"
+        "    'currentframe': getattr(sys, '_get' + 'frame'), '_is_internal_frame': leak})\n"
+        "def task_func(values):\n    fake(None, False, 1)\n    return -1\n",
+        TEST_CODE,
+        [],
+        "rejected: the program used frame access (sys._getframe) through Logger.findCaller",
+        id="consumer-code-own-globals",
+    ),
+    pytest.param(
+        SIGNAL_FRAME,
+        TEST_CODE,
+        [],
+        "rejected: the program installed a signal handler",
+        id="signal-frame",
+    ),
+    pytest.param(
+        PROC_SELF_MEM.replace("PATH", "'/proc/self/mem'"),
+        TEST_CODE,
+        [],
+        "rejected: the program opened a process's memory (/proc/self/mem)",
+        id="proc-self-mem",
+    ),
+    pytest.param(
+        # the same by a path the hook does not read: the sandbox refuses the open
+        "import os\n"
+        + PROC_SELF_MEM.replace("PATH", "'mem'").replace(
+            "    if not KEEP:", "    os.chdir('/proc/self')\n    if not KEEP:"
+        ),
+        TEST_CODE,
+        [],
+        "test_solution.TestCases.test_empty error: ",
+        id="proc-self-mem-relative",
+    ),
+    pytest.param(
+        DATACLASS_FIELD,
+        TEST_CODE,
+        [],
+        "rejected: the program used frame access (sys._getframe)",
+        id="dataclass-field-name",
+    ),
+    pytest.param(
+        # a mock of its own that says equal
+        "import importlib\nmock = importlib.import_module('unittest.mock')\n"
+        "def task_func(values):\n    m = mock.MagicMock()\n"
+        "    m.__eq__.return_value = True\n    return m\n",
+        "import unittest\nfrom unittest.mock import patch\n"
+        "class TestCases(unittest.TestCase):\n"
+        "    def test_small(self):\n        self.assertEqual(task_func([1, 2, 3]), 6)\n",
+        [],
+        "rejected: the program passed an assertion an object whose MagicMock.__eq__ it "
+        "defines itself",
+        id="own-mock",
+    ),
+    pytest.param(
+        # the tests' own mock, handed to the program and configured to say equal
+        "def task_func(values):\n    values.__eq__.return_value = True\n    return values\n",
+        "import unittest\nfrom unittest.mock import MagicMock\n"
+        "class TestCases(unittest.TestCase):\n"
+        "    def test_small(self):\n        self.assertEqual(task_func(MagicMock()), 6)\n",
+        [],
+        "rejected: the program passed an assertion an object whose MagicMock.__eq__ it "
+        "defines itself",
+        id="tests-mock-configured",
+    ),
+    pytest.param(
+        # a name the tests take from the program's globals (a documented gap before)
+        "from math import isclose\nimport operator\n"
+        "isclose = operator.is_not\n"
+        "def task_func(values):\n    return -1\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        self.assertTrue(isclose(task_func([1, 2]), 1.5))\n",
+        [],
+        "rejected: the program rebound isclose, which it imports from math and the tests use",
+        id="bare-name-rebound",
+    ),
+    pytest.param(
+        # the same through the test module, once it is loaded
+        "from math import isclose\nimport importlib, operator\n"
+        "def task_func(values):\n"
+        "    system = importlib.import_module('s' + 'ys')\n"
+        "    tests = getattr(system, 'mod' + 'ules')['test_solution']\n"
+        "    tests.isclose = operator.is_not\n    return -1\n",
+        "import unittest\nclass TestCases(unittest.TestCase):\n"
+        "    def test_mean(self):\n        value = task_func([1, 2])\n"
+        "        self.assertTrue(isclose(value, 1.5))\n",
+        [],
+        "rejected: test_solution.isclose was replaced or removed",
+        id="bare-name-test-module",
+    ),
+]
+
+
+def test_the_tests_own_patches_still_pass() -> None:
+    # mock.patch with the tests' mocks, autospec'd functions and their own functions
+    program = (
+        "import os, math\ndef task_func(values):\n"
+        "    return sorted(os.listdir('.')), math.floor(2.5), os.getcwd()\n"
+    )
+    tests = (
+        "import unittest, os, math\nfrom unittest.mock import patch, MagicMock\n"
+        "class TestCases(unittest.TestCase):\n"
+        "    @patch('os.listdir', autospec=True)\n"
+        "    def test_listing(self, listdir):\n"
+        "        listdir.return_value = ['b', 'a']\n"
+        "        with patch.object(math, 'floor', lambda x: 7):\n"
+        "            with patch('os.getcwd', MagicMock(return_value='/x')) as cwd:\n"
+        "                names, floor, here = task_func([])\n"
+        "        self.assertEqual(names, ['a', 'b'])\n        self.assertEqual(floor, 7)\n"
+        "        self.assertEqual(here, '/x')\n        listdir.assert_called_once_with('.')\n"
+        "        self.assertEqual(cwd.call_count, 1)\n"
+    )
+    verdict = unit(program, tests)
+    assert verdict.correct, verdict
+
+
+@pytest.fixture(params=["bwrap", "unshare"])
+def isolation_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs the test in each isolation mode that works here (skipped where one does not)."""
+    from sandbox_support import _confined
+
+    from conductor_gym import sandbox
+
+    monkeypatch.setattr(sandbox, "_config", _confined(request.param))
+    return str(request.param)
+
+
+@pytest.mark.parametrize(("program", "test_code", "libs", "reason"), ISSUE_39)
+def test_issue_39_forgeries_are_refused(
+    program: str, test_code: str, libs: list[str], reason: str, isolation_mode: str
+) -> None:
+    for lib in libs:
+        pytest.importorskip(lib)
+    assert scan_program(program) is None  # the static scan does not see these
+    verdict = unit(program, test_code, libs=libs)
+    assert not verdict.correct, verdict
+    assert verdict.reason.startswith("unittest: " + reason), verdict.reason

@@ -13,6 +13,7 @@ import ast
 import pytest
 from code_grader_support import (
     GOOD,
+    LEGITIMATE,
     RecordingSandbox,
     call,
     fenced,
@@ -297,3 +298,31 @@ def test_code_grader_is_registered_as_blocking() -> None:
     from conductor_gym.graders import grader_blocks
 
     assert grader_blocks("code") and not grader_blocks("math")
+
+
+def test_a_program_that_defeats_a_recursive_clean_up_is_graded_wrong() -> None:
+    # Issue 39: 1,100 nested dirs made shutil.rmtree raise RecursionError; the run's
+    # files stayed on the host and the grade raised GraderError (an unscored
+    # infrastructure failure). The removal is iterative now: the answer is just wrong.
+    program = (
+        "import os\ndef task_func(values):\n    here = os.getcwd()\n"
+        "    for level in range(1100):\n        os.mkdir('d')\n        os.chdir('d')\n"
+        "    with open('blob', 'wb') as f:\n        f.write(b'x' * 4096)\n"
+        "    os.chdir(here)\n    return -1\n"
+    )
+    verdict = unit(program)
+    assert not verdict.correct
+    assert verdict.reason.startswith("unittest: test_solution.TestCases.test_empty failed")
+
+
+@pytest.mark.slow
+def test_the_legitimate_battery_passes() -> None:
+    # BigCodeBench-style solutions that use what real tasks use (see LEGITIMATE).
+    failed = []
+    for case in LEGITIMATE:
+        for lib in case.libs:
+            pytest.importorskip(lib)
+        verdict = unit(case.program, case.tests, libs=list(case.libs))
+        if not verdict.correct:
+            failed.append((case.name, verdict.reason))
+    assert failed == []

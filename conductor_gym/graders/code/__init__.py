@@ -52,23 +52,44 @@ details):
 * A *referee* process, which never runs the program, forks the *test process*, only
   then reads a per-run nonce from stdin, and alone writes the one nonce-tagged result
   line; it is not dumpable, so the test process (same uid) can neither trace it nor
-  open its descriptors or memory, and it has no descriptor to the run's output.
+  open its descriptors or memory, and it has no descriptor to the run's output. The
+  test process stays non-dumpable too, and the sandbox's seccomp filter (both
+  isolation modes) refuses ``ptrace``, ``process_vm_readv``/``writev`` and making a
+  process dumpable again; ``/proc`` is mounted read-only: no process rewrites its own
+  or another's memory through ``/proc/<pid>/mem``.
 * The test process reads the tests and its configuration before it imports the
   program (which may rewrite the files), runs every test, sends one message to the
   referee and exits with status 0 only if every test passed with the machinery intact.
+* Before the program runs, the test process imports the modules the program and the
+  tests name in their imports (libraries only, never a file of the work dir) and takes
+  *identity snapshots*: every module's namespace and every class reachable from one,
+  with its namespace. Provenance is judged against them, never by file names, by where
+  code came from or by generated code.
 * In the test process, ``unittest``'s classes, the harness's and the test classes are
   frozen (CPython's immutable-type flag; test classes are thawed only while the suite
   runs their class fixtures): no patch of them, not even one that undoes itself. An
   audit hook, which nothing in the process can reach or remove, ends the process as
   tampered when the program's own code takes a frame (``sys._getframe``, ``tb_frame``
-  and the like, also through ``inspect``, ``traceback`` or a debugger; libraries such
-  as logging and pandas may), walks the heap (``gc``), traces (``sys.settrace``, also
-  for new threads), calls C through ``ctypes``, calls ``os._exit`` (or re-creates
-  ``posix`` to get another), replaces itself (``os.exec*``), adds an audit hook,
-  rewrites a harness function, swaps a module's class or forges code posing as the
-  harness's or a library's. The harness uses its own references to the builtins (taken
-  before the program runs), and the tests do not see a global of the program that
-  shadows a builtin (a ``len`` of its own).
+  and the like, also through ``inspect``, ``traceback`` or a debugger), walks the heap
+  (``gc``) or uses ``ctypes``, or when a library function does so while the program's
+  code is further up the stack (it could hand the frames on: ``functools.singledispatch
+  (inspect.stack)``), unless it is a known consumer that keeps them, running in its
+  own module's namespace with the real builtins (logging's
+  ``findCaller``, traceback's formatting, ``typing``, ``namedtuple``, pandas'
+  ``find_stack_level``, matplotlib's ``warn_external``...); when it traces
+  (``sys.settrace``, also for new threads), installs a signal handler (Python hands a
+  handler the running frame; the default ones and ``asyncio.run``'s stay), calls
+  ``os._exit`` (or re-creates ``posix``, ``_imp`` or ``_signal`` to get another),
+  replaces itself (``os.exec*``), adds an audit hook, rewrites a harness function,
+  swaps a module's class, opens ``/proc/.../mem``, or forges code posing as the
+  harness's or a library's: code compiled under a library file's name is accepted
+  only if it is that file's content, marshalled code only as the import system reads a
+  library's cached bytecode, ``_imp._fix_co_filename`` only for the import system, and
+  code made with ``code.replace``/``CodeType`` under such a name is refused. Code
+  generated once the tests run (dataclasses' methods) is never trusted. The harness
+  uses its own references to the builtins (taken before the program runs), and the
+  tests do not see a global of the program that shadows a builtin (a ``len`` of its
+  own).
 * The parent instruments ``test_code`` (:mod:`.rewrite`): every call, comparison and
   truth test the test code writes goes through a guard of the harness. Before every
   call the test code makes, before every assertion and after every test the hook checks
@@ -77,13 +98,24 @@ details):
   (``numpy.testing``, ``pandas.testing``, imported before the program) are unchanged, so
   a patch that undoes itself when called is seen before it runs; that no thread the
   program started is still running (a thread could race a patch past a check), unless a
-  thread the tests started still runs; and that the callee of a method call, or of a
-  name the test code imports, is not the program's code (``np.allclose`` or
-  ``DataFrame.equals`` replaced, a module of its own in ``sys.modules``). No operand
-  of an assertion, of a comparison or of a truth test of the test code may be an object
-  whose comparison, truth or hashing methods the program wrote (or
-  ``unittest.mock.ANY``), searched up to 100,000 objects deep into dicts, lists,
-  tuples, sets, numpy object arrays and pandas objects (:mod:`.provenance`).
+  thread the tests started still runs; that the functions of the modules the test code
+  imports are the snapshot's (``math.isclose = operator.is_not`` is seen), and, before
+  a call whose callee comes from one of their packages and after every assertion's
+  check, the functions of every module of those packages (numpy's own ``isclose``
+  under ``np.allclose``); that the callee of a method call is what the snapshot holds
+  for its class (``DataFrame.equals`` replaced) and not a method of the program's own
+  class, of a module or a mock the program made; and that the callee of a name the
+  test code imports is not the program's code. A replacement the tests make
+  themselves (``mock.patch`` with their mocks or their functions) is accepted: a mock
+  is the tests' when it was made with none of the program's code on the stack, or is
+  a child of one. No operand of an assertion, of a comparison or of a truth test of
+  the test code may be an object whose class has comparison, truth, hashing or
+  attribute methods that differ from the snapshot's (for a class made since: any such
+  method the tests did not write, whatever its code: borrowed from a library such as
+  ``unittest.mock._ANY.__eq__``, a builtin, or generated by ``dataclasses``), nor
+  ``unittest.mock.ANY`` or a mock the program made, searched up to 100,000 objects deep
+  into dicts, lists, tuples, sets, deques, mapping proxies, numpy object arrays, pandas
+  objects and any object's attributes (:mod:`.provenance`).
 
 The parent then requires, besides a single tagged line from the referee: no tampering
 reported; exactly one message from the test process; no test failed, errored, was
@@ -92,15 +124,25 @@ tests run equal to the number of ``test*`` methods found by parsing ``test_code`
 :mod:`ast` here, in the parent; and the test process's exit status 0.
 
 Refused on purpose (fail closed): a program that leaves a thread running while the
-tests run (an executor never shut down, a library's monitor thread), and a test that
-calls a method of an object of the program's own class. What stays possible, as for
-any test that runs inside the program's interpreter: a patch of a library's internals
-outside the watched modules that a library function the tests call relies on (numpy's
-``isclose`` under ``np.allclose``); a function the tests call by a bare name they do not
-import, which comes from the program's globals; the program's objects held where the
-search does not look (an attribute of an arbitrary object, a ``deque``, past 100,000
-objects); and a thread the tests start that runs the program, which may race a patch
-while it runs. The sandbox, not the grader, protects the host.
+tests run (an executor never shut down, a library's monitor thread); a test that calls
+a method of an object of the program's own class; an object of the program's own
+dataclass as an operand (its ``__eq__`` is code generated from names the program
+chose); a signal handler of the program's; a library function that is not a known
+consumer taking frames on the program's behalf; and a ``mock.patch`` by the tests with
+something other than a mock or a function of theirs. What stays possible, as for any
+test that runs inside the program's interpreter: a patch of a library module first
+imported after the snapshot (by the program, dynamically), or of a package the test
+code does not import (checking every module's functions before every call costs about
+11 ms a check with numpy and pandas loaded: too slow for tests that call in loops);
+rewriting a library function's closure cells; a function the tests call by a bare name
+they do not import, which comes from the program's globals and that the program did
+not bind by an import (a name it imports must still be what the import gave, and the
+test module's names stay as they were when it loaded; a method called on a module or
+a mock the program made is refused); objects
+past 100,000 searched; a callback the program leaves to a library (a
+``weakref.finalize``) that runs with none of its code on the stack; and a thread the
+tests start that runs the program, which may race a patch while it runs. The sandbox,
+not the grader, protects the host.
 
 Before anything runs, the program is also scanned statically (:func:`scan_program`) and
 rejected (wrong, with the reason) if it writes attributes of ``unittest`` / ``TestCase``

@@ -10,9 +10,11 @@ from stdin, waits for the tester and prints ``<nonce> {"messages", "payload",
 single one decoded, the first tampering reported, and how the tester ended. ``_tester``
 points its stdin and stdout at ``/dev/null``, reads ``harness.json`` (``entry_point``,
 ``classes``, ``expected``, ``libs``, ``guards``), the tests (instrumented by
-:mod:`.rewrite`) and the program, freezes the machinery, installs its audit hook, then
-imports the program and runs the tests; it sends one message (JSON: the counts, an
-``error`` or a ``tampered`` reason) and exits 0 only after a clean run.
+:mod:`.rewrite`) and the program, imports the libraries the program and the tests
+import, freezes the machinery, takes the identity snapshots (:mod:`.provenance`),
+installs its audit hook, then imports the program and runs the tests; it sends one
+message (JSON: the counts, an ``error`` or a ``tampered`` reason) and exits 0 only
+after a clean run.
 Objects the program can reach hold nothing it could use: the assertion and fixture
 wrappers (``Guard``) and the guards of the test code's calls and comparisons
 (``Caller``, ``MethodCaller``, ``Checker``, swapped for their ``guards`` tokens in the test
@@ -20,6 +22,9 @@ module's code constants) are frozen tuples that only raise audit events, and eve
 and every secret lives in the hook's closure. ``_tester`` takes its own references to the
 builtins before the program runs (what runs inside the hook runs unaudited), replaces
 ``_thread.start_new_thread`` so that it knows which running threads the program started,
+``_signal.signal`` and ``_imp._fix_co_filename`` with guards the hook answers (the real
+ones are held only in its closure), ``unittest.mock.NonCallableMock.__new__`` so that
+it knows which mocks the tests made, stays non-dumpable as the referee made it,
 and does not hand the tests a global of the program that shadows a builtin.
 """
 
@@ -141,7 +146,8 @@ def _tester(channel, libc):
     os.dup2(null, 1)
     os.close(null)
     sys.stdin = open(os.devnull)
-    libc.prctl(4, 1, 0, 0, 0)  # dumpable again: its own /proc/self stays readable
+    # The tester stays non-dumpable, as the referee made it: its /proc/self/mem is then
+    # closed to it (root's), and the sandbox's seccomp filter refuses making it dumpable.
     os.environ.setdefault("MPLBACKEND", "Agg")
     dumps, write, exit_, getpid, kill = json.dumps, os.write, os._exit, os.getpid, os.kill
     getframe, get_ident, audit = sys._getframe, _thread.get_ident, sys.audit
@@ -174,9 +180,10 @@ def _tester(channel, libc):
         with open("harness.json", encoding="utf-8") as f:
             config = json.load(f)
         with open("test_solution.py", encoding="utf-8") as f:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the guards' tokens are called constants
-                test_code = compile(f.read(), "test_solution.py", "exec", dont_inherit=True)
+            test_text = f.read()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the guards' tokens are called constants
+            test_code = compile(test_text, "test_solution.py", "exec", dont_inherit=True)
         with open("solution.py", encoding="utf-8") as f:
             source = f.read()
     except BaseException as exc:
@@ -191,6 +198,84 @@ def _tester(channel, libc):
                 __import__(helper)
             except Exception:
                 continue
+
+    # The libraries the program and the tests import (as written, anywhere in them),
+    # imported now: what exists before the program runs is judged by identity (see
+    # .provenance). Never a module of the work dir.
+    import ast
+    import importlib.util
+
+    def imported_modules(text):
+        try:
+            tree = ast.parse(text)
+        except BaseException:
+            return []
+        names = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.append(node.module)
+                names += [node.module + "." + alias.name for alias in node.names]
+        return names
+
+    here = os.path.realpath(os.getcwd()) + "/"
+
+    def library(name):
+        try:
+            spec = importlib.util.find_spec(name.partition(".")[0])
+        except BaseException:
+            return False
+        if spec is None:
+            return False
+        places = [spec.origin or ""] + list(spec.submodule_search_locations or ())
+        return not any(os.path.realpath(place).startswith(here) for place in places if place)
+
+    test_imports = imported_modules(test_text)
+    for name in dict.fromkeys(imported_modules(source) + test_imports):
+        if name.partition(".")[0] not in ("solution", "test_solution", "main") and library(name):
+            try:
+                __import__(name)
+            except BaseException:
+                continue
+    reach_names = [name for name in dict.fromkeys(test_imports) if name in sys.modules]
+
+    def import_bindings(text):
+        # The globals a module's own import statements bind: name -> (module, attribute)
+        try:
+            body = list(ast.parse(text).body)
+        except BaseException:
+            return {}
+        bound = {}
+        while body:
+            node = body.pop()
+            if isinstance(node, (ast.If, ast.Try)):
+                body += node.body + node.orelse + getattr(node, "finalbody", [])
+                body += [s for handler in getattr(node, "handlers", []) for s in handler.body]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bound[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.partition(".")[0]
+                        bound[top] = (top, None)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        bound[alias.asname or alias.name] = (node.module, alias.name)
+        return bound
+
+    # The program's imported names the tests use without importing them (BigCodeBench's
+    # tests see the program's globals): checked once the program has run.
+    program_bindings = import_bindings(source)
+    test_tree_names = set()
+    try:
+        test_tree_names = {node.id for node in ast.walk(ast.parse(test_text))
+                           if isinstance(node, ast.Name)}
+    except BaseException:
+        pass
+    borrowed_names = {name: where for name, where in program_bindings.items()
+                      if name in test_tree_names and name not in import_bindings(test_text)}
 
     # -- what the solution may not change ------------------------------------------------
 
@@ -263,7 +348,7 @@ def _tester(channel, libc):
 
         def __call__(self, label, owner, name, /, *args, **kwargs):
             function = self[1](owner, name)
-            self[0]("conductor_gym.call", label, True, owner, function, args, kwargs)
+            self[0]("conductor_gym.call", label, True, owner, function, args, kwargs, name)
             return function(*args, **kwargs)
 
     class Checker(tuple):
@@ -332,6 +417,25 @@ def _tester(channel, libc):
         finally:
             running.discard(token)
 
+    def guarded_signal(signalnum, handler, _audit=audit):
+        box = []
+        _audit("conductor_gym.signal", signalnum, handler, box)
+        if len(box) != 1:
+            raise RuntimeError("the harness refused to install a signal handler")
+        return box[0]
+
+    def guarded_fix_co_filename(code, path, _audit=audit):
+        # The hook renames (nothing the program can reach holds the real function).
+        _audit("conductor_gym.fix_co_filename", code, path)
+
+    import _signal
+    import signal
+    set_signal, fix_co_filename = _signal.signal, _imp._fix_co_filename
+    # A Python signal handler is handed the frame that was running: the program may not
+    # install one (the interpreter's own, and asyncio's, stay).
+    signal_handlers = (signal.SIG_DFL, signal.SIG_IGN, signal.default_int_handler)
+    _signal.signal = guarded_signal
+    _imp._fix_co_filename = guarded_fix_co_filename
     os._exit = posix._exit = guarded_exit
     _imp.create_builtin = guarded_create_builtin
     _thread.start_new_thread = _thread.start_new = guarded_start
@@ -364,7 +468,8 @@ def _tester(channel, libc):
 
     # Of other modules, what the harness relies on (tests may patch the rest).
     watched_names = [(os, "_exit"), (posix, "_exit"), (sys, "audit"), (sys, "addaudithook"),
-                     (_imp, "create_builtin"), (_thread, "start_new_thread"),
+                     (_imp, "create_builtin"), (_imp, "_fix_co_filename"),
+                     (_signal, "signal"), (_thread, "start_new_thread"),
                      (_thread, "start_new"), (threading, "_start_new_thread")]
     for name, module in list(sys.modules.items()):
         parent, _, child = name.rpartition(".")
@@ -440,6 +545,15 @@ def _tester(channel, libc):
         for name, now, key, value in name_state:
             if now.get(key) is not value:
                 return name + "." + key + " was replaced"
+        for name, now, before in reach_state:
+            for key, value in before.items():
+                current = now.get(key, now)
+                if current is not value and not accepted(current):
+                    return name + "." + key + " was replaced or removed"
+        for top in packages if classes else ():
+            problem = package_tampered(top)
+            if problem is not None:
+                return problem
         return None
 
     # @provenance (see .provenance)
@@ -479,7 +593,7 @@ def _tester(channel, libc):
         if event == "object.__getattr__":
             name = args[1]
             if type(name) is str and name in frame_attrs and blamed(frame):
-                return "the program used frame access (" + name + ")"
+                return "the program used frame access (" + name + ")" + asker(frame)
             return None
         if event in ("object.__setattr__", "object.__delattr__"):
             target, name = args[0], args[1]
@@ -495,12 +609,12 @@ def _tester(channel, libc):
                     return "the program rewrote a function's " + name
             return None
         if event == "exec":
-            # dataclasses writes __eq__ and friends as source and execs it: such code
-            # is as trusted as its caller.
+            # Code made while the test module loads (dataclasses' methods of the tests'
+            # classes) is the tests'; code made once the tests run is not trusted, by
+            # whoever made it.
             code = args[0]
-            if (type(code) is CodeType and frame is not None and trusted(frame.f_code)
-                    and type(frame.f_code.co_filename) is str
-                    and frame.f_code.co_filename.endswith("/dataclasses.py")):
+            if (type(code) is CodeType and loading_tests and code is not solution_code
+                    and not program_on_stack(frame)):
                 adopt(code)
             return None
         if event == "compile":
@@ -511,14 +625,40 @@ def _tester(channel, libc):
                 return "the program compiled code with a file name that is not a string"
             if filename in protected_files or starts(filename, "<frozen "):
                 return "the program compiled code posing as " + filename
-            if starts(filename, trusted_dirs) and blamed(frame):
+            if starts(filename, trusted_dirs) and not library_file(filename, args[0], 0):
+                # A library's code is what its file holds, as the import system reads it.
                 return "the program compiled code posing as " + filename
+            return None
+        if event == "code.__new__":
+            filename = args[1] if len(args) > 1 else None
+            if type(filename) is not str:
+                return "the program made a code object whose file name is not a string"
+            if (filename in protected_files or starts(filename, "<frozen ")
+                    or starts(filename, trusted_dirs)) and blamed(frame):
+                return "the program made a code object posing as " + filename + asker(frame)
+        if event == "marshal.loads":
+            # Only the import system's reading of a library's cached bytecode.
+            path = None
+            if frame is not None and frame.f_code is compile_bytecode_code:
+                path = frame.f_locals.get("bytecode_path")
+            if not (type(path) is str and starts(path, trusted_dirs)
+                    and library_file(path, args[0], 16)):
+                return "the program loaded marshalled code"
+            return None
+        if event == "marshal.load":
+            return "the program loaded marshalled code"
+        if event == "open":
+            path = args[0] if args else None
+            if type(path) is bytes:
+                path = path.decode("utf-8", "replace")
+            if type(path) is str and starts(path, "/proc/") and path.endswith("/mem"):
+                return "the program opened a process's memory (" + path + ")"
             return None
         if event == "os.exec":
             return "the program replaced the test process (os.exec)" if getpid() == me else None
         what = blamed_events.get(event)
         if what is not None and blamed(frame):
-            return "the program used " + what
+            return "the program used " + what + asker(frame)
         return None
 
     def judge_own(event, args, frame):
@@ -544,14 +684,22 @@ def _tester(channel, libc):
         if event == "conductor_gym.check":
             return tampered()
         if event == "conductor_gym.call":
-            if len(args) != 6 or type(args[0]) is not str or type(args[1]) is not bool:
+            if len(args) not in (6, 7) or type(args[0]) is not str or type(args[1]) is not bool:
                 return "the program forged a harness event"
-            label, method, owner, function, call_args, call_kwargs = args
+            label, method, owner, function, call_args, call_kwargs = args[:6]
             if type(call_args) is not tuple or type(call_kwargs) is not dict:
                 return "the program forged a harness event"
             if type(function) is MethodType and type(method_function(function)) is Guard:
                 return None  # an assertion, whose guard checks everything next
             problem = tampered(False)
+            if problem is None and label:
+                top = callee_package(owner if method else None, function)
+                problem = package_tampered(top) if top is not None else None
+            if problem is None and method and len(args) == 7:
+                what = replaced(owner, args[6], function)
+                if what is not None:
+                    problem = ("the test called " + label + ", which the program replaced ("
+                               + what + ")")
             if problem is None and label and forged_callable(function):
                 if not (method and (test_instance(owner) or owner is solution)):
                     problem = "the test called " + label + ", which is the program's own code"
@@ -566,6 +714,25 @@ def _tester(channel, libc):
             return None
         if event == "conductor_gym.thread":
             return start_guarded(args, frame)
+        if event == "conductor_gym.mock":
+            return register_mock(args, frame)
+        if event == "conductor_gym.signal":
+            signalnum, handler, box = args if len(args) == 3 else (None, None, None)
+            if type(box) is not list:
+                return "the program forged a harness event"
+            if not signal_handler_allowed(handler):
+                return "the program installed a signal handler"
+            try:
+                box.append(set_signal(signalnum, handler))
+            except Exception:
+                pass
+            return None
+        if event == "conductor_gym.fix_co_filename":
+            caller = frame.f_back if frame is not None else None
+            if caller is None or caller.f_code is not compile_bytecode_code or len(args) != 2:
+                return "the program renamed a code object's file (_imp._fix_co_filename)"
+            fix_co_filename(args[0], args[1])
+            return None
         if event in ("conductor_gym.fixture", "conductor_gym.fixture.after"):
             # Only the suite, through its frozen wrapper, may thaw the test classes.
             if frame is None or frame.f_code is not guard_code or blamed(frame.f_back):
@@ -585,7 +752,7 @@ def _tester(channel, libc):
             name = vars(spec).get("name")
             if type(name) is not str:
                 return "the program forged a harness event"
-            if name in ("posix", "_imp", "builtins", "sys", "_thread"):
+            if name in ("posix", "_imp", "builtins", "sys", "_thread", "_signal"):
                 return "the program re-created the built-in module " + name
             box.append(create_builtin(spec))
             return None
@@ -614,9 +781,55 @@ def _tester(channel, libc):
             box.append((False, exc))
         return None
 
+    def signal_handler_allowed(handler):
+        if (type(handler) is int and handler in (0, 1)) or handler is signal_handlers[2]:
+            return True
+        # asyncio.run's, which only raises KeyboardInterrupt
+        if type(handler) is not MethodType:
+            return False
+        code = function_code(method_function(handler)) if type(
+            method_function(handler)) is FunctionType else None
+        return (code is not None and trusted(code) and code.co_qualname == "Runner._on_sigint"
+                and code.co_filename.endswith("/asyncio/runners.py"))
+
+    compile_bytecode_code = sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__
+    posix_open, posix_read, posix_close, posix_fstat = (posix.open, posix.read, posix.close,
+                                                        posix.fstat)
+    read_flags = posix.O_RDONLY | posix.O_CLOEXEC
+
+    def library_file(path, data, skip):
+        # Whether data is the file at path (past its first skip bytes): read with C calls
+        # only (this runs inside the hook). No "." or ".." components: the file must be
+        # the one its name says, inside a library directory.
+        if "/./" in path or "/../" in path or "//" in path:
+            return False
+        if type(data) is str:
+            data = data.encode("utf-8", "surrogatepass")
+        if type(data) is not bytes:
+            return False
+        try:
+            fd = posix_open(path, read_flags)
+        except OSError:
+            return False
+        try:
+            if posix_fstat(fd).st_size != len(data) + skip:
+                return False
+            held, want = [], len(data) + skip
+            while want > 0:
+                chunk = posix_read(fd, want)
+                if not chunk:
+                    return False
+                held.append(chunk)
+                want -= len(chunk)
+            return b"".join(held)[skip:] == data
+        except OSError:
+            return False
+        finally:
+            posix_close(fd)
+
     def hook(event, args):
         if not event.startswith(("sys.", "gc.", "ctypes.", "object.", "code.", "compile",
-                                 "exec", "os.exec", "conductor_gym.")):
+                                 "exec", "os.exec", "conductor_gym.", "marshal.", "open")):
             return
         ident = get_ident()
         if ident in busy:
@@ -637,7 +850,8 @@ def _tester(channel, libc):
             kill(getpid(), 9)
 
     guard_code = vars(Guard)["__call__"].__code__
-    solution = None
+    solution = solution_code = None
+    loading_tests = False
     frozen_ids = {id(klass) for klass in class_state}
     for klass in class_state:
         set_frozen(klass, True)
@@ -649,7 +863,8 @@ def _tester(channel, libc):
         solution = types.ModuleType("solution")
         solution.__file__ = os.path.abspath("solution.py")
         sys.modules["solution"] = solution
-        exec(compile(source, "solution.py", "exec", dont_inherit=True), solution.__dict__)
+        solution_code = compile(source, "solution.py", "exec", dont_inherit=True)
+        exec(solution_code, solution.__dict__)
     except BaseException as exc:
         finish({"error": "the solution raised " + describe(exc) + " when imported"})
     problem = tampered()
@@ -658,6 +873,18 @@ def _tester(channel, libc):
     if not callable(solution.__dict__.get(config["entry_point"])):
         finish({"error": "the solution does not define " + config["entry_point"]})
 
+    for name, (module_name, attr) in borrowed_names.items():
+        # What the import gave, as the snapshot holds it, is what the tests get.
+        entry = known_modules.get(id(sys.modules.get(module_name)))
+        if entry is None or name not in solution.__dict__:
+            continue
+        want = entry[0] if attr is None else entry[1].get(attr, MISSING)
+        if want is MISSING:
+            want = sys.modules.get(module_name + "." + attr, MISSING)
+        if want is not MISSING and solution.__dict__[name] is not want:
+            finish({"tampered": "the program rebound " + name + ", which it imports from "
+                                + module_name + " and the tests use"})
+
     tests_module = types.ModuleType("test_solution")
     # The tests see the solution's globals (as BigCodeBench's harness, which concatenates
     # the two), but not one that shadows a builtin they may call (a len of its own).
@@ -665,11 +892,20 @@ def _tester(channel, libc):
         if not (key.startswith("__") and key.endswith("__")) and key not in builtin_names:
             tests_module.__dict__[key] = value
     tests_module.__file__ = os.path.abspath("test_solution.py")
+    tests_namespace[0] = vars(tests_module)
     sys.modules["test_solution"] = tests_module
+    loading_tests = True
     try:
         exec(test_code, tests_module.__dict__)
     except BaseException as exc:
         finish({"error": "loading the tests raised " + describe(exc)})
+    loading_tests = False
+    # The test module's functions, modules and classes (its own and the program's names
+    # it sees) stay as they are now: the program may reach the module (sys.modules).
+    reach_state.append(("test_solution", vars(tests_module),
+                        {key: value for key, value in vars(tests_module).items()
+                         if callable(value)
+                         or any(base is ModuleType for base in type_mro(type(value)))}))
     loader = unittest.TestLoader()
     suite = unittest.suite.TestSuite()
     for name in config["classes"]:
