@@ -63,7 +63,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -288,7 +288,8 @@ class FittedPool:
             ),
             "",
         ]
-        for spec in self.specs():
+        for worker, spec in zip(self.workers, self.specs(), strict=True):
+            out += _provenance(worker, spec, self.version)
             out += ["[[workers]]", f"name = {json.dumps(spec.name)}", 'backend = "simulated"']
             out.append(f"model = {json.dumps(spec.model)}")
             out.append(f"max_tokens = {spec.max_tokens}")
@@ -299,6 +300,36 @@ class FittedPool:
             out.append(f"backend_options = {_inline(spec.backend_options)}")
             out.append("")
         Path(path).write_text("\n".join(out), encoding="utf-8")
+
+
+def _provenance(worker: FittedWorker, spec: WorkerSpec, version: str) -> list[str]:
+    """Comment lines saying which of a worker's parameters were fitted and which are the
+    simulator version's priors (or the base profile's)."""
+    fitted = [f"accuracy {p} ({e.n} calls)" for p, e in sorted(worker.accuracy.items())]
+    fitted += [
+        f"family_structure {f} ({f'{s.share:.2f}' if s.identified else 'off'}: {s.note})"
+        for f, s in sorted(worker.structure.items())
+    ]
+    fitted += [f"tokens {p}" for p in sorted(worker.tokens)]
+    written = sorted(k for k, e in worker.dynamics.items() if e.written)
+    fitted += written
+    if worker.latency_base_s is not None and worker.tokens_per_s is not None:
+        fitted.append("latency_base_s, tokens_per_s")
+    if spec.price_in_per_mtok is not None:
+        fitted.append("prices")
+    skip = {"family_structure", "check_bonus", *written}
+    if worker.structure:
+        skip.add("structure_share")
+    priors = [f.name for f in fields(SimDynamics) if f.name not in skip]
+    base = f"base profile {spec.model}: accuracy on other profiles"
+    if worker.latency_base_s is None:
+        base += ", latency"
+    if spec.price_in_per_mtok is None:
+        base += ", prices"
+    return [
+        f"# {worker.name}: fitted: " + "; ".join(fitted),
+        f"# {worker.name}: priors (simulator {version}): " + ", ".join(priors) + f"; {base}",
+    ]
 
 
 def _inline(value: object) -> str:
