@@ -228,7 +228,7 @@ def _run_arguments(args: argparse.Namespace) -> dict[str, Any]:
         "resume": not args.no_resume,
         "limit": args.limit,
         "progress": not args.no_progress,
-        "tasks": TaskSelection.build(args.task_range, args.tasks_from, args.task_split),
+        "task_selection": TaskSelection.build(args.task_range, args.tasks_from, args.task_split),
     }
 
 

@@ -64,7 +64,7 @@ def _record(pool: str | Path, suite: str, start: int, stop: int, out: Path | Non
         seed=3,
         progress=False,
         pool=str(pool),
-        tasks=TaskSelection(start=start, stop=stop),
+        task_selection=TaskSelection(start=start, stop=stop),
         out=out,
     )
 
