@@ -94,6 +94,7 @@ workers) and write it as a pool file that --pool and ConductorEnv(pool=...) load
 
 What each kind of recorded plan fits (everything else stays at the simulator's priors):
   single calls (agents single:0, single:1, ...)   accuracy per worker and task profile,
+      its size effect per family (fitted, or off where the tasks cannot show one),
       correlations between workers (same tasks) and across repeats, tokens, prices
   a step asked to check shown answers              check_scale (v3), keep/fix rates
   a step asked to restate or vote                  relay

@@ -21,6 +21,10 @@ Contract.
   single calls                accuracy per worker and profile; correlations between
                               workers (the same tasks), and of a worker with itself
                               (repeats); tokens, latency, prices
+  single calls on tasks the   the size effect per worker and family
+  simulator reads             (``dynamics.family_structure``, fitted or switched off,
+                              :mod:`conductor_gym.simlab.fit_structure`) and the accuracy
+                              written for the family's profile with it
   a step shown answers,       ``check_scale``: the simulated pool is re-fitted until the
   asked to check or choose    episodes ending in such a step score as recorded;
                               P(keep | right shown), P(right | all shown wrong) reported
@@ -33,7 +37,7 @@ Contract.
   The estimators are in :mod:`conductor_gym.simlab.fit_dynamics`; each estimate has a
   standard error and a 95% interval (:class:`~conductor_gym.simlab.fit_data.Estimate`).
   Not fitted, always the prior: ``mislead``, ``refine_gain``, ``echo_wrong`` (hints when
-  solving), ``habit``, ``trust_partial``, ``structure_share``, ``lineage_share``,
+  solving), ``habit``, ``trust_partial``, ``lineage_share``,
   ``check_doubt``, the candidate and context penalties, the per-family ``check_bonus``
   (scaled as a whole by ``check_scale``), and hub benchmarks' behaviour beyond accuracy
   (the simulator reads only the procedural families' steps).
@@ -45,7 +49,9 @@ Contract.
   accuracy's and the plays' binomial error divided by the slope.
 * **The pool file** (:meth:`FittedPool.to_toml`, :meth:`FittedPool.specs`): one simulated
   worker per recorded worker, in pool order, at the simulator version the records name
-  (else the default); ``backend_options`` carry the fitted ``accuracy`` (a profile with no
+  (else the default), each preceded by comments naming which of its parameters were
+  fitted and which are priors; ``backend_options`` carry the fitted ``accuracy`` (for a
+  procedural family's profile, the one its fitted size effect needs; a profile with no
   single call keeps a recorded simulated worker's option, else the base profile's),
   ``tokens`` per profile, ``latency_base_s``, ``tokens_per_s`` and ``dynamics`` (every
   written estimate; a recorded simulated worker's own ``dynamics`` are *not* copied);
