@@ -78,7 +78,13 @@ from conductor_gym.bench.results import (
     json_safe,
     open_journal,
 )
-from conductor_gym.bench.suites import EpisodeSpec, Suite, episode_plan, get_suite
+from conductor_gym.bench.suites import (
+    EpisodeSpec,
+    Suite,
+    TaskSelection,
+    episode_plan,
+    get_suite,
+)
 from conductor_gym.core.agent import Agent, AgentError, BaseAgent, as_base_agent
 from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.config import EnvConfig
@@ -436,6 +442,7 @@ async def aevaluate(
     resume: bool = True,
     limit: int | None = None,
     progress: bool = True,
+    task_selection: TaskSelection | None = None,
     **settings: Any,
 ) -> Results:
     """:func:`evaluate` as a coroutine, for callers that already run an event loop."""
@@ -468,7 +475,9 @@ async def aevaluate(
         "schema": SCHEMA,
         "env_id": conductor_gym.ENV_ID,
         "env_version": conductor_gym.__version__,
-        "suite": SuiteInfo.model_validate(suite.info()).model_dump(),
+        "suite": SuiteInfo.model_validate(
+            {**suite.info(), "tasks": None if task_selection is None else task_selection.info()}
+        ).model_dump(),
         # which simulator answered (issue 11: v1 / v2), so results say it in words too
         "pool": {**json_safe(shared_pool.describe()), "simulator": simulator_version(shared_pool)},
         "workers": [WorkerRecord.from_spec(s).model_dump(mode="json") for s in shared_pool.specs],
@@ -479,7 +488,11 @@ async def aevaluate(
         "seed": seed,
         "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
-    plan = episode_plan(suite, repeats, seed)
+    plan = episode_plan(suite, repeats, seed, task_selection)
+    if not plan and task_selection is not None:
+        raise ValueError(
+            f"suite {suite.name!r}: the task selection {task_selection.info()} keeps no task"
+        )
     order = {s.key: n for n, s in enumerate(plan)}
     journal: IO[str] | None = None
     done: dict[tuple[str, int, int], EpisodeRecord] = {}
@@ -555,12 +568,15 @@ def evaluate(
     resume: bool = True,
     limit: int | None = None,
     progress: bool = True,
+    task_selection: TaskSelection | None = None,
     **settings: Any,
 ) -> Results:
     """Run ``agent`` (an :class:`~conductor_gym.agents.Agent` or a ``make_agent`` spec) on
     every task of ``suite`` (a :class:`~conductor_gym.bench.suites.Suite` or a suite name)
     ``repeats`` times and return the :class:`~conductor_gym.bench.results.Results` (module
-    docstring). ``limit`` keeps the first ``limit`` tasks of each source. The episodes'
+    docstring). ``limit`` keeps the first ``limit`` tasks of each source; ``task_selection`` (a
+    :class:`~conductor_gym.bench.suites.TaskSelection`) plays some of them, each with the
+    index and seed it has in a whole run, and is recorded in ``suite.tasks``. The episodes'
     settings are ``config`` (an :class:`~conductor_gym.core.config.EnvConfig`, default: all
     defaults) with ``settings`` (its fields as keywords: ``pool``, ``k``,
     ``shuffle_workers``, ``max_steps``, ``reward``, ``cache``, ...) and the agent's
@@ -576,6 +592,7 @@ def evaluate(
         resume=resume,
         limit=limit,
         progress=progress,
+        task_selection=task_selection,
         **settings,
     )
     return run_sync(coroutine)

@@ -61,9 +61,15 @@ The episodes journal (:func:`open_journal`) is the resumable form of a run in pr
 ``<out>.episodes.jsonl`` holds one :class:`EpisodeRecord` per line in order of completion
 and nothing else, so ``pandas.read_json(path, lines=True)`` reads it as a table with exact
 integer seeds (63-bit seeds stay ``int64``); the header naming the run is beside it, in
-``<out>.episodes.header.json`` (:func:`journal_header_path`). A journal of the older form
+``<out>.episodes.jsonl.header`` (:func:`journal_header_path`: a name no ``*.json`` glob
+matches, so ``sim fit runs*.json`` reads results files only). Journals of the older forms
 (a first line ``{"header": {...}}``, whose empty cells made pandas read every seed as a
-float) still reads, and is rewritten in the new form when a run resumes it.
+float; a header in ``<out>.episodes.header.json``) still read, and are rewritten in the
+new form when a run resumes them.
+
+:func:`load_runs` reads many files for a command: a file that is no results file (a
+journal header, any other JSON) is skipped with a message, a malformed results file
+raises.
 """
 
 from __future__ import annotations
@@ -111,6 +117,8 @@ __all__ = [
     "journal_path",
     "json_safe",
     "load_results",
+    "load_runs",
+    "not_results",
     "open_journal",
     "read_journal",
 ]
@@ -294,6 +302,9 @@ class SuiteInfo(_Model):
     fingerprint: str
     sources: list[SourceInfo]
     limit: int | None = None
+    tasks: dict[str, Any] | None = None
+    """The task selection when the run played some of the suite's tasks
+    (:class:`~conductor_gym.bench.suites.TaskSelection`), else ``None``."""
 
 
 class GraderInfo(_Model):
@@ -580,9 +591,53 @@ def journal_path(out: str | os.PathLike[str]) -> Path:
 
 def journal_header_path(journal: str | os.PathLike[str]) -> Path:
     """Where the header of the journal ``journal`` is: ``run.json.episodes.jsonl`` ->
-    ``run.json.episodes.header.json``."""
+    ``run.json.episodes.jsonl.header``."""
     path = Path(journal)
-    return path.with_name(path.name.removesuffix(".jsonl") + ".header.json")
+    return path.with_name(path.name + ".header")
+
+
+def _old_header_path(journal: Path) -> Path:
+    """Where earlier versions put the header: ``run.json.episodes.header.json``."""
+    return journal.with_name(journal.name.removesuffix(".jsonl") + ".header.json")
+
+
+def not_results(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` is not a results file or an episodes journal (``None`` when it is one,
+    or when it may be one that is malformed: reading it says what is wrong)."""
+    path = Path(path)
+    if path.name.endswith((".header.json", ".jsonl.header")):
+        return "an episodes journal's header, not a results file"
+    if is_journal(path) or path.suffix == ".jsonl":
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(found, dict):
+        return "not a JSON object"
+    schema = found.get("schema")
+    if isinstance(schema, str) and schema.startswith("conductor-gym/results/"):
+        return None
+    if schema is None and "episodes" in found and "suite" in found:
+        return None
+    return f"no results schema ({str(schema or 'none')[:60]})"
+
+
+def load_runs(
+    paths: Sequence[str | os.PathLike[str]],
+) -> tuple[list[tuple[Path, Results]], list[str]]:
+    """The runs of ``paths`` (:func:`load_results`) and one message per file skipped
+    because it is no results file (:func:`not_results`); a malformed results file raises
+    ``ValueError`` (pydantic's ``ValidationError`` among them) or ``OSError``."""
+    runs: list[tuple[Path, Results]] = []
+    skipped: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if (why := not_results(path)) is not None:
+            skipped.append(f"{path}: skipped, {why}")
+            continue
+        runs.append((path, load_results(path)))
+    return runs, skipped
 
 
 def _header_line(line: str) -> dict[str, Any] | None:
@@ -599,7 +654,7 @@ def is_journal(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is an episodes journal: its header file is beside it, or (the older
     form) its first line is ``{"header": {...}}``."""
     path = Path(path)
-    if journal_header_path(path).is_file():
+    if journal_header_path(path).is_file() or _old_header_path(path).is_file():
         return True
     with path.open(encoding="utf-8") as handle:
         return _header_line(handle.readline()) is not None
@@ -611,8 +666,11 @@ def _read_header(path: Path, lines: list[str]) -> tuple[dict[str, Any] | None, i
     old = _header_line(lines[0]) if lines else None
     if old is not None:
         return old, 1
+    sidecar = journal_header_path(path)
+    if not sidecar.is_file():
+        sidecar = _old_header_path(path)
     try:
-        found = json.loads(journal_header_path(path).read_text(encoding="utf-8"))
+        found = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None, 0
     header = found.get("header") if isinstance(found, dict) else None
@@ -624,6 +682,7 @@ def _write_header(path: Path, header: Mapping[str, Any]) -> None:
     tmp = sidecar.with_name(sidecar.name + ".tmp")
     tmp.write_text(json.dumps({"header": header}, indent=1) + "\n", encoding="utf-8")
     tmp.replace(sidecar)
+    _old_header_path(path).unlink(missing_ok=True)  # an older run's, now rewritten
 
 
 def _journal_records(path: Path, lines: list[str], skip: int = 0) -> list[EpisodeRecord]:

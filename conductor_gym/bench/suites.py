@@ -39,6 +39,16 @@ by suite keeps them apart. A suite without a split keeps the fingerprint it alwa
 source (suite order) and each task index ``i``, an :class:`EpisodeSpec` whose reset seed
 is :func:`episode_seed` ``(seed, source, i, r)``, the first 63 bits of the SHA-256 of
 ``json.dumps(["conductor-gym/evaluate", seed, source, i, r])``.
+
+Task selection. A :class:`TaskSelection` plays some of a suite's tasks: a range of task
+indices ``A:B`` (``A`` included, ``B`` not, either may be left out), the tasks a file
+lists (task ids or task indices, one per line; ``#`` starts a comment), and/or a named
+split of :data:`TASK_SPLITS` (``heldout``: the tasks whose :func:`task_split` is
+``heldout``, a quarter of them by a hash of the task id; ``fit``: the others), all of
+them that are given at once. The suite, its fingerprint and every episode's index and
+seed stay those of the whole suite, so the episodes of a selection are the same
+episodes a whole run plays (a run re-plays and fits them as any other), and the
+selection is recorded in the results (``suite.tasks``).
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ import dataclasses
 import hashlib
 import json
 import operator
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,14 +72,17 @@ from conductor_gym.tasks.jsonl import JSONL_PREFIX
 __all__ = [
     "POOL_SPLIT_SUITES",
     "SUITES",
+    "TASK_SPLITS",
     "EpisodeSpec",
     "LimitedTasks",
     "Suite",
     "SuiteSource",
+    "TaskSelection",
     "episode_plan",
     "episode_seed",
     "get_suite",
     "list_suites",
+    "task_split",
 ]
 
 
@@ -337,11 +351,117 @@ def episode_seed(seed: int, benchmark: str, task_index: int, repeat: int) -> int
     return hash_seed(seed, benchmark, task_index, repeat)
 
 
-def episode_plan(suite: Suite, repeats: int, seed: int) -> list[EpisodeSpec]:
-    """Every episode of a run, in plan order (repeat, then source, then task index)."""
+TASK_SPLITS = ("fit", "heldout")
+"""The named task splits (module docstring)."""
+
+
+def task_split(task_id: str) -> str:
+    """``"heldout"`` for a quarter of task ids (a hash of the id), else ``"fit"``."""
+    return "heldout" if hash_seed("conductor-gym/task-split", task_id) % 4 == 0 else "fit"
+
+
+@dataclass(frozen=True)
+class TaskSelection:
+    """Which of a suite's tasks a run plays (module docstring): ``start``/``stop`` a range
+    of indices, ``listed`` the entries of a tasks ``file``, ``split`` one of
+    :data:`TASK_SPLITS`; ``None`` keeps every task."""
+
+    start: int | None = None
+    stop: int | None = None
+    file: str | None = None
+    listed: tuple[str, ...] | None = None
+    split: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.split is not None and self.split not in TASK_SPLITS:
+            raise ValueError(f"task split: unknown {self.split!r}; valid: {list(TASK_SPLITS)}")
+        for name in ("start", "stop"):
+            value = getattr(self, name)
+            if value is not None and (not is_int(value) or value < 0):
+                raise ValueError(f"task range: {name} must be an int >= 0, got {value!r}")
+        if self.start is not None and self.stop is not None and self.stop <= self.start:
+            raise ValueError(f"task range {self.start}:{self.stop} is empty")
+
+    @classmethod
+    def build(
+        cls,
+        task_range: str | None = None,
+        tasks_from: str | os.PathLike[str] | None = None,
+        split: str | None = None,
+    ) -> TaskSelection | None:
+        """A selection from the ``evaluate`` flags (``--task-range A:B``, ``--tasks-from
+        FILE``, ``--task-split NAME``); ``None`` when none is given. Bad input raises
+        ``ValueError`` naming the flag."""
+        if task_range is None and tasks_from is None and split is None:
+            return None
+        start = stop = None
+        if task_range is not None:
+            first, colon, last = task_range.partition(":")
+            try:
+                start = int(first) if first.strip() else None
+                stop = int(last) if last.strip() else None
+            except ValueError:
+                colon = ""
+            if not colon:
+                raise ValueError(f"--task-range: expected A:B (task indices), got {task_range!r}")
+        listed = None
+        if tasks_from is not None:
+            try:
+                text = Path(tasks_from).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise ValueError(f"--tasks-from: cannot read {tasks_from}: {exc}") from None
+            listed = tuple(
+                entry for line in text.splitlines() if (entry := line.split("#")[0].strip())
+            )
+            if not listed:
+                raise ValueError(f"--tasks-from: {tasks_from} lists no task")
+        return cls(
+            start, stop, None if tasks_from is None else os.fspath(tasks_from), listed, split
+        )
+
+    def indices(self, source: TaskSource) -> list[int]:
+        """The kept task indices of ``source``, in order (reads its tasks' ids only when a
+        file or a split is given)."""
+        size = len(source)
+        kept = range(self.start or 0, min(size, size if self.stop is None else self.stop))
+        if self.listed is None and self.split is None:
+            return list(kept)
+        ids = [source[i].id for i in kept]
+        out = []
+        wanted = set(self.listed or ())
+        for i, task_id in zip(kept, ids, strict=True):
+            if self.listed is not None and task_id not in wanted and str(i) not in wanted:
+                continue
+            if self.split is not None and task_split(task_id) != self.split:
+                continue
+            out.append(i)
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """What results record (``suite.tasks``)."""
+        out: dict[str, Any] = {}
+        if self.start is not None or self.stop is not None:
+            out["range"] = [self.start, self.stop]
+        if self.listed is not None:
+            out["file"] = self.file
+            out["listed"] = len(self.listed)
+        if self.split is not None:
+            out["split"] = self.split
+        return out
+
+
+def episode_plan(
+    suite: Suite, repeats: int, seed: int, tasks: TaskSelection | None = None
+) -> list[EpisodeSpec]:
+    """Every episode of a run, in plan order (repeat, then source, then task index);
+    ``tasks`` keeps some of the tasks (module docstring)."""
+    kept = {
+        name: (range(len(source)) if tasks is None else tasks.indices(source))
+        for name, source in suite.sources.items()
+    }
     return [
         EpisodeSpec(name, i, r, episode_seed(seed, name, i, r))
         for r in range(repeats)
-        for name, source in suite.sources.items()
-        for i in range(len(source))
+        for name in suite.sources
+        for i in kept[name]
     ]

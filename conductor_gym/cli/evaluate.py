@@ -112,6 +112,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
     parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
+    parser.add_argument(
+        "--task-range", default=None, metavar="A:B",
+        help="play tasks A..B-1 of each source (indices and seeds as in a whole run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tasks-from", default=None, metavar="FILE",
+        help="play the tasks FILE lists (task ids or indices, one per line)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--task-split", default=None, choices=("fit", "heldout"),
+        help="play a named split of the tasks: heldout (a quarter, by a hash of the task "
+        "id) or fit (the rest); with --task-range/--tasks-from, within them",
+    )  # fmt: skip
     parser.add_argument("--concurrency", type=int, default=64, help="episodes in flight")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -205,6 +218,8 @@ def format_latency(results: Results) -> str:
 
 def _run_arguments(args: argparse.Namespace) -> dict[str, Any]:
     """The ``evaluate`` arguments the options give, env arguments aside."""
+    from conductor_gym.bench.suites import TaskSelection
+
     return {
         "repeats": args.repeats,
         "seed": args.seed,
@@ -213,6 +228,7 @@ def _run_arguments(args: argparse.Namespace) -> dict[str, Any]:
         "resume": not args.no_resume,
         "limit": args.limit,
         "progress": not args.no_progress,
+        "task_selection": TaskSelection.build(args.task_range, args.tasks_from, args.task_split),
     }
 
 

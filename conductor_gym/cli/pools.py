@@ -309,7 +309,7 @@ def _failure(spec: WorkerSpec, exc: BaseException, latency_ms: float | None) -> 
         latency_ms=latency_ms,
         error=type(cause).__name__,
         transient=transient,
-        detail=_shorten(f"{kind} {type(cause).__name__}: {message}"),
+        detail=f"{kind} {type(cause).__name__}: {message}",  # whole: --json never cuts
     )
 
 
@@ -438,6 +438,7 @@ def format_checks(checks: Sequence[WorkerCheck]) -> str:
     for check in checks:
         row = check.to_dict()
         row["latency_ms"] = None if check.latency_ms is None else f"{check.latency_ms:.0f}"
+        row["detail"] = _shorten(check.detail)
         cells.append(row)
     return _table(CHECK_COLUMNS, cells)
 

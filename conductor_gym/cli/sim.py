@@ -15,8 +15,11 @@ bad arguments.
 
 ``conductor-gym sim fit RESULTS... [--cache CACHE] --out pool.toml`` fits a simulated pool
 to recorded episodes and ``conductor-gym sim fidelity POOL RESULTS... [--cache CACHE]``
-scores a pool on held-out ones (:mod:`conductor_gym.simlab.fit`); both exit 2 on
-unusable input.
+scores a pool on held-out ones by playing every episode on it, single calls included
+(:mod:`conductor_gym.simlab.fit`); both skip files that are no results file with a
+message and exit 2 on unusable input (a malformed results file, a ``--cache`` that does
+not exist); ``fidelity --max-error POINTS`` exits 1 when its overall error exceeds
+``POINTS``.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ workers) and write it as a pool file that --pool and ConductorEnv(pool=...) load
 
 What each kind of recorded plan fits (everything else stays at the simulator's priors):
   single calls (agents single:0, single:1, ...)   accuracy per worker and task profile,
+      its size effect per family (fitted, or off where the tasks cannot show one),
       correlations between workers (same tasks) and across repeats, tokens, prices
   a step asked to check shown answers              check_scale (v3), keep/fix rates
   a step asked to restate or vote                  relay
@@ -121,9 +125,11 @@ example (docs/bring-your-own-pool.md):
         "fidelity",
         help="score a simulated pool against held-out recorded episodes",
         description="Compare a simulated pool with recorded episodes it was not fitted to: "
-        "per plan shape, worker and task family, predicted and observed accuracy (a plan "
-        "other than a single call is played on the pool with each step sent to the worker "
-        "that ran it); each plan shape's effect over single calls, observed and predicted, "
+        "every episode, single calls included, is played on the pool with its recorded task "
+        "and seed, each step sent to the worker that ran it; per plan shape, worker and task "
+        "family, recorded and predicted accuracy with their standard errors, cells off by "
+        "more than 2 SE flagged; each plan shape's effect over single calls, observed and "
+        "predicted, "
         "and whether their signs and sizes agree; the calibration of the per-episode "
         "probabilities; the Brier score; and the summary, the episode-weighted mean absolute "
         "accuracy error in points (lower is better).",
@@ -136,6 +142,14 @@ example (docs/bring-your-own-pool.md):
         "--seeds", type=int, default=4, help="plays per multi-step episode (default 4)"
     )
     fid.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    fid.add_argument(
+        "--max-error",
+        type=float,
+        default=None,
+        metavar="POINTS",
+        help="exit 1 when the overall error (the episode-weighted mean absolute accuracy "
+        "error, in points) exceeds POINTS",
+    )
     fid.set_defaults(handler=run_fidelity)
 
 
@@ -170,26 +184,39 @@ def run_audit(args: argparse.Namespace) -> int:
     return 0 if holds and low <= report.headroom <= high else 1
 
 
-def _load_all(paths: list[Path], command: str) -> list[Results] | None:
+def _load_all(paths: list[Path], command: str, cache: str | None) -> list[Results] | None:
+    """The runs of ``paths`` (files that are no results file skipped with a message), or
+    ``None`` after printing why they cannot be used (a malformed results file, none left,
+    a ``--cache`` that does not exist)."""
     from pydantic import ValidationError
 
-    from conductor_gym.bench.results import Results
+    from conductor_gym.bench.results import load_runs
 
+    if cache is not None and not Path(cache).is_file():
+        print(f"sim {command}: --cache {cache}: no such file (give the response cache the "
+              "runs were recorded with, or leave --cache out)", file=sys.stderr)  # fmt: skip
+        return None
     runs = []
     for path in paths:
         try:
-            runs.append(Results.load(path))
+            found, skipped = load_runs([path])
         except (OSError, ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             print(f"sim {command}: {path}: not a readable results file: {first}", file=sys.stderr)
             return None
+        for message in skipped:
+            print(f"sim {command}: {message}", file=sys.stderr)
+        runs += [run for _, run in found]
+    if not runs:
+        print(f"sim {command}: no results file among the {len(paths)} given", file=sys.stderr)
+        return None
     return runs
 
 
 def run_fit(args: argparse.Namespace) -> int:
     from conductor_gym.simlab.fit import fit
 
-    runs = _load_all(args.results, "fit")
+    runs = _load_all(args.results, "fit", args.cache)
     if runs is None:
         return 2
     try:
@@ -206,7 +233,7 @@ def run_fit(args: argparse.Namespace) -> int:
 def run_fidelity(args: argparse.Namespace) -> int:
     from conductor_gym.simlab.fit import fidelity
 
-    runs = _load_all(args.results, "fidelity")
+    runs = _load_all(args.results, "fidelity", args.cache)
     if runs is None:
         return 2
     try:
@@ -216,5 +243,14 @@ def run_fidelity(args: argparse.Namespace) -> int:
         return 2
     print(report.format())
     if args.json is not None:
-        args.json.write_text(json.dumps(dataclasses.asdict(report), indent=2) + "\n")
+        figures = {
+            **dataclasses.asdict(report),
+            "noise": report.noise,
+            "flagged": [dataclasses.asdict(c) for c in report.flagged],
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.max_error is not None and report.score > args.max_error:
+        print(f"sim fidelity: the error {report.score:.2f} points exceeds --max-error "
+              f"{args.max_error:g}", file=sys.stderr)  # fmt: skip
+        return 1
     return 0

@@ -73,6 +73,8 @@ class SimDynamics:
     context_free_responses: int = 4
     context_penalty: float = 0.2
     check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
+    family_structure: Mapping[str, float] = field(default_factory=dict)
+    """Per family, a ``structure_share`` replacing the worker's (a fitted pool's; 0: off)."""
     # Simulator v3 only (see conductor_gym.sim.v3; its values are in VERSION_DYNAMICS).
     claim_pull: float = 0.0
     claim_pull_checkable: float = 0.0
@@ -110,3 +112,13 @@ class SimDynamics:
         if unknown := sorted(set(bonus) - set(CHECK_BONUS)):
             raise ValueError(f"SimDynamics.check_bonus: unknown families {unknown}")
         object.__setattr__(self, "check_bonus", MappingProxyType({**CHECK_BONUS, **bonus}))
+        shares = dict(self.family_structure)
+        if bad := sorted(f for f, v in shares.items() if f not in CHECK_BONUS or not 0 <= v <= 1):
+            raise ValueError(
+                f"SimDynamics.family_structure: unknown family or not in [0, 1]: {bad}"
+            )
+        object.__setattr__(self, "family_structure", MappingProxyType(shares))
+
+    def structure(self, family: str) -> float:
+        """The ``structure_share`` of ``family`` (``family_structure``, else the worker's)."""
+        return self.family_structure.get(family, self.structure_share)

@@ -97,7 +97,7 @@ def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float
     """``(sqrt(call_correlation) * L, t)`` for ``problem``."""
     dyn = worker.dynamics
     family = problem.family
-    a = math.sqrt(dyn.call_correlation * dyn.task_correlation * dyn.structure_share)
+    a = math.sqrt(dyn.call_correlation * dyn.task_correlation * dyn.structure(family))
     p = worker.profile.p_correct(family_profile(family))
     t = threshold(p, family, a)
     level = latent(
@@ -107,7 +107,7 @@ def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float
         worker.profile.key,
         worker.profile.lineage,
         task_correlation=dyn.task_correlation,
-        structure_share=dyn.structure_share,
+        structure_share=dyn.structure(family),
         lineage_share=dyn.lineage_share,
     )
     return math.sqrt(dyn.call_correlation) * level, t

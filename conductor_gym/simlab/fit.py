@@ -21,6 +21,10 @@ Contract.
   single calls                accuracy per worker and profile; correlations between
                               workers (the same tasks), and of a worker with itself
                               (repeats); tokens, latency, prices
+  single calls on tasks the   the size effect per worker and family
+  simulator reads             (``dynamics.family_structure``, fitted or switched off,
+                              :mod:`conductor_gym.simlab.fit_structure`) and the accuracy
+                              written for the family's profile with it
   a step shown answers,       ``check_scale``: the simulated pool is re-fitted until the
   asked to check or choose    episodes ending in such a step score as recorded;
                               P(keep | right shown), P(right | all shown wrong) reported
@@ -33,7 +37,7 @@ Contract.
   The estimators are in :mod:`conductor_gym.simlab.fit_dynamics`; each estimate has a
   standard error and a 95% interval (:class:`~conductor_gym.simlab.fit_data.Estimate`).
   Not fitted, always the prior: ``mislead``, ``refine_gain``, ``echo_wrong`` (hints when
-  solving), ``habit``, ``trust_partial``, ``structure_share``, ``lineage_share``,
+  solving), ``habit``, ``trust_partial``, ``lineage_share``,
   ``check_doubt``, the candidate and context penalties, the per-family ``check_bonus``
   (scaled as a whole by ``check_scale``), and hub benchmarks' behaviour beyond accuracy
   (the simulator reads only the procedural families' steps).
@@ -45,7 +49,9 @@ Contract.
   accuracy's and the plays' binomial error divided by the slope.
 * **The pool file** (:meth:`FittedPool.to_toml`, :meth:`FittedPool.specs`): one simulated
   worker per recorded worker, in pool order, at the simulator version the records name
-  (else the default); ``backend_options`` carry the fitted ``accuracy`` (a profile with no
+  (else the default), each preceded by comments naming which of its parameters were
+  fitted and which are priors; ``backend_options`` carry the fitted ``accuracy`` (for a
+  procedural family's profile, the one its fitted size effect needs; a profile with no
   single call keeps a recorded simulated worker's option, else the base profile's),
   ``tokens`` per profile, ``latency_base_s``, ``tokens_per_s`` and ``dynamics`` (every
   written estimate; a recorded simulated worker's own ``dynamics`` are *not* copied);
@@ -63,11 +69,13 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
+from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
+from conductor_gym.sim.profiles import PAPER_PROFILES
 from conductor_gym.simlab.fit_data import (
     AccuracyEstimate,
     Estimate,
@@ -88,8 +96,8 @@ from conductor_gym.simlab.fit_dynamics import (
 from conductor_gym.simlab.fit_fidelity import CellFidelity, Fidelity, PlanEffect, fidelity
 from conductor_gym.simlab.fit_play import fit_check_scale
 from conductor_gym.simlab.fit_steps import Observed, observe
-from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
-from conductor_gym.sim.profiles import PAPER_PROFILES
+from conductor_gym.simlab.fit_structure import StructureFit, call_sizes, fit_structure
+from conductor_gym.tasks.procedural.source import FAMILIES
 from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = [
@@ -149,6 +157,7 @@ class FittedWorker:
     tokens: Mapping[str, Estimate] = field(default_factory=dict)
     latency_base_s: Estimate | None = None
     tokens_per_s: Estimate | None = None
+    structure: Mapping[str, StructureFit] = field(default_factory=dict)
 
     def p(self, profile: str) -> float:
         """The worker's single-call accuracy on ``profile``: fitted, else the base profile's."""
@@ -194,12 +203,19 @@ class FittedPool:
                 f"{scale * e.low:9.4g}-{scale * e.high:<9.4g} {prior:>7}{written}"
             )
 
+        prior = SimDynamics(**VERSION_DYNAMICS[self.version])
         for w in self.workers:
             for profile, est in sorted(w.accuracy.items()):
                 low, high = est.interval
                 lines.append(
                     f"{w.name:24} {'accuracy % ' + profile:28} {est.n:6d} "
                     f"{100 * est.accuracy:9.1f} {100 * low:9.1f}-{100 * high:<9.1f}"
+                )
+            for family, sf in sorted(w.structure.items()):
+                lines.append(
+                    f"{w.name:24} {'structure_share ' + family:28} {sf.n:6d} {sf.share:9.4g} "
+                    f"{sf.interval[0]:9.4g}-{sf.interval[1]:<9.4g} {prior.structure_share:7.3g}"
+                    f"  ({sf.note}; accuracy written {100 * sf.accuracy:.1f}%)"
                 )
             for name, e in sorted(w.dynamics.items()):
                 lines.append(row(w.name, name, e))
@@ -232,13 +248,20 @@ class FittedPool:
             if w.record is not None and w.record.backend == "simulated":
                 accuracy.update(w.record.options.get("accuracy", {}))
             accuracy.update({p: e.accuracy for p, e in w.accuracy.items()})
+            accuracy.update(
+                {FAMILIES[f].profile: s.accuracy for f, s in w.structure.items() if s.n}
+            )
             options["accuracy"] = dict(sorted(accuracy.items()))
             if w.tokens:
                 options["tokens"] = {p: round(e.value, 3) for p, e in sorted(w.tokens.items())}
             if w.latency_base_s is not None and w.tokens_per_s is not None:
                 options["latency_base_s"] = round(w.latency_base_s.value, 6)
                 options["tokens_per_s"] = round(w.tokens_per_s.value, 6)
-            dynamics = {k: round(e.value, 6) for k, e in sorted(w.dynamics.items()) if e.written}
+            dynamics: dict[str, Any] = {
+                k: round(e.value, 6) for k, e in sorted(w.dynamics.items()) if e.written
+            }
+            if w.structure:
+                dynamics["family_structure"] = {f: s.share for f, s in sorted(w.structure.items())}
             if dynamics:
                 options["dynamics"] = dynamics
             record = w.record
@@ -271,7 +294,8 @@ class FittedPool:
             ),
             "",
         ]
-        for spec in self.specs():
+        for worker, spec in zip(self.workers, self.specs(), strict=True):
+            out += _provenance(worker, spec, self.version)
             out += ["[[workers]]", f"name = {json.dumps(spec.name)}", 'backend = "simulated"']
             out.append(f"model = {json.dumps(spec.model)}")
             out.append(f"max_tokens = {spec.max_tokens}")
@@ -282,6 +306,36 @@ class FittedPool:
             out.append(f"backend_options = {_inline(spec.backend_options)}")
             out.append("")
         Path(path).write_text("\n".join(out), encoding="utf-8")
+
+
+def _provenance(worker: FittedWorker, spec: WorkerSpec, version: str) -> list[str]:
+    """Comment lines saying which of a worker's parameters were fitted and which are the
+    simulator version's priors (or the base profile's)."""
+    fitted = [f"accuracy {p} ({e.n} calls)" for p, e in sorted(worker.accuracy.items())]
+    fitted += [
+        f"family_structure {f} ({f'{s.share:.2f}' if s.identified else 'off'}: {s.note})"
+        for f, s in sorted(worker.structure.items())
+    ]
+    fitted += [f"tokens {p}" for p in sorted(worker.tokens)]
+    written = sorted(k for k, e in worker.dynamics.items() if e.written)
+    fitted += written
+    if worker.latency_base_s is not None and worker.tokens_per_s is not None:
+        fitted.append("latency_base_s, tokens_per_s")
+    if spec.price_in_per_mtok is not None:
+        fitted.append("prices")
+    skip = {"family_structure", "check_bonus", *written}
+    if worker.structure:
+        skip.add("structure_share")
+    priors = [f.name for f in fields(SimDynamics) if f.name not in skip]
+    base = f"base profile {spec.model}: accuracy on other profiles"
+    if worker.latency_base_s is None:
+        base += ", latency"
+    if spec.price_in_per_mtok is None:
+        base += ", prices"
+    return [
+        f"# {worker.name}: fitted: " + "; ".join(fitted),
+        f"# {worker.name}: priors (simulator {version}): " + ", ".join(priors) + f"; {base}",
+    ]
 
 
 def _inline(value: object) -> str:
@@ -355,6 +409,43 @@ def _checks(observed: Observed) -> dict[str, dict[str, Estimate]]:
             Estimate.proportion(k, n), written=False, note="checking's outcome, observed"
         )
     return out
+
+
+_FAMILY_OF_PROFILE = {family.profile: name for name, family in FAMILIES.items()}
+
+
+def _with_structure(
+    worker: FittedWorker,
+    calls: Sequence[tuple[int, str, EpisodeRecord]],
+    sizes: Mapping[tuple[int, tuple[str, int, int]], tuple[str, float]],
+    prior: SimDynamics,
+) -> FittedWorker:
+    """``worker`` with its size effect fitted per family (:mod:`.fit_structure`), given the
+    correlations its pool file will carry; a procedural family with single calls whose
+    sizes cannot be read is switched off (``structure_share`` 0), never left at the
+    prior."""
+
+    def used(key: str) -> float:
+        e = worker.dynamics.get(key)
+        return e.value if e is not None and e.written else float(getattr(prior, key))
+
+    rows: dict[str, list[tuple[float, bool]]] = {}
+    for index, name, record in calls:
+        if name == worker.name and (found := sizes.get((index, record.key))) is not None:
+            rows.setdefault(found[0], []).append((found[1], record.correct))
+    for profile in worker.accuracy:
+        if (family := _FAMILY_OF_PROFILE.get(profile)) is not None:
+            rows.setdefault(family, [])
+    structure = {
+        family: fit_structure(
+            family,
+            found,
+            call_correlation=used("call_correlation"),
+            task_correlation=used("task_correlation"),
+        )
+        for family, found in rows.items()
+    }
+    return replace(worker, structure=structure)
 
 
 def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = None) -> FittedPool:
@@ -464,6 +555,9 @@ def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = No
     for name, found in pulls.items():
         extra = {k: replace(e, prior=getattr(prior, k)) for k, e in found.items()}
         by_name[name] = replace(by_name[name], dynamics={**by_name[name].dynamics, **extra})
+    sizes, size_notes = call_sizes(results, calls)
+    for name in by_name:
+        by_name[name] = _with_structure(by_name[name], calls, sizes, prior)
     pool = FittedPool(
         workers=tuple(by_name[w.name] for w in workers),
         used=len(calls),
@@ -474,7 +568,7 @@ def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = No
         steps=len(observed.steps),
         untraced=observed.untraced,
         correlations=correlations,
-        notes=observed.notes,
+        notes=observed.notes + size_notes,
     )
     scales = fit_check_scale(pool.specs(), pool.version, results, observed.episodes)
     final = []

@@ -47,9 +47,9 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from conductor_gym.bench.results import EpisodeRecord
+from conductor_gym.sim.v3 import CHECKABLE
 from conductor_gym.simlab.fit_data import Estimate, profile_of
 from conductor_gym.simlab.fit_steps import StepObservation
-from conductor_gym.sim.v3 import CHECKABLE
 
 __all__ = [
     "Correlations",

@@ -3,21 +3,27 @@ fidelity``; :mod:`conductor_gym.simlab.fit` fits the pool).
 
 Contract.
 
-* **Each episode's probability.** A single-call episode (read from the results, or
-  re-played with one ``solve`` step) gets the pool's accuracy for that worker and
-  profile. Any other scored episode is re-played to read its steps
-  (:mod:`conductor_gym.simlab.fit_steps`; a real pool's needs its ``cache``), and its
-  first plan is played on the pool ``seeds`` times with each step sent to the worker that
-  ran it (:class:`~conductor_gym.simlab.fit_play.Player`): the share graded correct is
-  its probability. Episodes with a later round (recursion) are not scored.
+* **Each episode's probability.** Every scored episode is *played* on the pool, single
+  calls included: its first plan ``seeds`` times, on its recorded task with its recorded
+  reset seed (then ``seed + j * SEED_STRIDE``), each step sent to the worker that ran it
+  (:class:`~conductor_gym.simlab.fit_play.Player`); the share graded correct is its
+  probability. So the pool's whole model (its structure model on these very tasks among
+  it) is scored, not a number copied from the pool file. A single call's worker is read
+  from the results (:func:`~conductor_gym.simlab.fit_data.single_calls`); any other
+  episode is re-played to read its steps (:mod:`conductor_gym.simlab.fit_steps`; a real
+  pool's needs its ``cache``). Episodes with a later round (recursion) are not scored.
 * **Cells.** Episodes are grouped by plan shape
   (:func:`~conductor_gym.simlab.fit_steps.plan_shape`), the worker of the last step
-  and the task family; per cell, the mean predicted against the observed accuracy and
-  the cell's Brier score.
+  and the task family; per cell, the mean predicted against the observed accuracy, their
+  standard errors ``sqrt(q (1 - q) / n)`` each, the cell's Brier score, and a **flag**
+  when they differ by more than 2 SE of the difference,
+  ``sqrt((obs (1 - obs) + pred (1 - pred)) / n)`` (both are rates over the same ``n``
+  tasks: the recorded worker's and the simulated one's).
 * **The summary number**, :attr:`Fidelity.score`: the mean absolute error of predicted
   against observed accuracy in percentage points over the cells, weighted by their
   episodes, ``100 * sum n_c |pred_c - obs_c| / sum n_c`` (lower is better; sampling noise
-  alone keeps it above 0; on single calls alone it is the first slice's number).
+  alone keeps it above 0: :attr:`Fidelity.noise` is what it would be in expectation were
+  every cell's difference only its sampling error, ``sqrt(2 / pi)`` SE per cell).
   :attr:`Fidelity.brier`: the mean of ``(p - outcome)^2`` over every scored episode;
   :attr:`Fidelity.calibration`: the episodes binned by ``p`` (tenths), with mean ``p``
   and observed accuracy per bin.
@@ -41,10 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conductor_gym.bench.results import Results
-from conductor_gym.simlab.fit_data import SimFitError, profile_of, single_calls
-from conductor_gym.simlab.fit_play import Player
-from conductor_gym.simlab.fit_steps import observe, plan_shape
+from conductor_gym.plan import parse_plan
 from conductor_gym.sim.profiles import SimProfile
+from conductor_gym.simlab.fit_data import SimFitError, profile_of, single_calls, worker_names
+from conductor_gym.simlab.fit_play import Player
+from conductor_gym.simlab.fit_steps import TracedEpisode, observe, plan_shape
 from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = ["SINGLE", "CellFidelity", "Fidelity", "PlanEffect", "fidelity"]
@@ -67,6 +74,24 @@ class CellFidelity:
     observed: float
     brier: float
     shape: str = SINGLE
+
+    @property
+    def observed_se(self) -> float:
+        return math.sqrt(self.observed * (1 - self.observed) / self.n)
+
+    @property
+    def predicted_se(self) -> float:
+        return math.sqrt(self.predicted * (1 - self.predicted) / self.n)
+
+    @property
+    def se(self) -> float:
+        """The standard error of ``predicted - observed`` (module docstring)."""
+        return math.hypot(self.observed_se, self.predicted_se)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether predicted and observed differ by more than 2 SE."""
+        return abs(self.predicted - self.observed) > 2 * self.se + 1e-12
 
 
 @dataclass(frozen=True)
@@ -107,6 +132,18 @@ class Fidelity:
     notes: tuple[str, ...] = field(default=())
 
     @property
+    def noise(self) -> float:
+        """The score sampling error alone would give, in expectation (module docstring)."""
+        total = sum(c.n for c in self.cells)
+        spread = math.fsum(c.n * math.sqrt(2 / math.pi) * c.se for c in self.cells)
+        return 100 * spread / total if total else 0.0
+
+    @property
+    def flagged(self) -> tuple[CellFidelity, ...]:
+        """The cells whose predicted and observed accuracy differ by more than 2 SE."""
+        return tuple(c for c in self.cells if c.flagged)
+
+    @property
     def effects_agreeing(self) -> int:
         """Plan shapes whose observed and predicted effects agree in sign."""
         return sum(e.sign_agrees for e in self.effects)
@@ -114,13 +151,16 @@ class Fidelity:
     def format(self) -> str:
         """The cells, the plan effects, the calibration, then the summary."""
         lines = [
-            f"{'plan':34} {'worker':22} {'family':20} {'n':>5} {'pred %':>7} {'obs %':>6} "
-            f"{'brier':>6}"
+            f"{'plan':34} {'worker':22} {'family':20} {'n':>5} {'recorded %':>12} "
+            f"{'predicted %':>12} {'diff':>6} {'2 SE':>5} {'brier':>6}"
         ]
         for c in self.cells:
             lines.append(
-                f"{c.shape:34} {c.worker:22} {c.family:20} {c.n:5d} {100 * c.predicted:7.1f} "
-                f"{100 * c.observed:6.1f} {c.brier:6.3f}"
+                f"{c.shape:34} {c.worker:22} {c.family:20} {c.n:5d} "
+                f"{100 * c.observed:5.1f} +-{100 * c.observed_se:4.1f} "
+                f"{100 * c.predicted:5.1f} +-{100 * c.predicted_se:4.1f} "
+                f"{100 * (c.predicted - c.observed):+6.1f} {200 * c.se:5.1f} {c.brier:6.3f}"
+                + ("  OFF BY > 2 SE" if c.flagged else "")
             )
         if self.effects:
             lines.append(
@@ -133,15 +173,19 @@ class Fidelity:
                     f"{100 * e.predicted:6.1f} {'yes' if e.sign_agrees else 'NO':>4} "
                     f"{'yes' if e.within else 'NO':>4}"
                 )
-        lines.append("calibration: " + ", ".join(
-            f"p~{low:.1f}: {n} ep. pred {100 * p:.0f}% obs {100 * o:.0f}%"
-            for low, n, p, o in self.calibration
-        ))  # fmt: skip
+        lines.append(
+            f"calibration: {'p (played)':>12} {'episodes':>9} {'mean p %':>9} {'obs %':>6}"
+        )
+        for low, n, p, o in self.calibration:
+            lines.append(
+                f"{'':12} {low:5.1f}-{low + 0.1:<5.1f} {n:9d} {100 * p:9.1f} {100 * o:6.1f}"
+            )
         lines.append(
             f"fidelity: mean |predicted - observed| accuracy {self.score:.2f} points "
-            f"(episode-weighted over cells), Brier {self.brier:.4f}, over {self.episodes} "
-            f"episodes; plan effects agreeing in sign {self.effects_agreeing}/"
-            f"{len(self.effects)}"
+            f"(episode-weighted over cells; sampling noise alone about {self.noise:.2f}), "
+            f"Brier {self.brier:.4f}, over {self.episodes} episodes; cells off by more than "
+            f"2 SE {len(self.flagged)}/{len(self.cells)}; plan effects agreeing in sign "
+            f"{self.effects_agreeing}/{len(self.effects)}"
         )
         if self.missing:
             lines.append(f"not in the pool (not scored): {', '.join(self.missing)}")
@@ -191,17 +235,24 @@ def fidelity(
     scored: dict[tuple[str, str, str], list[tuple[float, bool]]] = {}
     cell_profile: dict[tuple[str, str, str], str] = {}
     missing: dict[str, None] = {}
-    for run in runs:
+    players: dict[int, Player] = {}
+
+    def play(episode: TracedEpisode) -> float:
+        if episode.run not in players:
+            players[episode.run] = Player(runs[episode.run], specs)
+        return players[episode.run].outcome(episode, seeds)
+
+    for index, run in enumerate(runs):
         for name, record in single_calls(run)[0]:
             if name not in profiles:
                 missing[name] = None
                 continue
             key = (SINGLE, name, record.domain)
-            p = profiles[name].p_correct(profile_of(record))
+            plan = parse_plan(record.completion, len(worker_names(run) or ()), max_steps=1)
+            p = play(TracedEpisode(index, record, plan, (name,), ()))
             scored.setdefault(key, []).append((p, record.correct))
             cell_profile[key] = profile_of(record)
     observed = observe(runs, cache=cache)
-    players: dict[int, Player] = {}
     for episode in observed.episodes:
         first = episode.first
         if episode.record.followups or not first:
@@ -211,12 +262,7 @@ def fidelity(
             continue
         last = first[-1]
         shape = plan_shape(first)
-        if len(first) == 1 and last.kind == "solve":
-            p = profiles[last.worker].p_correct(last.profile)
-        else:
-            if episode.run not in players:
-                players[episode.run] = Player(runs[episode.run], specs)
-            p = players[episode.run].outcome(episode, seeds)
+        p = play(episode)
         key = (shape, last.worker, last.family)
         scored.setdefault(key, []).append((p, episode.record.correct))
         cell_profile[key] = last.profile

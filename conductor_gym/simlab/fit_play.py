@@ -22,11 +22,11 @@ from dataclasses import replace
 
 from conductor_gym.bench.replay import ReplayError, replay_config, run_sources
 from conductor_gym.bench.results import Results
-from conductor_gym.simlab.fit_data import Estimate, SimFitError
-from conductor_gym.simlab.fit_steps import TracedEpisode
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.plan import Plan
 from conductor_gym.sim.params import VERSION_DYNAMICS, SimDynamics
+from conductor_gym.simlab.fit_data import Estimate, SimFitError
+from conductor_gym.simlab.fit_steps import TracedEpisode
 from conductor_gym.workers.spec import WorkerSpec
 
 __all__ = ["CHECK_SEEDS", "SEED_STRIDE", "Player", "fit_check_scale"]

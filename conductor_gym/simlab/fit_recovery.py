@@ -28,9 +28,9 @@ from typing import Any
 
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
+from conductor_gym.core.agent import BaseAgent
 from conductor_gym.simlab.fit import FittedPool, fit
 from conductor_gym.simlab.fit_fidelity import Fidelity, fidelity
-from conductor_gym.core.agent import BaseAgent
 
 __all__ = [
     "ACCURACY",

@@ -43,7 +43,6 @@ from typing import Any, Literal
 
 from conductor_gym.bench.replay import Replayer, ReplayError, real_backends, recorded_task
 from conductor_gym.bench.results import EpisodeRecord, Results
-from conductor_gym.simlab.fit_data import SimFitError, plain, worker_names
 from conductor_gym.core.execute import StepRecord
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import grade
@@ -53,6 +52,7 @@ from conductor_gym.sim.context import read
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.requests import recognise_subtask
 from conductor_gym.sim.v2 import reads
+from conductor_gym.simlab.fit_data import SimFitError, plain, worker_names
 from conductor_gym.tasks.base import Task
 
 __all__ = [

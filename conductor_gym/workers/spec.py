@@ -131,6 +131,12 @@ class WorkerSpec:
                 f"{where}.system_prompt must be None or a non-empty string of at most "
                 f"{MAX_SYSTEM_PROMPT_CHARS} characters"
             )
+        if fields := sorted({"max_tokens", "temperature"} & set(self.params)):
+            raise ValueError(
+                f"{where}.params: {fields} are the worker's own fields: set "
+                f"{' and '.join(f'{f} = ...' for f in fields)} at the top level of the worker "
+                "(beside name and model), not in params"
+            )
         if secrets := sorted(k for k in self.params if _SECRET_NAME.search(k)):
             raise ValueError(
                 f"{where}.params: {secrets} look like credentials; params enter cache keys "

@@ -108,7 +108,7 @@ def test_a_journal_without_its_header_is_a_clear_error(tmp_path: Path) -> None:
     evaluate(FlakyAgent(down=False), "offline", out=out, **RUN)
     journal_header_path(journal_path(out)).unlink()
     with pytest.raises(ResumeMismatchError, match=r"12 episode line\(s\) but no run header.*"
-                       r"r\.json\.episodes\.header\.json is missing.*--no-resume"):  # fmt: skip
+                       r"r\.json\.episodes\.jsonl\.header is missing.*--no-resume"):  # fmt: skip
         evaluate(FlakyAgent(down=False), "offline", out=out, **RUN)
     assert not is_journal(journal_path(out))
 

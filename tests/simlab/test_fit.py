@@ -13,9 +13,9 @@ import pytest
 from conductor_gym import ConductorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
-from conductor_gym.simlab.fit import SimFitError, fidelity, fit, wilson_interval
 from conductor_gym.cli.main import main
 from conductor_gym.sim.profiles import PAPER_PROFILES
+from conductor_gym.simlab.fit import SimFitError, fidelity, fit, wilson_interval
 
 # The hidden parameters: per worker, single-call accuracy per profile, far from the paper's.
 TRUE = {
@@ -138,7 +138,11 @@ def test_fitted_pool_loads_and_beats_the_paper_pool_on_held_out_tasks(
     assert truth.score < paper.score and truth.brier < paper.brier
     assert fitted_score.score < paper.score and fitted_score.brier < paper.brier
     cell = next(c for c in truth.cells if c.worker == "w2" and c.family == "arithmetic")
-    assert cell.predicted == 0.9 and cell.profile == "math500" and cell.n == 40
+    assert cell.profile == "math500" and cell.n == 40 and not truth.flagged
+    # single calls are played with their recorded seeds: the hidden pool, played once per
+    # episode, is the recording itself
+    again = fidelity(hidden, held, seeds=1)
+    assert again.score == 0 and all(c.predicted == c.observed for c in again.cells)
 
 
 def test_other_plans_are_replayed_and_nothing_to_fit_is_refused(hidden: Path) -> None:

@@ -11,9 +11,9 @@ import pytest
 from board_support import board_run, messages, wrap
 
 from conductor_gym.bench.evaluate import evaluate
-from conductor_gym.simlab.fit import fit
 from conductor_gym.board.sections import pool_fingerprint
 from conductor_gym.board.submissions import validate_submission
+from conductor_gym.simlab.fit import fit
 
 
 @pytest.fixture(scope="module")

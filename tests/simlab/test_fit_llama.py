@@ -15,7 +15,11 @@ most 32 tokens. With ``-s`` it prints the fit and the fidelity
 
 from __future__ import annotations
 
+import glob
 import json
+import re
+import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,7 @@ from support import require_spec
 from conductor_gym import ConductorEnv
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.bench.results import Results
+from conductor_gym.cli.main import main
 from conductor_gym.simlab.fit import fidelity, fit
 from conductor_gym.workers.spec import WorkerSpec
 
@@ -139,3 +144,60 @@ def test_a_real_llama_pool_is_fitted_scored_and_run_offline(
         'model_id = [0]\nsubtasks = ["Solve the problem."]\naccess_list = [[]]'
     )
     assert terminated and info["outcome"] in ("correct", "wrong")
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "bring-your-own-pool.md"
+DOC_FIT_TASKS = "0:28"
+"""The tasks whose fit split the doc's commands record here (CI time; the doc's, all 48)."""
+
+
+def doc_commands() -> list[list[str]]:
+    """The ``conductor-gym`` commands of the doc's ``bash`` blocks, continuation lines
+    joined, as argument lists (shell words)."""
+    blocks = re.findall(r"```bash\n(.*?)```", DOC.read_text(), flags=re.S)
+    lines = "\n".join(blocks).replace("\\\n", " ").splitlines()
+    return [shlex.split(line) for line in lines if line.strip().startswith("conductor-gym ")]
+
+
+@pytest.mark.slow
+def test_the_doc_runs_as_written_on_a_real_llama_pool(
+    llama_base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/bring-your-own-pool.md's commands, run in order on a llama.cpp server on
+    loopback (the example pool file pointed at it, ``--task-range 0:28`` added to the
+    fit split's recordings): they all exit 0, the real pool's fit passes ``sim fidelity
+    --max-error`` on the held-out recorded episodes (issue 41, item 5), and the same fit
+    with the paper's size effect inherited does not."""
+    require_spec("litellm")
+    pools = tmp_path / "docs" / "pools"
+    pools.mkdir(parents=True)
+    source = DOC.parent / "pools"
+    text = (source / "llamacpp.toml").read_text()
+    assert "http://127.0.0.1:8000/v1" in text
+    (pools / "llamacpp.toml").write_text(text.replace("http://127.0.0.1:8000", llama_base_url))
+    (pools / "sums.jsonl").write_text((source / "sums.jsonl").read_text())
+    monkeypatch.chdir(tmp_path)
+    commands = doc_commands()
+    assert [c[1] for c in commands] == ["pools"] + ["evaluate"] * 6 + ["sim", "sim", "evaluate"]
+    threshold = None
+    for argv in commands:
+        args = [a for arg in argv[1:] for a in (sorted(glob.glob(arg)) if "*" in arg else [arg])]
+        if "--task-split" in args and args[args.index("--task-split") + 1] == "fit":
+            args += ["--task-range", DOC_FIT_TASKS]
+        if args[:2] == ["sim", "fidelity"]:
+            threshold = float(args[args.index("--max-error") + 1])
+            assert not [a for a in args if a.endswith("header")], args  # globs miss headers
+        assert main(args) == 0, argv
+    assert threshold is not None
+    fitting = [Results.load(p) for p in sorted(tmp_path.glob("fit-*.json"))]
+    held = [Results.load(p) for p in sorted(tmp_path.glob("heldout*.json"))]
+    fitted = fit(fitting, cache=tmp_path / "calls.sqlite")
+    inherited = tmp_path / "inherited.toml"
+    replace(fitted, workers=tuple(replace(w, structure={}) for w in fitted.workers)).to_toml(
+        inherited
+    )
+    good = fidelity(tmp_path / "fitted.toml", held, cache=tmp_path / "calls.sqlite")
+    bad = fidelity(inherited, held, cache=tmp_path / "calls.sqlite")
+    print("fitted pool:\n" + good.format() + "\n\nthe paper's size effect inherited:\n"
+          + bad.format())  # fmt: skip
+    assert good.score <= threshold < bad.score, (good.score, bad.score)
