@@ -111,7 +111,8 @@ def test_train_trl_cpu_at_a_smoke_budget(tmp_path: Path) -> None:
          timeout=900, MODEL="tiny", ITERATIONS="1", TRAIN_TASKS="4", EVAL_TASKS="4",
          OUT=str(tmp_path))  # fmt: skip
     result = json.loads((tmp_path / "results.json").read_text())
-    assert result["recipe"] == "cpu-demo" and result["before"]["tasks"] == 4
+    assert result["settings"]["recipe"] == "cpu-demo" and result["settings"]["model"] == "tiny"
+    assert result["before"]["tasks"] == 4 and result["after"]["tasks"] == 4
     assert len([h for h in result["log_history"] if "reward" in h]) == 1
 
 
