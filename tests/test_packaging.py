@@ -86,6 +86,8 @@ def test_a_wheel_from_a_clone_without_symlinks_holds_every_module(tmp_path: Path
         "pool/presets/sim-paper.toml",
         "sim/data/requests-dev.jsonl",
         "board/assets/board.js",
+        "core/assets/viewer.js",
+        "core/assets/viewer.css",
         "trainers/openrlhf/train_conductor.sh",
         "trainers/verl/agent_loop.yaml",
         "py.typed",

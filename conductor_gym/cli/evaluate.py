@@ -109,7 +109,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--suite", default="offline", help="suite name or jsonl:<path> (default: offline)"
     )
     parser.add_argument("--repeats", type=int, default=4, help="repeats per task (default 4)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="run seed: every episode's seed derives from it, the source and the repeat (0)",
+    )
     parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
     parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
     parser.add_argument(

@@ -197,8 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"conductor-gym {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="play episodes of the random planner offline")
-    demo.add_argument("--episodes", type=int, default=8)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--episodes", type=int, default=8, help="episodes to play (8)")
+    demo.add_argument(
+        "--seed", type=int, default=0, help="seed of the planner; episode i resets with seed+i (0)"
+    )
     add_config_arguments(demo)  # --tasks, --pool and every other env setting
     demo.set_defaults(handler=_demo)
     tasks = commands.add_parser("tasks", help="task sources")

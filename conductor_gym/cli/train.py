@@ -62,7 +62,12 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
     prepare.add_argument("--out", required=True, help="the prompts file (.jsonl) to write")
     prepare.add_argument("--seed", type=int, default=0, help="seed of the group seeds")
     prepare.add_argument("--limit", type=int, default=None, help="only the first N tasks")
-    prepare.add_argument("--chat-format", default="chatml", choices=["chatml", "plain"])
+    prepare.add_argument(
+        "--chat-format",
+        default="chatml",
+        choices=["chatml", "plain"],
+        help="how a multi-turn episode's next observation joins the token stream (chatml)",
+    )
     add_config_arguments(prepare)
     prepare.set_defaults(handler=train_prepare)
     agent = commands.add_parser(
@@ -74,10 +79,16 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="train with TRL (this node) or OpenRLHF (a Ray cluster), same env arguments",
         description="Pass trainer-specific options after `--`.",
     )
-    run.add_argument("--trainer", required=True, choices=TRAINERS.names())
+    run.add_argument(
+        "--trainer", required=True, choices=TRAINERS.names(), help="the trainer adapter to run"
+    )
     run.add_argument("--model", default=None, help="base policy (trainer default if unset)")
-    run.add_argument("--output-dir", default="runs/conductor")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--output-dir",
+        default="runs/conductor",
+        help="checkpoints and logs go here (runs/conductor)",
+    )
+    run.add_argument("--seed", type=int, default=0, help="training seed (0)")
     run.add_argument(
         "--dry-run",
         action="store_true",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 
@@ -39,9 +39,6 @@ from conductor_gym.seeding import rollout_seed, stream_seed
 from conductor_gym.tasks import Task, TaskSource
 from conductor_gym.workers.bound import BoundWorker, RetryPolicy
 from conductor_gym.workers.budget import Ledger
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["MAX_OBSERVATION_CHARS", "ConductorEnv", "Round", "StepResult"]
 

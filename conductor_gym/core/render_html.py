@@ -3,10 +3,11 @@
 Contract. :func:`episode_view` turns one episode (the step ``info``, as the env returns
 it or as :func:`conductor_gym.bench.results.json_safe` writes it, and the agent's
 completions) into an **episode view**, plain JSON data; :func:`render_page` writes a
-self-contained HTML page (inline CSS and script, :mod:`conductor_gym.core.render_assets`,
-nothing loaded from the network) showing any number of them. ``env.render()`` in mode
-``"html"`` is :func:`render_episode_html` of the current episode;
-:mod:`conductor_gym.view.page` builds the page of a whole results file.
+self-contained HTML page (the style sheet and script of
+:mod:`conductor_gym.core.render_assets` inline, nothing loaded from the network) showing
+any number of them. ``env.render()`` in mode ``"html"`` is :func:`render_episode_html`
+of the current episode; :mod:`conductor_gym.view.page` builds the page of a whole results
+file.
 
 An episode view has the keys ``task_id``, ``task_index``, ``domain``, ``question``,
 ``reference``, ``grader`` (``None`` where unknown), ``pool`` (the real worker names;
@@ -45,7 +46,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conductor_gym.core.render_assets import CSS, SCRIPT
+from conductor_gym.core.render_assets import asset
 from conductor_gym.plan.model import NAMES
 from conductor_gym.plan.scan import locate
 from conductor_gym.tasks import Task
@@ -374,13 +375,13 @@ def render_page(data: Mapping[str, Any]) -> str:
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{title}</title>\n<style>\n{asset('viewer.css')}</style>\n</head>\n<body>\n"
         f'<header><h1>{title}</h1><div id="run"></div></header>\n'
         "<main><noscript>This page draws the episodes with its inline script; enable "
         "JavaScript to see them.</noscript></main>\n"
         f'<script type="application/json" id="viewer-data">{_script_json(_interned(data))}'
         "</script>\n"
-        f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
+        f"<script>\n{asset('viewer.js')}</script>\n</body>\n</html>\n"
     )
 
 

@@ -206,10 +206,21 @@ def _replayer(
     pool: str | os.PathLike[str] | None = None,
 ) -> Replayer | None:
     if replay == "never":
+        if pool is not None:
+            raise ReplayError(
+                "a pool (--pool) rebuilds the run's workers to re-play them: it has no use "
+                "with the replay off (--no-replay)"
+            )
         notes.append("not replayed (replay off): plans parsed from the completions")
         return None
     cache = None if replay == "auto" else replay
+    asked = cache is not None or pool is not None  # a replay the caller asked for
     if cache is None and real_backends(results):
+        if pool is not None:
+            raise ReplayError(
+                "the run has real workers: re-playing them through a pool needs the run's "
+                "response cache too (--replay CACHE)"
+            )
         notes.append(
             "not replayed: the pool has real workers; pass the run's response cache to see "
             "each step (nothing is called)"
@@ -218,6 +229,8 @@ def _replayer(
     try:
         return Replayer(results, cache=cache, pool=pool)
     except ReplayError as exc:
+        if asked:  # a page without the asked-for steps would pass for the real one
+            raise
         notes.append(f"not replayed: {exc}")
         return None
 
@@ -395,6 +408,12 @@ def load_traces(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         data = [data]
     if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
         raise ValueError(f"{path}: a trace list is a JSON array (or JSON Lines) of objects")
+    for number, item in enumerate(data):
+        if "task_id" not in item:
+            raise ValueError(
+                f"{path}: item {number} is no step info (it has no task_id); a trace list "
+                "holds the infos env.step returns, as json_safe writes them"
+            )
     return [dict(item) for item in data]
 
 
@@ -449,11 +468,13 @@ def build_view(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """The page data for the input at ``path`` (module docstring; the options are
-    :func:`results_view`'s). Raises ``ValueError`` for a malformed input and ``OSError``
+    :func:`results_view`'s). Raises ``ValueError`` for a malformed input, an input without
+    episodes, and a replay asked for (``replay=CACHE`` or ``pool``) that cannot happen
+    (:class:`~conductor_gym.bench.replay.ReplayError`, naming what to fix), and ``OSError``
     for an unreadable one."""
     path = Path(path)
     if _is_run(path):
-        return results_view(
+        data = results_view(
             load_results(path),
             replay=replay,
             pool=pool,
@@ -461,7 +482,11 @@ def build_view(
             max_text=max_text,
             progress=progress,
         )
-    return _traces_view(load_traces(path), title or f"conductor-gym traces: {path.name}")
+    else:
+        data = _traces_view(load_traces(path), title or f"conductor-gym traces: {path.name}")
+    if not data["episodes"]:
+        raise ValueError(f"{path}: no episodes to show (an empty run or trace list)")
+    return data
 
 
 def write_view(

@@ -19,6 +19,7 @@ from support import require_spec
 from view_support import scripted_run
 
 from conductor_gym.bench.evaluate import evaluate
+from conductor_gym.bench.replay import ReplayError
 from conductor_gym.bench.results import Results
 from conductor_gym.cli import view as view_cli
 from conductor_gym.cli.main import main
@@ -43,13 +44,13 @@ def test_the_pool_is_rebuilt_from_a_pool_file(run: tuple[Path, Results], tmp_pat
     data = build_view(path, pool=pool_file)
     assert data["run"]["details"] == "steps re-played from the completions"
     assert all(view["source"] == "replay" and not view["notes"] for view in data["episodes"])
-    # A pool that is not the run's is refused by name, and the page still shows the run.
+    # A pool that is not the run's is refused by name: the replay asked for cannot happen,
+    # and a page without it would pass for the real one.
     text = pool_file.read_text(encoding="utf-8")
     pool_file.write_text(text.replace('name = "gpt-5"', 'name = "gpt-4"'), encoding="utf-8")
-    other = build_view(path, pool=pool_file)
-    assert other["run"]["details"].startswith(f"not replayed: pool {str(pool_file)!r} has workers")
-    assert other["run"]["details"].endswith("pass the run's own pool")
-    assert len(other["episodes"]) == len(results.episodes)
+    with pytest.raises(ReplayError, match=f"pool {re.escape(repr(str(pool_file)))} has workers"):
+        build_view(path, pool=pool_file)
+    assert len(results.episodes) == len(data["episodes"])
 
 
 def test_long_texts_are_clipped_and_the_page_packs_its_data(run: tuple[Path, Results]) -> None:

@@ -1,4 +1,4 @@
-"""conductor-gym for verl 0.9 (``pip install "conductor-gym[verl]"``; a GPU node for
+"""conductor-gym for verl 0.9 (``pip install ".[verl]"`` from a clone; a GPU node for
 training): the ``conductor_gym`` agent loop (:mod:`.agent_loop`: single-turn and
 recursive episodes, group seeds shared across a GRPO group, infrastructure failures
 masked or failed), the single-turn reward function (:mod:`.reward`), the dataset

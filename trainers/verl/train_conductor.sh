@@ -3,7 +3,7 @@
 # (arXiv 2512.04388, app. A) as Hydra overrides of verl's own ppo_trainer config, played
 # by the conductor_gym agent loop (agent_loop.py).
 #
-#   pip install "conductor-gym[verl]" "verl[vllm]==0.9.1"      # the GPU stack, on the node
+#   pip install ".[verl]" "verl[vllm]==0.9.1"      # from a clone; the GPU stack, on the node
 #   conductor-gym train prepare --tasks paper-train --pool paper-constrained \
 #       --k 4 --shuffle-workers --templates '{"worker_list_item": "Model {id}: {name}"}' \
 #       --out data/paper-train.jsonl
@@ -21,7 +21,10 @@
 # Environment (defaults in brackets): DATA (required: the parquet; the env config is
 # ${DATA%.parquet}.env.json, written by `train prepare`), MODEL
 # [Qwen/Qwen2.5-7B-Instruct], GPUS [2], OUTPUT [./ckpt/conductor-verl]. Extra arguments
-# are appended (Hydra: a repeated key's last value wins). DRY_RUN=1 prints the
+# are appended (Hydra: a repeated key's last value wins). CONDUCTOR_GYM_MATH_ANTLR (the
+# folder of the ANTLR 4.13.2 runtime that the math grader needs beside Hydra's 4.9; see
+# the README, section verl), when set, is forwarded to Ray's workers as
+# CONDUCTOR_GYM_TRAIN_CONFIG is. DRY_RUN=1 prints the
 # overrides NUL-separated and runs nothing (the tests compose exactly these with
 # verl's own config).
 #
@@ -84,6 +87,16 @@ overrides=(
   "trainer.default_local_dir=${OUTPUT}"
   "+ray_kwargs.ray_init.runtime_env.env_vars.CONDUCTOR_GYM_TRAIN_CONFIG=$(realpath "${CONFIG}")"
 )
+if [[ -n "${CONDUCTOR_GYM_MATH_ANTLR:-}" ]]; then
+  if [[ ! -d "${CONDUCTOR_GYM_MATH_ANTLR}" ]]; then
+    echo "train_conductor.sh: CONDUCTOR_GYM_MATH_ANTLR=${CONDUCTOR_GYM_MATH_ANTLR} is no folder;" \
+      "install the runtime there: pip install --no-deps --target DIR antlr4-python3-runtime==4.13.2" >&2
+    exit 2
+  fi
+  CONDUCTOR_GYM_MATH_ANTLR="$(realpath "${CONDUCTOR_GYM_MATH_ANTLR}")"
+  export CONDUCTOR_GYM_MATH_ANTLR
+  overrides+=("+ray_kwargs.ray_init.runtime_env.env_vars.CONDUCTOR_GYM_MATH_ANTLR=${CONDUCTOR_GYM_MATH_ANTLR}")
+fi
 
 if [[ "${DRY_RUN:-0}" == 1 ]]; then
   printf '%s\0' "${overrides[@]}" "$@"
