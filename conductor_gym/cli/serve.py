@@ -57,7 +57,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a ConductorEnv argument (repeatable), e.g. max_recursions=1",
     )  # fmt: skip
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--port", type=int, default=8000, help="the TCP port to listen on (default: 8000)"
+    )
     serve.add_argument("--max-concurrency", type=int, default=64, help="episodes at once")
     serve.add_argument("--max-queue", type=int, default=256, help="requests waiting at most")
     serve.add_argument(
@@ -111,7 +113,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="/health and /metrics ask for the bearer token too (they name the models and "
         "the spend; default: open, for probes and scrapers)",
     )  # fmt: skip
-    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning"),
+        help="the server log's level (default: info)",
+    )
     # the clients give the questions; every other env setting has its flag
     add_config_arguments(serve, exclude=("tasks", "task_options", "pool"))
     serve.set_defaults(handler=run_serve)
