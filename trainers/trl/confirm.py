@@ -274,7 +274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=800, help="fresh tasks to play")
     parser.add_argument("--repeats", type=int, default=3, help="worker draws per task")
     parser.add_argument("--seed", type=int, default=0, help="the training run's seed")
-    parser.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "bf16", "fp32"),
+        default="auto",
+        help="the policy's sampling precision (auto: bf16 where the CPU has native bf16)",
+    )
     parser.add_argument(
         "--versus",
         default=None,

@@ -379,10 +379,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--recipe", default="cpu-adapt", help="the recipe whose episodes to use")
     parser.add_argument("--seeds", default="0", help="comma-separated seeds (default: 0)")
     defaults = LearnerSettings()
-    parser.add_argument("--steps", type=int, default=defaults.steps)
-    parser.add_argument("--prompts-per-step", type=int, default=defaults.prompts_per_step)
-    parser.add_argument("--num-generations", type=int, default=defaults.num_generations)
-    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    parser.add_argument(
+        "--steps", type=int, default=defaults.steps, help="GRPO steps (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--prompts-per-step",
+        type=int,
+        default=defaults.prompts_per_step,
+        help="questions per GRPO batch (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--num-generations",
+        type=int,
+        default=defaults.num_generations,
+        help="plans drawn per question, one group (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=defaults.learning_rate,
+        help="step size of the table's logits (default: %(default)s)",
+    )
     parser.add_argument(
         "--marks",
         default=",".join(map(str, defaults.marks)),
