@@ -62,7 +62,7 @@ demo: $(BASE_STAMP)
 	$(BIN)/conductor-gym demo --episodes 8 --seed 0
 
 test: $(STAMP) system-packages
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
