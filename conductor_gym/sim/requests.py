@@ -335,7 +335,7 @@ _NOUNS = ANCHORS - {"qqnum", "qqslot", "qqbox", "x"}
 _ONE_BEFORE = _words(
     """
     correct right best better wrong incorrect worst false true weakest strongest the
-    that a which this pick choose select only just any
+    that a which this pick choose select only just any top winning last first same previous
     """
 )
 _TERSE_ACTS: dict[str, Act] = {
@@ -346,7 +346,8 @@ _TERSE_ACTS: dict[str, Act] = {
     "repeat": "restate", "echo": "restate", "copy": "restate", "forward": "restate",
     "paste": "restate",
 }  # fmt: skip
-_PREPARATORY = frozenset({"read", "consider"})
+_PREPARATORY = _words("read consider list count collect gather note tally")
+_PREPARATORY_OBJECTS = ANCHORS | WEAK_ANCHORS
 _TERSE_OBJECTS = _words(
     """
     prior previous above answer answers step steps earlier last final qqnum all pls
@@ -365,6 +366,7 @@ _INVERSION_WORDS = _words(
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
+    error errors mistake mistakes flaw flaws bug bugs
     """
 )
 
@@ -379,7 +381,7 @@ NO_ACT_IMPERATIVES: frozenset[str] = _words(
     verify review vote tally pass carry hand forward format rewrite convert change add
     agree what which who whom whose how why is are was were do does did can could would
     will should shall may might has have put place sort arrange divide split break
-    decompose simplify expand factor substitute remember order box
+    decompose simplify expand factor substitute remember order box multiply subtract
     """
 )
 """Verbs that, starting a sentence in which no act is found, ask for something that is
@@ -415,6 +417,55 @@ _CONTRACTIONS = (
     (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
+_ONE_WORD_CHECK = re.compile(r"\b(double|cross|sanity|re)check")
+# Checking one's own work while solving ("double-checking each step as you go") is solving.
+_SELF_CHECK = re.compile(
+    r"\b(?:double\s+|re\s+|cross\s+|sanity\s+)?(?:check|verify|confirm|recheck)\s+"
+    r"(?P<object>(?:your\s+own|your|each|every|all(?:\s+your|\s+the)?)\s+(?:\w+\s+)?"
+    r"(?:calculations?|computations?|steps?|operations?|arithmetic|work|results?|answers?|math"
+    r"|algebra|substitutions?|values?|reasoning|lines?))\b"
+    r"(?!\s+(?:of|in|from|above|given|shown|by\s+(?:the|other)|that\s+(?:the|they)"
+    r"|against\s+(?:the\s+|those\s+)?(?:ones?|answers?|responses?|others?|candidates?)))"
+    r"(?P<own>\s+(?:as\s+you\s+go|along\s+the\s+way|before\s+\w+|yourself))?"
+    r"|\b(?:double\s+|re\s+|cross\s+)?(?:check|verify)\s+(?:it\s+|this\s+)?"
+    r"(?P<own2>as\s+you\s+go|along\s+the\s+way|yourself)\b"
+    r"|\b(?:double|re)\s+check(?:\s+(?:it|that|this))?\s*$"
+)
+_SELF_CHECK_WORDS = _words("check verify confirm recheck")
+# Combining the parts of one's own solution into one answer is solving.
+_PARTS = re.compile(r"\b(?:parts?|pieces?|sub\s*(?:problems?|questions?|results?)|cases)\b")
+_COMBINE_PARTS = re.compile(
+    r"\b(?:combine|merge|put)\s+(?:them|these|those|the\s+(?:\w+\s+)?(?:parts?|pieces?|results?)"
+    r"|everything|it\s+all)\s+(?:together|into)\b"
+)
+# What a request's act is about when it is something in view other than the problem.
+_ELSEWHERE = _words(
+    """
+    time date clock calendar weather temperature email emails inbox news instructions
+    spelling grammar punctuation tone politeness length handwriting font
+    """
+)
+_SURFACE = _words(
+    """
+    longest shortest longer shorter funniest politest rudest wordiest neatest prettiest
+    ugliest loudest
+    """
+)
+_CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
+_ELSEWHERE_GATE = _ELSEWHERE | _SURFACE
+_CHOICE = re.compile(
+    r"\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
+    r"\s+)?(?:answer\s+)?(?:option|choice|letter)s?\b"
+)
+_CHOICE_WORDS = _words("choose pick select")
+_IN_VIEW = _words(
+    """
+    above previous previously earlier prior preceding candidate candidates responses
+    answers solutions workers models attempts replies given shown listed step steps
+    """
+)
+_COMBINE_WORDS = _words("combine merge put")
+_PARTS_GATE = re.compile(r"part|piece|sub|case")
 
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
 _LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return)"
@@ -456,7 +507,7 @@ _RESTATE_VERBS = (
     r"(?:repeat|restate|re\s+state|relay|copy(?:\s+over)?|echo|reformat|rephrase|reword"
     r"|paraphrase|quote|reproduce|transcribe|forward|pass\s+(?:along|on)|carry|hand\s+back"
     r"|give\s+back|present|summari[sz]e|report|return|state|give|output|write(?:\s+down)?"
-    r"|rewrite|format|tell\s+me|say|print|provide)"
+    r"|rewrite|format|tell\s+me|say|print|provide|deliver|hand\s+over|paste)"
 )
 # What a solving request may ask about.
 _SOLVE_OBJECT = (
@@ -521,7 +572,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|solutions|workers|candidates)\s+(?:\w+\s+)?(?:agree|agrees)\b"
             r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b"
             r"|\bgiven\s+(?:the\s+)?most\b|\bmost\s+(?:voted|given|agreed)\b"
-            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b",
+            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b"
+            r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
+            r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
+            r"|choose|select|go\s+with)\s+(?:me\s+)?(?:the\s+|whichever\s+)(?:winner|winning"
+            r"|wins|won|top\s+(?:one|answer|result))\b",
             _I,
         ),
     ),
@@ -539,9 +594,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|both|all|each|an?\s+(?:\w+\s+)?(?:answer|response|solution|option|candidate)"
             r"|answers|responses|solutions|candidates|results)\b"
             r"|\b(?:double|re|cross)\s+check\b"
-            r"|\b(?:go|look)\s+(?:over|through)\b|\blook\s+for\b"
+            r"|\b(?:go|look)\s+(?:over|through)\b(?!\s+(?:the\s+|this\s+)?(?:problem|question"
+            r"|task|exercise|puzzle)s?\b)|\blook\s+for\b"
             r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|qqnum|qqbox)"
-            r"\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid"
+            rf"(?:\s+{_PAST})?\s+(?:is|are|was|were)\s+(?:\w+\s+){{0,2}}?(?:right|correct|wrong"
+            r"|incorrect|valid"
             r"|accurate)\b"
             r"|\b(?:test|evaluate)\s+(?:the|each|all|both|every|these|those|them|it|that|this)"
             r"\s+(?:\w+\s+){0,2}?(?:answers?|responses?|solutions?|results?|candidates?|"
@@ -577,7 +634,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|the|a|an|step|model|models|response|responses|worker)){{0,5}}\s+(?:{_PAST}"
             rf"|again|step|model|response|before)\b"
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
-            rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b"
+            rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b(?!\s+out\b)"
             rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
             rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward)\s+what\b"
             rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
@@ -606,7 +663,16 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         re.compile(
             r"\b(?:solve|compute|calculate|evaluate|determine|derive|tackle|attempt"
             r"|trace|simulate|execute|crunch|redo|recompute|recalculate|rework)\b"
-            r"|\b(?:work|figure)\s+(?:\w+\s+)?out\b|\bwork\s+(?:through|on|it|the|this)\b"
+            r"|\b(?:work|figure|carry|puzzle|sort|hash)\s+(?:\w+\s+){0,2}?out\b"
+            r"|\bwork\s+(?:through|on|it|the|this)\b"
+            r"|\b(?:have|take|give\s+it|make)\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl"
+            r"|swing|attempt)\b"
+            r"|\b(?:need|want|would\s+like)\s+(?:\w+\s+){0,2}?(?:answers?"
+            r"|results?|solutions?|final\s+(?:number|value))\b"
+            r"|\bapproach\s+(?:the|this|it|each)\b"
+            r"|\b(?:multiply|add|subtract|divide|simplify|factor|expand|square|round)\s+"
+            r"(?:\w+\s+){0,2}?(?:qqnum|qqslot|it|them|the\s+(?:numbers?|expression|equation"
+            r"|terms?|values?|fraction))\b"
             r"|\bfind\b(?!\s+(?:a|some|another|any|me)\s+(?:\w+\s+)?(?:numbers?|integers?"
             r"|values?|digits?|words?|letters?|ones?)\b)"
             rf"|\b(?:get|reach|arrive\s+at|obtain|try\s+to\s+(?:get|reach|find))\s+(?:\w+\s+){{0,2}}?"
@@ -625,7 +691,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
-            r"|integer|expression)\b"
+            r"|integer|expression|sum|product|total|difference|quotient|remainder)\b"
             r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
             r"|\b(?:give|reply\s+with|respond\s+with|output|state|return|report|provide)\s+"
             r"(?:it|that|that\s+one|this)\s*$"
@@ -633,7 +699,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
             r"(?:\w+\s+)?out)\b"
             r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)"
-            r"|\bwhat\s+(?:do|did|would|will)\s+you\s+get\b"
+            r"|\bwhat\s+(?:(?:do|did|would|will)\s+)?you\s+(?:get|got|come\s+up\s+with"
+            r"|end\s+up\s+with)\b"
             r"|\b(?:reply|respond)\s+with\s+(?:that|this|the|your|it)\b",
             _I,
         ),
@@ -645,7 +712,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "answer",
         "what which how",
         "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
-        "given broadest widest poll",
+        "given broadest widest poll mode let report give return output state announce "
+        "declare name tell pick take choose select go",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
         "synthesize synthesise combine merge weigh choose pick select decide compare double "
@@ -665,7 +733,9 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "obtain try run show help think reason give provide state report tell write output "
         "return present put say answer result reply respond deduce infer come finish end "
         "produce deliver share commit let hand nail settle get "
-        "conclude arrive land settle dig walk working identify",
+        "conclude arrive land settle dig walk working identify carry puzzle sort hash have "
+        "take make need want like approach multiply add subtract "
+        "divide simplify factor expand square round",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -685,6 +755,10 @@ _NEGATION = re.compile(
     r"|refuse\s+to|decline\s+to|nor)\s+((?:(?!but\b|just\b|only\b|and\b|then\b|instead\b)\w+\s+)"
     r"{0,3}?)(?P<verb>\w+(?:\s+\w+)?)",
     _I,
+)
+_WRONG_OBJECT = re.compile(
+    r"(?:give|answer|output|write|provide|state|return|report|reply|respond|produce|submit"
+    r"|make)\w*(?:\s+\w+){0,3}?\s+(?:wrong|incorrect|false|inaccurate|erroneous|bogus)\b"
 )
 _ACT_VERBS: tuple[tuple[Act, re.Pattern[str]], ...] = (
     ("solve", re.compile(
@@ -771,6 +845,8 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if "check" in text:
+        text = _ONE_WORD_CHECK.sub(r"\1 check", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
 
 
@@ -801,6 +877,8 @@ def _negated(sentence: str) -> set[Act]:
     out: set[Act] = set()
     for m in _NEGATION.finditer(sentence):
         verb = m.group("verb")
+        if _WRONG_OBJECT.match(sentence, m.start("verb")):
+            continue  # "do not give a wrong answer": the faithful act, not none
         for act, pattern in _ACT_VERBS:
             if pattern.fullmatch(verb) or pattern.fullmatch(verb.split()[0]):
                 out.add(act)
@@ -843,6 +921,7 @@ def recognise(text: str) -> Recognition:
     stray = noise = has_problem = faithful = preparatory = False
     family: Family | None = None
     normalised = _normalise(text)
+    parts = _PARTS_GATE.search(normalised) is not None and _PARTS.search(normalised) is not None
     for sentence in _SENTENCES.split(normalised):
         tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
         for i in range(1, len(tokens)):
@@ -874,11 +953,28 @@ def recognise(text: str) -> Recognition:
                 return Recognition("offtask", "ignores-problem")
         if present & _OTHER_WORDS and _OTHER_OBJECT.search(joined):
             return Recognition("offtask", "other-object")
+        # phrases that ask to solve in words of another act become "solve"
+        if present & _SELF_CHECK_WORDS:
+            joined = _without_self_check(joined, "solve" in acts)
+        if parts and present & _COMBINE_WORDS:
+            joined = _COMBINE_PARTS.sub("solve", joined)
+        if present & _CHOICE_WORDS and not present & _IN_VIEW:
+            # "select the correct option" with no answers in view: answering the question
+            joined = _CHOICE.sub("solve", joined)
+        if "solve" in joined:
+            present.add("solve")
         found = {
             act
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(joined)
         }
+        elsewhere = (
+            _about_elsewhere(words, present)
+            if found - {"describe"} and present & _ELSEWHERE_GATE
+            else None
+        )
+        if elsewhere is not None:
+            return Recognition("offtask", elsewhere)
         negated = _negated(joined) if present & _NEGATION_WORDS else set()
         if (present & _REFUSAL_WORDS and _REFUSAL.search(joined)) or (
             present & _ONLY_WORDS and _ONLY_DESCRIBE.search(joined)
@@ -886,8 +982,10 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
+        inverted_cue = False
         if present & _INVERSION_WORDS:
             cue, faithful_too = inversion(joined)
+            inverted_cue = cue is not None
             family = family or cue
             faithful = faithful or faithful_too
             if cue is not None and not found:
@@ -904,7 +1002,7 @@ def recognise(text: str) -> Recognition:
             else:
                 stray = True
                 continue
-        elif present & FAITHFUL_WORDS:
+        elif present & FAITHFUL_WORDS and not inverted_cue:
             faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
@@ -920,8 +1018,9 @@ def recognise(text: str) -> Recognition:
             and not persona
             and words[0] in NO_ACT_IMPERATIVES
         ):
-            if words[0] in _PREPARATORY and _about_the_problem(words, [words[-1]]):
-                preparatory = True  # "1. Read the answers above." before the step's act
+            if words[0] in _PREPARATORY and present & _PREPARATORY_OBJECTS:
+                # "1. Read the answers above. 2. Count them." before the step's act
+                preparatory = True
             else:
                 bare_imperative = True
     if literal is not None:
@@ -955,6 +1054,40 @@ def recognise(text: str) -> Recognition:
             return Recognition("none", "meaningless" if noise else "filler", hedge=True)
         return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
     return Recognition("none", "filler", ignores_answers=ignores_answers)
+
+
+def _without_self_check(sentence: str, solving: bool) -> str:
+    """``sentence`` with its checks of the worker's own work ("double-check each step as
+    you go", "verify your result") read as solving: those of one's own (or beside solving)
+    are part of solving; "check each step" alone in a review of answers in view stays."""
+    stripped = _SELF_CHECK.sub(" ", sentence)
+    if stripped == sentence:
+        return sentence
+    own = any(
+        m.group("own") or m.group("own2") or "your" in (m.group("object") or "")
+        for m in _SELF_CHECK.finditer(sentence)
+    )
+    if own or solving or any(p.search(stripped) for a, p in _ACTS if a == "solve"):
+        return _SELF_CHECK.sub("solve", sentence)
+    return sentence
+
+
+def _about_elsewhere(words: list[str], present: set[str]) -> Reason | None:
+    """Why an act is about something other than the problem or the answers' correctness
+    (``None`` when it is not): an act verb's object is the time, the weather, the
+    instructions, the grammar ("Check the time": ``other-topic``), or a surface property
+    of the answers with no correctness asked ("Which answer above is the longest?":
+    ``other-object``)."""
+    if present & _SURFACE and not present & _CORRECTNESS:
+        return "other-object"
+    for i, word in enumerate(words):
+        if word in _OBJECT_VERBS:
+            j = i + 1
+            while j < len(words) and words[j] in _BEFORE_OBJECT:
+                j += 1
+            if j < len(words) and words[j] in _ELSEWHERE:
+                return "other-topic"
+    return None
 
 
 def _about_the_problem(words: list[str], content: list[str]) -> bool:

@@ -111,6 +111,8 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     alter altered modify modified tweak tweaked change changed
     carefully rigorously concisely briefly tersely terse succinct succinctly short
     time unknown unknowns multiple poke holes vet probe bogus guess closely harsh
+    winner winners winning wins won broadest widest know mode modal tallied tallies
+    stab whirl swing crunch methodically need needed statistical top
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -297,7 +299,11 @@ _INVERTED = re.compile(
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
     r"|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
-    r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely)\b"
+    r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
+    r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
+    r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
+    r"(?:with|that\s+(?:has|have|contains?|makes?)|containing|having)\s+(?:an?\s+|the\s+"
+    r"|some\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?))\b"
 )
 # A cue in these contexts describes what to find, fix or avoid: no inversion.
 _NOT_ASKED = re.compile(
@@ -313,7 +319,10 @@ _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
-_YES_NO = re.compile(r"(?:is|are|was|were|does|do|did|has|have)\b")
+_YES_NO = re.compile(
+    r"(?:is|are|was|were|does|do|did|has|have)\b"
+    r"(?!\s+(?:it|this|the\s+(?:problem|question|task|calculation|math|sum|exercise))\b)"
+)
 _FAITHFUL = re.compile(
     r"\b(?:correct|right|best|true|accurate|valid|strongest|most\s+(?:likely|plausible"
     r"|convincing|common|frequent))\s+(?:final\s+)?(?:answer|one|option|result|solution"

@@ -17,7 +17,9 @@ from conductor_gym.sim.understanding import canonical, flatten_markup, inversion
         # the refused examples (item 5 and 9)
         ("Please take a deep breath, be careful, and reason one step at a time.", "none"),
         ("Hey! Could you solve this?", "solve"),
-        ("Sanity-check your work and give the final answer.", "check"),
+        # checking one's own work is part of solving; checking the answers in view is not
+        ("Sanity-check your work and give the final answer.", "solve"),
+        ("Sanity-check the answer above and give the final answer.", "check"),
         ("Think methodically and solve it.", "solve"),
         ("You are a meticulous math coach. Solve the problem.", "solve"),
         ("Hi! Solve it.", "solve"),
