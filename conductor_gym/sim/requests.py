@@ -640,7 +640,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
             rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
             rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
-            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b",
+            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b"
+            rf"|\b(?:the\s+)?same\s+{_ANS}\s+as\s+(?:\w+\s+)?{_PAST}\b",
             _I,
         ),
     ),
@@ -724,7 +725,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
-        "hand",
+        "hand same",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
