@@ -299,7 +299,7 @@ _WHATS = re.compile(r"\bwhats\b")
 _OBJECT_VERBS = _words(
     """
     solve compute calculate check verify validate review fix correct answer find determine
-    evaluate pick choose select compare confirm critique audit inspect examine assess grade
+    evaluate pick choose select compare confirm rate critique audit inspect examine assess grade
     judge repeat restate relay copy echo give provide report tell state output return figure
     recheck proofread tackle derive crack explain describe summarize summarise translate
     count list work write compose draw sing make create put
@@ -336,6 +336,7 @@ _ONE_BEFORE = _words(
     """
     correct right best better wrong incorrect worst false true weakest strongest the
     that a which this pick choose select only just any top winning last first same previous
+    different another other new
     """
 )
 _TERSE_ACTS: dict[str, Act] = {
@@ -357,7 +358,7 @@ _TERSE_OBJECTS = _words(
 _KEYS = _words(
     """
     task role goal format output source instruction instructions note style mode type
-    input inputs target action steps context objective answer response
+    input inputs target action steps context objective answer response return method
     """
 )
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -366,7 +367,8 @@ _INVERSION_WORDS = _words(
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
-    error errors mistake mistakes flaw flaws bug bugs
+    error errors mistake mistakes flaw flaws bug bugs rarest fails fail failing else
+    previous above last given earlier shown same another new supported repeated switch
     """
 )
 
@@ -382,6 +384,7 @@ NO_ACT_IMPERATIVES: frozenset[str] = _words(
     agree what which who whom whose how why is are was were do does did can could would
     will should shall may might has have put place sort arrange divide split break
     decompose simplify expand factor substitute remember order box multiply subtract
+    refuse decline
     """
 )
 """Verbs that, starting a sentence in which no act is found, ask for something that is
@@ -442,17 +445,23 @@ _COMBINE_PARTS = re.compile(
 _ELSEWHERE = _words(
     """
     time date clock calendar weather temperature email emails inbox news instructions
-    spelling grammar punctuation tone politeness length handwriting font
+    spelling grammar punctuation tone politeness length handwriting font style
     """
 )
 _SURFACE = _words(
     """
     longest shortest longer shorter funniest politest rudest wordiest neatest prettiest
-    ugliest loudest
+    ugliest loudest polite verbose wordy fastest slowest friendliest
     """
 )
 _CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
-_ELSEWHERE_GATE = _ELSEWHERE | _SURFACE
+_SURFACE_PHRASE = re.compile(
+    r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences)\b"
+    r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
+)
+_ELSEWHERE_GATE = (
+    _ELSEWHERE | _SURFACE | _words("words letters characters lines written submitted sent produced")
+)
 _CHOICE = re.compile(
     r"\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
     r"\s+)?(?:answer\s+)?(?:option|choice|letter)s?\b"
@@ -468,7 +477,7 @@ _COMBINE_WORDS = _words("combine merge put")
 _PARTS_GATE = re.compile(r"part|piece|sub|case")
 
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
-_LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return)"
+_LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return|type|enter)"
 _LIT_FRAME = (
     r"(?P<frame>(?:\s+(?:only|just|exactly|simply))?"
     r"(?:\s+(?:with|by\s+saying))?"
@@ -483,6 +492,13 @@ _LITERAL_QUOTED = (
     re.compile(
         rf"\byour\s+(?:whole\s+|entire\s+|only\s+)?(?:reply|response|answer|output)\s+"
         rf"(?:must|should|will)\s+be\s+(?:exactly\s+)?{_LIT_QUOTED}",
+        _I,
+    ),
+    # your entire reply must be the letter C
+    re.compile(
+        r"\byour\s+(?:whole\s+|entire\s+|only\s+)?(?:reply|response|answer|output)\s+"
+        r"(?:must|should|will)\s+be\s+(?:exactly\s+)?(?:the\s+|a\s+)?(?:single\s+)?"
+        r"(?:word|letter|number|digit|string)\s+([\w/-]{1,40})\s*[.!]?\s*$",
         _I,
     ),
 )
@@ -507,7 +523,8 @@ _RESTATE_VERBS = (
     r"(?:repeat|restate|re\s+state|relay|copy(?:\s+over)?|echo|reformat|rephrase|reword"
     r"|paraphrase|quote|reproduce|transcribe|forward|pass\s+(?:along|on)|carry|hand\s+back"
     r"|give\s+back|present|summari[sz]e|report|return|state|give|output|write(?:\s+down)?"
-    r"|rewrite|format|tell\s+me|say|print|provide|deliver|hand\s+over|paste)"
+    r"|rewrite|format|tell\s+me|say|print|provide|deliver|hand\s+over|paste|reiterate"
+    r"|re\s+send|resend|parrot|duplicate|keep)"
 )
 # What a solving request may ask about.
 _SOLVE_OBJECT = (
@@ -573,6 +590,12 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b"
             r"|\bgiven\s+(?:the\s+)?most\b|\bmost\s+(?:voted|given|agreed)\b"
             r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b"
+            r"|\b(?:highest|greatest|largest|biggest|top)\s+(?:count|frequency|tally"
+            r"|number\s+of\s+(?:times|votes|occurrences|supporters|mentions))\b"
+            r"|\b(?:came|comes|come|shows?|showed|turns?|turned|crops?|cropped)\s+up\s+(?:the\s+)?"
+            r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
+            r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
+            r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
             r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
             r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
             r"|choose|select|go\s+with)\s+(?:me\s+)?(?:the\s+|whichever\s+)(?:winner|winning"
@@ -615,9 +638,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
-            r"\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
+            r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
             r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
-            r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of)\b"
+            r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
+            r"|\b(?:resolve|settle)\s+(?:the\s+|this\s+|which\s+|any\s+)?(?:\w+\s+)?"
+            r"(?:disagreement|conflict|discrepanc|dispute|tie|answers?|responses?|of)\w*"
             r"|\bwhichever\b"
             r"|\b(?:the|a)\s+(?:correct|right|best|better|true|most\s+accurate)\s+(?:final\s+)?"
             r"(?:answers?|ones?|responses?|solutions?)\s+(?:\w+\s+){0,2}?(?:from|among|amongst"
@@ -630,14 +655,18 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         re.compile(
             rf"\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
             rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,4}}?\s+{_ANS}\b(?!\s+to\b)"
-            rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they"
+            rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they|see|saw"
             rf"|the|a|an|step|model|models|response|responses|worker)){{0,5}}\s+(?:{_PAST}"
             rf"|again|step|model|response|before)\b"
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
             rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b(?!\s+out\b)"
-            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
-            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward)\s+what\b"
-            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
+            rf"|\b(?:say|write|give|state|repeat|output|print|return|provide)\b(?:\s+\w+){{0,4}}"
+            rf"\s+(?:again|once\s+more)\b"
+            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward|reiterate|parrot)\s+"
+            rf"(?:exactly\s+|just\s+|back\s+)?what\b"
+            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate)\s+(?:the\s+|that\s+)?"
+            rf"(?:final\s+)?{_ANS}\b"
+            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over|pass)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
             rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
             rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
             rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b"
@@ -666,11 +695,14 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|trace|simulate|execute|crunch|redo|recompute|recalculate|rework)\b"
             r"|\b(?:work|figure|carry|puzzle|sort|hash)\s+(?:\w+\s+){0,2}?out\b"
             r"|\bwork\s+(?:through|on|it|the|this)\b"
-            r"|\b(?:have|take|give\s+it|make)\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl"
+            r"|\b(?:have|take|give\s+(?:it|this|that|the)(?:\s+(?:one|problem|question|task))?|make)"
+            r"\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl"
             r"|swing|attempt)\b"
             r"|\b(?:need|want|would\s+like)\s+(?:\w+\s+){0,2}?(?:answers?"
             r"|results?|solutions?|final\s+(?:number|value))\b"
             r"|\bapproach\s+(?:the|this|it|each)\b"
+            r"|^(?:\w+\s+){0,3}?do\s+(?:this|it|the\s+(?:problem|question|task|exercise|calculation"
+            r"|math|sum))\b(?!\s+(?:one\s+)?(?:for|about|in|as|with|to)\b)"
             r"|\b(?:multiply|add|subtract|divide|simplify|factor|expand|square|round)\s+"
             r"(?:\w+\s+){0,2}?(?:qqnum|qqslot|it|them|the\s+(?:numbers?|expression|equation"
             r"|terms?|values?|fraction))\b"
@@ -713,7 +745,9 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "answer",
         "what which how",
         "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
-        "given broadest widest poll mode let report give return output state announce "
+        "given broadest widest poll mode let highest greatest largest biggest top came "
+        "comes come show shows showed turn turns turned crop crops cropped appear appears "
+        "appeared occur occurs occurred recur recurs report give return output state announce "
         "declare name tell pick take choose select go",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
@@ -721,11 +755,11 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic",
+        "look critic resolve settle",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
-        "hand same",
+        "hand same reiterate re resend parrot duplicate keep pass",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -736,7 +770,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "produce deliver share commit let hand nail settle get "
         "conclude arrive land settle dig walk working identify carry puzzle sort hash have "
         "take make need want like approach multiply add subtract "
-        "divide simplify factor expand square round",
+        "divide simplify factor expand square round do",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -750,7 +784,9 @@ _OTHER_WORDS = _words(
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
-_LITERAL_GATE = re.compile(r"\b(?:reply|respond|answer|output|print|say|write|return)\b", _I)
+_LITERAL_GATE = re.compile(
+    r"\b(?:reply|respond|answer|output|print|say|write|return|type|enter|response)\b", _I
+)
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+need\s+to|without|instead\s+of|rather\s+than|avoid|refrain\s+from"
     r"|refuse\s+to|decline\s+to|nor)\s+((?:(?!but\b|just\b|only\b|and\b|then\b|instead\b)\w+\s+)"
@@ -783,7 +819,8 @@ _REFUSAL = re.compile(
 )
 # A request about something other than the problem and its answers, in problem words.
 _OTHER_OBJECT = re.compile(
-    r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b|\bsomething\b"
+    r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
+    r"|(?<!to\s)\bsomething\b"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
@@ -1000,6 +1037,9 @@ def recognise(text: str) -> Recognition:
                     return Recognition("offtask", "other-topic", unknown=_first(content))
             elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES or found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif len(words) <= 4 and len(content) == len(words):
+                noise = True  # "blip blop", "wibble wobble": gibberish, not a remark
+                continue
             else:
                 stray = True
                 continue
@@ -1035,7 +1075,8 @@ def recognise(text: str) -> Recognition:
     kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
     inverted = False
     hedge = noise
-    if family is not None and (kind is not None or not acts):
+    if family is not None and (kind is not None or not left):
+        # "do not repeat it; give a different one": the act excluded is the one inverted
         if faithful:
             hedge = True  # a wrong and a right answer asked for: unsure which
         else:
@@ -1081,12 +1122,14 @@ def _about_elsewhere(words: list[str], present: set[str]) -> Reason | None:
     ``other-object``)."""
     if present & _SURFACE and not present & _CORRECTNESS:
         return "other-object"
+    if _SURFACE_PHRASE.search(" ".join(words)):
+        return "other-object"
     for i, word in enumerate(words):
         if word in _OBJECT_VERBS:
             j = i + 1
             while j < len(words) and words[j] in _BEFORE_OBJECT:
                 j += 1
-            if j < len(words) and words[j] in _ELSEWHERE:
+            if _ELSEWHERE.intersection(words[j : j + 2]):
                 return "other-topic"
     return None
 
