@@ -15,8 +15,9 @@ inverted, or the label with a hedge):
 * ``heldout-v31b``: a second v3.1 held-out split, written after heldout-v31 had been read
   (so slightly contaminated) and before the recogniser was tuned further; never tuned on,
   but its errors were read after its one measurement (contaminated since);
-* ``heldout-v31c``: a third, written after heldout-v31b's measurement and before the
-  recogniser's last changes; never tuned on.
+* ``heldout-v31c``, ``heldout-v31d``: a third and a fourth, each written after the one
+  before it was measured and before the recogniser changed again; never tuned on (each
+  measured once after its changes, its errors read since).
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -56,7 +57,7 @@ __all__ = [
     "reading",
 ]
 
-SPLITS = ("dev", "heldout", "heldout-v31", "heldout-v31b", "heldout-v31c")
+SPLITS = ("dev", "heldout", "heldout-v31", "heldout-v31b", "heldout-v31c", "heldout-v31d")
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""
 

@@ -39,6 +39,7 @@ HELDOUT_SHA256 = {
     "heldout-v31": "3e88be08694a5ff39d8cfedae10376b4f3094555ba9653f29e92fe8d53be1d3d",
     "heldout-v31b": "3af19daa57c228e2892f55e7b130adb45e1ffd27091d861abf7a798a482cec32",
     "heldout-v31c": "ecca33bb9f3c03501c9de90ef4ddf02f5afcfc14f81155ff29afd8d28973f82f",
+    "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31b": 0.80}
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04, "heldout-v31b": 0.04}
