@@ -362,6 +362,7 @@ _KEYS = _words(
     """
 )
 _ARTICLES = frozenset({"a", "an", "the"})
+_COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
     """
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
@@ -459,6 +460,19 @@ _SURFACE_PHRASE = re.compile(
     r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences)\b"
     r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
 )
+_PROBLEM_OBJECTS = _words("one problem question task exercise puzzle")
+_VERB_ON_PROBLEM = re.compile(
+    r"^(?:(?:please|kindly|now|then|just|and|so|first|next|lets|let|us|can|could|would|will"
+    r"|you|i|we|to|now|ok|okay|alright|right)\s+){0,3}(?P<verb>[a-z]+)\s+(?:(?:on|with|at|to"
+    r"|into|through|over|out)\s+)?(?:this|the|that|our|your)\s+(?:one|problem|question|task"
+    r"|exercise|puzzle)\b"
+)
+_SOLVING_VERBS = _words(
+    """
+    handle deal take tackle resolve crack attack approach address do finish complete try
+    attempt nail sort work start begin conquer solve answer figure get
+    """
+)
 _ELSEWHERE_GATE = (
     _ELSEWHERE | _SURFACE | _words("words letters characters lines written submitted sent produced")
 )
@@ -482,7 +496,7 @@ _LIT_FRAME = (
     r"(?P<frame>(?:\s+(?:only|just|exactly|simply))?"
     r"(?:\s+(?:with|by\s+saying))?"
     r"(?:\s+(?:only|just|exactly|nothing\s+but))?"
-    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+)?(?:word|number|string|text|letter|digit))?"
+    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+)?(?:word|number|string|text|letter|digit))?"
     r"(?:\s*:)?)"
 )
 _LITERAL_QUOTED = (
@@ -595,6 +609,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\b(?:came|comes|come|shows?|showed|turns?|turned|crops?|cropped)\s+up\s+(?:the\s+)?"
             r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
             r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
+            r"|\b(?:answer|response|one|result)\s+(?:\w+\s+)?wins\b"
             r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
             r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
             r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
@@ -638,9 +653,15 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
-            r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
+            r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false"
+            r"|consistent|sound|reasonable|plausible)\b"
             r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
             r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
+            r"|\b(?:take|have)\s+(?:a\s+)?(?:second|another|closer|hard|careful|fresh)\s+look\b"
+            r"|\bput\s+(?:\w+\s+){0,4}?to\s+the\s+test\b|\bpoke\s+at\b"
+            r"|\bmake\s+sure\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:holds?|stands?)\b"
+            r"|\b(?:agree|disagree|concur)\s+with\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
+            r"(?:answers?|responses?|results?|solutions?|it|that|this|them|workers?|models?)\b"
             r"|\b(?:resolve|settle)\s+(?:the\s+|this\s+|which\s+|any\s+)?(?:\w+\s+)?"
             r"(?:disagreement|conflict|discrepanc|dispute|tie|answers?|responses?|of)\w*"
             r"|\bwhichever\b"
@@ -664,7 +685,15 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"\s+(?:again|once\s+more)\b"
             rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward|reiterate|parrot)\s+"
             rf"(?:exactly\s+|just\s+|back\s+)?what\b"
-            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate)\s+(?:the\s+|that\s+)?"
+            rf"|\bbring\b(?:\s+\w+){{0,4}}?\s+(?:forward|over|along)\b"
+            rf"|\b(?:use|take|submit|finali[sz]e|keep|present|adopt|accept)\b(?:\s+\w+){{0,3}}?\s+"
+            rf"{_ANS}\s+(?:\w+\s+){{0,4}}?(?:as\s+(?:the\s+|your\s+|our\s+)?final|as\s+is"
+            rf"|unchanged)\b"
+            rf"|\b(?:submit|finali[sz]e|adopt|accept)\s+(?:the\s+|that\s+)?"
+            rf"(?:{_PAST}\s+(?:\w+\s+)?{_ANS}|{_ANS}\s+(?:from|of|in|at)\s+(?:\w+\s+){{0,2}}?"
+            rf"(?:{_PAST}|step))\b"
+            rf"|\bkeep\s+(?:it|that|this)\s+(?:as\s+is|unchanged)\b"
+            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate|copy)\s+(?:the\s+|that\s+)?"
             rf"(?:final\s+)?{_ANS}\b"
             rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over|pass)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
             rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
@@ -723,6 +752,12 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"\b(?:\s+\w+){0,6}?\s+(?:answers?|results?|solutions?|letter|option"
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
+            r"(?:the|your|its)\s+(?:correct|right|own|best|final)\s+(?:response|reply)\b"
+            r"|\bhave\s+at\s+it\b|\bgive\s+it\s+(?:your\s+)?(?:best|all)\b|\btry\s+your\s+hand\b"
+            r"|\bcrack\s+on\b|\b(?:crack|nail|tackle|handle)\s+(?:it|this|that)\b|\bknock\s+(?:\w+\s+){0,2}?out\b|^(?:\w+\s+)?go\s+ahead\b"
+            r"|\bdo\s+your\s+best\b|\bput\s+your\s+mind\s+to\b|\bwork\s+towards?\b"
+            r"|\blet\s+(?:(?:me|us|s)\s+)?see\s+(?:your|the)\s+(?:answer|solution|result|work)"
+            r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
             r"|integer|expression|sum|product|total|difference|quotient|remainder)\b"
             r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
@@ -746,7 +781,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "what which how",
         "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
         "given broadest widest poll mode let highest greatest largest biggest top came "
-        "comes come show shows showed turn turns turned crop crops cropped appear appears "
+        "comes come show shows wins showed turn turns turned crop crops cropped appear appears "
         "appeared occur occurs occurred recur recurs report give return output state announce "
         "declare name tell pick take choose select go",
         "check verify validate confirm review critique recheck proofread audit revise fix "
@@ -755,11 +790,12 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic resolve settle",
+        "look critic resolve settle agree disagree concur take have put poke make",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
-        "hand same reiterate re resend parrot duplicate keep pass",
+        "hand same reiterate re resend parrot duplicate keep pass bring use take submit "
+        "finalize finalise adopt accept",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -769,8 +805,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "return present put say answer result reply respond deduce infer come finish end "
         "produce deliver share commit let hand nail settle get "
         "conclude arrive land settle dig walk working identify carry puzzle sort hash have "
-        "take make need want like approach multiply add subtract "
-        "divide simplify factor expand square round do",
+        "take make need want like approach crack knock go put towards toward see multiply "
+        "add subtract divide simplify factor expand square round do tackle handle",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -820,7 +856,7 @@ _REFUSAL = re.compile(
 # A request about something other than the problem and its answers, in problem words.
 _OTHER_OBJECT = re.compile(
     r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
-    r"|(?<!to\s)\bsomething\b"
+    r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
@@ -1006,6 +1042,10 @@ def recognise(text: str) -> Recognition:
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(joined)
         }
+        if not found and present & _PROBLEM_OBJECTS:
+            m = _VERB_ON_PROBLEM.match(joined)
+            if m is not None and m.group("verb") in _SOLVING_VERBS:
+                found = {"solve"}  # "handle this problem", "deal with the question"
         elsewhere = (
             _about_elsewhere(words, present)
             if found - {"describe"} and present & _ELSEWHERE_GATE
@@ -1166,7 +1206,7 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     if not named:
         return False
     return not any(
-        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and i > 1 and words[i - 2] in _MEDIUM)
+        words[i - 1] in _MEDIUM or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
         for i, word in enumerate(words)
         if i > 0 and word in content
     )

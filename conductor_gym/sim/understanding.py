@@ -117,7 +117,8 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     love know wonder curious mind rush hurry brevity plain language okey dokey
     simplest lowest reduced decimal decimals fraction fractions percentage percent
     requested asked quantity correctness accuracy validity soundness disagreement rarest
-    rare resolve settle fails failing fixed amended repaired
+    rare resolve settle fails failing fixed amended repaired ahead knock sentence sentences
+    paragraph paragraphs submit submitted finalize finalise adopt bring stand stands stood
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -180,6 +181,8 @@ def is_noise(words: list[str], known: frozenset[str]) -> bool:
     real = [w for w in words if w != ","]
     if len(real) >= 3 and all(len(w) == 1 for w in real):
         return True
+    if len(real) >= 2 and len(set(real)) == 1 and real[0] not in known:
+        return True  # "la la la", "blah blah"
     unknown = [w for w in real if w not in known]
     if not real or len(unknown) < len(real):
         return False
@@ -338,13 +341,16 @@ _NOT_ASKED = re.compile(
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
 )
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
-_ANSWER_NOUN = r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?)"
+_ANSWER_NOUN = (
+    r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?|results?)"
+)
 _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
+    r"|(?:^|\b(?:but|and|please|just)\s+)be\s*$"
 )
 _YES_NO = re.compile(
     r"(?:is|are|was|were|does|do|did|has|have)\b"
