@@ -40,6 +40,7 @@ HELDOUT_SHA256 = {
     "heldout-v31b": "3af19daa57c228e2892f55e7b130adb45e1ffd27091d861abf7a798a482cec32",
     "heldout-v31c": "ecca33bb9f3c03501c9de90ef4ddf02f5afcfc14f81155ff29afd8d28973f82f",
     "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
+    "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31b": 0.80}
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04, "heldout-v31b": 0.04}
