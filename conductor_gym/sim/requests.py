@@ -370,6 +370,7 @@ _INVERSION_WORDS = _words(
     not except but deliberate deliberately intentional intentionally purpose purposely
     error errors mistake mistakes flaw flaws bug bugs rarest fails fail failing else
     previous above last given earlier shown same another new supported repeated switch
+    off differs differ differing anything something be
     """
 )
 
@@ -457,6 +458,9 @@ _SURFACE = _words(
 )
 _CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
 _SURFACE_PHRASE = re.compile(
+    r"\b(?:answers?|responses?|ones?)\s+(?:\w+\s+)?(?:that|which)\s+(?:contain|include|mention"
+    r"|use|start|end|have)s?\b|\b(?:containing|including|mentioning)\s+(?:the\s+)?(?:digit"
+    r"|letter|word|number)\b|"
     r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences)\b"
     r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
 )
@@ -474,13 +478,20 @@ _SOLVING_VERBS = _words(
     """
 )
 _ELSEWHERE_GATE = (
-    _ELSEWHERE | _SURFACE | _words("words letters characters lines written submitted sent produced")
+    _ELSEWHERE
+    | _SURFACE
+    | _words(
+        "words letters characters lines written submitted sent produced contain contains "
+        "include includes mention mentions containing including mentioning"
+    )
 )
 _CHOICE = re.compile(
-    r"\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
+    r"\b(?:determine|decide|identify|find|tell\s+me|say|state)\s+which\s+(?:\w+\s+)?"
+    r"(?:choice|option|letter)s?\b"
+    r"|\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
     r"\s+)?(?:answer\s+)?(?:option|choice|letter)s?\b"
 )
-_CHOICE_WORDS = _words("choose pick select")
+_CHOICE_WORDS = _words("choose pick select determine decide identify find tell say state")
 _IN_VIEW = _words(
     """
     above previous previously earlier prior preceding candidate candidates responses
@@ -538,7 +549,7 @@ _RESTATE_VERBS = (
     r"|paraphrase|quote|reproduce|transcribe|forward|pass\s+(?:along|on)|carry|hand\s+back"
     r"|give\s+back|present|summari[sz]e|report|return|state|give|output|write(?:\s+down)?"
     r"|rewrite|format|tell\s+me|say|print|provide|deliver|hand\s+over|paste|reiterate"
-    r"|re\s+send|resend|parrot|duplicate|keep)"
+    r"|re\s+send|resend|parrot|duplicate|keep|reprint|re\s+print|re\s+output)"
 )
 # What a solving request may ask about.
 _SOLVE_OBJECT = (
@@ -610,6 +621,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
             r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
             r"|\b(?:answer|response|one|result)\s+(?:\w+\s+)?wins\b"
+            r"|\bpopular\s+(?:answer|choice|one|result|response)\b"
+            r"|\bmost\s+(?:agreement|support|backing|consensus)\b"
             r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
             r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
             r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
@@ -654,10 +667,14 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false"
-            r"|consistent|sound|reasonable|plausible)\b"
+            r"|consistent|sound|reasonable|plausible|off)\b"
             r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
             r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
             r"|\b(?:take|have)\s+(?:a\s+)?(?:second|another|closer|hard|careful|fresh)\s+look\b"
+            r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?|slips?"
+            r"|problems?|issues?)\b"
+            r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|reasoning|work)\s+"
+            r"(?:\w+\s+){0,2}?(?:makes?\s+sense|adds?\s+up|checks?\s+out|holds?\s+water)\b"
             r"|\bput\s+(?:\w+\s+){0,4}?to\s+the\s+test\b|\bpoke\s+at\b"
             r"|\bmake\s+sure\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:holds?|stands?)\b"
             r"|\b(?:agree|disagree|concur)\s+with\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
@@ -781,7 +798,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "what which how",
         "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
         "given broadest widest poll mode let highest greatest largest biggest top came "
-        "comes come show shows wins showed turn turns turned crop crops cropped appear appears "
+        "comes come show shows wins popular showed turn turns turned crop crops cropped "
+        "appear appears "
         "appeared occur occurs occurred recur recurs report give return output state announce "
         "declare name tell pick take choose select go",
         "check verify validate confirm review critique recheck proofread audit revise fix "
@@ -790,12 +808,13 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic resolve settle agree disagree concur take have put poke make",
+        "look critic resolve settle agree disagree concur take have put poke make there "
+        "sense adds add checks holds",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
         "hand same reiterate re resend parrot duplicate keep pass bring use take submit "
-        "finalize finalise adopt accept",
+        "finalize finalise adopt accept reprint",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -833,6 +852,7 @@ _WRONG_OBJECT = re.compile(
     r"(?:give|answer|output|write|provide|state|return|report|reply|respond|produce|submit"
     r"|make)\w*(?:\s+\w+){0,3}?\s+(?:wrong|incorrect|false|inaccurate|erroneous|bogus)\b"
 )
+_INABILITY = re.compile(r"\b(?:i|we)\s+(?:can|could|do|did|am|was|have|really)\s+$")
 _ACT_VERBS: tuple[tuple[Act, re.Pattern[str]], ...] = (
     ("solve", re.compile(
         r"(?:solv|comput|calculat|evaluat|answer|work\s+out|figur|determin|deriv|tackl"
@@ -865,6 +885,8 @@ _OTHER_OBJECT = re.compile(
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
     r"|agents?|assistants?)\s*$"
     r"|\bvote\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution))"
+    r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:do\s+)?you\s+(?:like|prefer"
+    r"|love|enjoy|trust\s+most)\b"
     r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:gave|wrote|said|produced"
     r"|answered|made|did)\b",
     _I,
@@ -878,12 +900,14 @@ _ONLY_DESCRIBE = re.compile(
     _I,
 )
 _IGNORE = re.compile(
-    r"\b(?:ignore|disregard|forget)\s+(?P<object>\w+(?:\s+\w+){0,3})",
+    r"\b(?:ignore|disregard|forget)\s+(?P<object>\w+(?:\s+\w+){0,4})",
     _I,
 )
 _IGNORED_ANSWERS = re.compile(
     r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+)?(?:answers?|responses?"
-    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?)\b",
+    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?)\b"
+    r"|^what\s+(?:the\s+)?(?:others?|they|everyone|other\s+\w+|workers?|models?|\w+\s+workers?)"
+    r"\s+(?:said|say|wrote|answered|think|thought|gave|got)\b",
     _I,
 )
 # "Put the final answer in a box": a constraint on the reply, not a request.
@@ -953,6 +977,8 @@ def _negated(sentence: str) -> set[Act]:
         verb = m.group("verb")
         if _WRONG_OBJECT.match(sentence, m.start("verb")):
             continue  # "do not give a wrong answer": the faithful act, not none
+        if _INABILITY.search(sentence, 0, m.start()):
+            continue  # "i can not figure this out": the asker's, not a request
         for act, pattern in _ACT_VERBS:
             if pattern.fullmatch(verb) or pattern.fullmatch(verb.split()[0]):
                 out.add(act)
@@ -1106,7 +1132,8 @@ def recognise(text: str) -> Recognition:
                 bare_imperative = True
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
-    if bare_imperative:
+    if bare_imperative and not acts - excluded - {"describe"}:
+        # beside an on-task act a competent model does both ("Solve it. Explain briefly.")
         return Recognition("offtask", "unrecognised-request")
     if preparatory and not acts:
         return Recognition("offtask", "unrecognised-request")
@@ -1206,7 +1233,8 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     if not named:
         return False
     return not any(
-        words[i - 1] in _MEDIUM or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
+        (words[i - 1] in _MEDIUM and words[i + 1 : i + 2] != ["as"])
+        or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
         for i, word in enumerate(words)
         if i > 0 and word in content
     )

@@ -118,7 +118,8 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     simplest lowest reduced decimal decimals fraction fractions percentage percent
     requested asked quantity correctness accuracy validity soundness disagreement rarest
     rare resolve settle fails failing fixed amended repaired ahead knock sentence sentences
-    paragraph paragraphs submit submitted finalize finalise adopt bring stand stands stood
+    paragraph paragraphs matters matter counts partner intermediate sense
+    submit submitted finalize finalise adopt bring stand stands stood
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -183,6 +184,9 @@ def is_noise(words: list[str], known: frozenset[str]) -> bool:
         return True
     if len(real) >= 2 and len(set(real)) == 1 and real[0] not in known:
         return True  # "la la la", "blah blah"
+    unknown_short = [w for w in real if w not in known and len(w) <= 2]
+    if len(real) >= 2 and len(unknown_short) == len(real):
+        return True  # "xx yy zz"
     unknown = [w for w in real if w not in known]
     if not real or len(unknown) < len(real):
         return False
@@ -245,7 +249,8 @@ def _within_one(a: str, b: str) -> bool:
 
 _ABBREVIATIONS: dict[str, str] = {
     "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority", "ur": "your",
-    "soln": "solution", "sol": "solution",
+    "soln": "solution", "sol": "solution", "slv": "solve", "chk": "check", "vrfy": "verify",
+    "rpt": "repeat", "resp": "response",
     "calc": "calculate", "pls": "please", "plz": "please", "thx": "thanks", "abv": "above",
 }  # fmt: skip
 """Chat abbreviations, read as the words they stand for."""
@@ -313,6 +318,8 @@ _INVERTED = re.compile(
     r"|minority|rarest)\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
+    r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
+    r"|differing\s+from"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
@@ -322,7 +329,7 @@ _INVERTED = re.compile(
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
-    r"|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
+    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
     r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
     r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
@@ -350,7 +357,7 @@ _ASKS_WHICH = re.compile(
 )
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
-    r"|(?:^|\b(?:but|and|please|just)\s+)be\s*$"
+    r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
 )
 _YES_NO = re.compile(
     r"(?:is|are|was|were|does|do|did|has|have)\b"
