@@ -27,7 +27,13 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    best, which of the answers, is it right), ``vote`` (majority, most common, consensus),
    ``restate`` (repeat, relay, copy the answer above) and ``describe`` (explain, restate,
    translate ... *the problem*: a request that asks no answer); a terse sentence of an act
-   verb and answer words ("verify prior", "task: restate") is that act.
+   verb and answer words ("verify prior", "task: restate", "check prev ans") is that act.
+   Phrases in another act's words that ask to solve are read as solving: checking one's
+   own work ("double-checking each step as you go"), combining one's parts into one answer,
+   choosing the correct option with no answers in view; so is a listed solving verb on the
+   problem ("handle / deal with / take on this problem": a closed list, as "sing the
+   question" is no request to solve). Listing, counting or reading the answers is a
+   preparatory step before the step's act.
 5. **Open vocabulary, read by object.** Words outside :data:`KNOWN` (v3's
    :data:`VOCABULARY` plus manner, persona, politeness and markup words) are read past when
    they are manner ("methodically"), short or a sentence's persona ("You are a veteran
@@ -41,9 +47,15 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    ("x y z k n": ``reason="meaningless"``). A request in problem words about something
    else is ``other-object`` ("the words of the question", "another problem"); a sentence
    with no act that starts with a request verb (:data:`NO_ACT_IMPERATIVES`: "Count the
-   numbers", "Explain the answer above") is ``unrecognised-request``.
+   numbers", "Explain the answer above") is ``unrecognised-request`` unless an on-task act
+   is asked beside it (a competent model does both). An act whose object is the time, the
+   weather, the instructions or the style ("Check the time": ``other-topic``), or a surface
+   property of the answers with no correctness asked ("Which answer above is the
+   longest?": ``other-object``) is off-task.
 6. **Negations and exclusions.** An act after *not / never / without / instead of / rather
-   than / no need to / refuse to / avoid* (within three words, same clause) is excluded;
+   than / no need to / refuse to / avoid* (within three words, same clause) is excluded,
+   unless its object is a wrong answer ("do not give a wrong answer" asks the faithful act)
+   or the negation is the asker's ("I can't figure this out");
    "do nothing", "give no answer" and "only restate the problem" exclude every act.
    "Ignore the problem" is off-task; "ignore the earlier answers" only sets
    :attr:`Recognition.ignores_answers`.
@@ -57,9 +69,10 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: a question about the answers in view built from answer words ("Which answer
-above is the longest?") is read as a request; "say hello" is a literal reply (no final
-answer either way); the kind says what is asked, not whether an answer is in view.
+Known limits: it reads by patterns, so fresh wording is still missed: on the last held-out
+split, never read before its one measurement, recall was 73 to 100 % per reading (issue
+40's closing note); "say hello" is a literal reply (no final answer either way); the kind
+says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -461,7 +474,7 @@ _SURFACE_PHRASE = re.compile(
     r"\b(?:answers?|responses?|ones?)\s+(?:\w+\s+)?(?:that|which)\s+(?:contain|include|mention"
     r"|use|start|end|have)s?\b|\b(?:containing|including|mentioning)\s+(?:the\s+)?(?:digit"
     r"|letter|word|number)\b|"
-    r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences)\b"
+    r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences|digits|symbols)\b"
     r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
 )
 _PROBLEM_OBJECTS = _words("one problem question task exercise puzzle")
@@ -481,7 +494,8 @@ _ELSEWHERE_GATE = (
     _ELSEWHERE
     | _SURFACE
     | _words(
-        "words letters characters lines written submitted sent produced contain contains "
+        "words letters characters lines digits symbols written submitted sent produced "
+        "contain contains "
         "include includes mention mentions containing including mentioning"
     )
 )
@@ -1069,8 +1083,8 @@ def recognise(text: str) -> Recognition:
             if present & gate and pattern.search(joined)
         }
         if not found and present & _PROBLEM_OBJECTS:
-            m = _VERB_ON_PROBLEM.match(joined)
-            if m is not None and m.group("verb") in _SOLVING_VERBS:
+            on_problem = _VERB_ON_PROBLEM.match(joined)
+            if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
                 found = {"solve"}  # "handle this problem", "deal with the question"
         elsewhere = (
             _about_elsewhere(words, present)
