@@ -382,8 +382,7 @@ _INVERSION_WORDS = _words(
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
     error errors mistake mistakes flaw flaws bug bugs rarest fails fail failing else
-    previous above last given earlier shown same another new supported repeated switch
-    off differs differ differing anything something be
+    another new switch off differs differ differing
     """
 )
 
@@ -562,8 +561,7 @@ _RESTATE_VERBS = (
     r"(?:repeat|restate|re\s+state|relay|copy(?:\s+over)?|echo|reformat|rephrase|reword"
     r"|paraphrase|quote|reproduce|transcribe|forward|pass\s+(?:along|on)|carry|hand\s+back"
     r"|give\s+back|present|summari[sz]e|report|return|state|give|output|write(?:\s+down)?"
-    r"|rewrite|format|tell\s+me|say|print|provide|deliver|hand\s+over|paste|reiterate"
-    r"|re\s+send|resend|parrot|duplicate|keep|reprint|re\s+print|re\s+output)"
+    r"|rewrite|format|tell\s+me|say|print|provide)"
 )
 # What a solving request may ask about.
 _SOLVE_OBJECT = (
@@ -628,20 +626,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|solutions|workers|candidates)\s+(?:\w+\s+)?(?:agree|agrees)\b"
             r"|\bcount\s+(?:how|the\s+votes|the\s+answers|each)\b"
             r"|\bgiven\s+(?:the\s+)?most\b|\bmost\s+(?:voted|given|agreed)\b"
-            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b"
-            r"|\b(?:highest|greatest|largest|biggest|top)\s+(?:count|frequency|tally"
-            r"|number\s+of\s+(?:times|votes|occurrences|supporters|mentions))\b"
-            r"|\b(?:came|comes|come|shows?|showed|turns?|turned|crops?|cropped)\s+up\s+(?:the\s+)?"
-            r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
-            r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
-            r"|\b(?:answer|response|one|result)\s+(?:\w+\s+)?wins\b"
-            r"|\bpopular\s+(?:answer|choice|one|result|response)\b"
-            r"|\bmost\s+(?:agreement|support|backing|consensus)\b"
-            r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
-            r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
-            r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
-            r"|choose|select|go\s+with)\s+(?:me\s+)?(?:the\s+|whichever\s+)(?:winner|winning"
-            r"|wins|won|top\s+(?:one|answer|result))\b",
+            r"|\b(?:broadest|widest)\s+agreement\b|\bpoll\b",
             _I,
         ),
     ),
@@ -684,17 +669,6 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|consistent|sound|reasonable|plausible|off)\b"
             r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
             r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
-            r"|\b(?:take|have)\s+(?:a\s+)?(?:second|another|closer|hard|careful|fresh)\s+look\b"
-            r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?|slips?"
-            r"|problems?|issues?)\b"
-            r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|reasoning|work)\s+"
-            r"(?:\w+\s+){0,2}?(?:makes?\s+sense|adds?\s+up|checks?\s+out|holds?\s+water)\b"
-            r"|\bput\s+(?:\w+\s+){0,4}?to\s+the\s+test\b|\bpoke\s+at\b"
-            r"|\bmake\s+sure\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:holds?|stands?)\b"
-            r"|\b(?:agree|disagree|concur)\s+with\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
-            r"(?:answers?|responses?|results?|solutions?|it|that|this|them|workers?|models?)\b"
-            r"|\b(?:resolve|settle)\s+(?:the\s+|this\s+|which\s+|any\s+)?(?:\w+\s+)?"
-            r"(?:disagreement|conflict|discrepanc|dispute|tie|answers?|responses?|of)\w*"
             r"|\bwhichever\b"
             r"|\b(?:the|a)\s+(?:correct|right|best|better|true|most\s+accurate)\s+(?:final\s+)?"
             r"(?:answers?|ones?|responses?|solutions?)\s+(?:\w+\s+){0,2}?(?:from|among|amongst"
@@ -716,16 +690,6 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             rf"\s+(?:again|once\s+more)\b"
             rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward|reiterate|parrot)\s+"
             rf"(?:exactly\s+|just\s+|back\s+)?what\b"
-            rf"|\bbring\b(?:\s+\w+){{0,4}}?\s+(?:forward|over|along)\b"
-            rf"|\b(?:use|take|submit|finali[sz]e|keep|present|adopt|accept)\b(?:\s+\w+){{0,3}}?\s+"
-            rf"{_ANS}\s+(?:\w+\s+){{0,4}}?(?:as\s+(?:the\s+|your\s+|our\s+)?final|as\s+is"
-            rf"|unchanged)\b"
-            rf"|\b(?:submit|finali[sz]e|adopt|accept)\s+(?:the\s+|that\s+)?"
-            rf"(?:{_PAST}\s+(?:\w+\s+)?{_ANS}|{_ANS}\s+(?:from|of|in|at)\s+(?:\w+\s+){{0,2}}?"
-            rf"(?:{_PAST}|step))\b"
-            rf"|\bkeep\s+(?:it|that|this)\s+(?:as\s+is|unchanged)\b"
-            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate|copy)\s+(?:the\s+|that\s+)?"
-            rf"(?:final\s+)?{_ANS}\b"
             rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over|pass)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
             rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
             rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
@@ -755,17 +719,6 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|trace|simulate|execute|crunch|redo|recompute|recalculate|rework)\b"
             r"|\b(?:work|figure|carry|puzzle|sort|hash)\s+(?:\w+\s+){0,2}?out\b"
             r"|\bwork\s+(?:through|on|it|the|this)\b"
-            r"|\b(?:have|take|give\s+(?:it|this|that|the)(?:\s+(?:one|problem|question|task))?|make)"
-            r"\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl"
-            r"|swing|attempt)\b"
-            r"|\b(?:need|want|would\s+like)\s+(?:\w+\s+){0,2}?(?:answers?"
-            r"|results?|solutions?|final\s+(?:number|value))\b"
-            r"|\bapproach\s+(?:the|this|it|each)\b"
-            r"|^(?:\w+\s+){0,3}?do\s+(?:this|it|the\s+(?:problem|question|task|exercise|calculation"
-            r"|math|sum))\b(?!\s+(?:one\s+)?(?:for|about|in|as|with|to)\b)"
-            r"|\b(?:multiply|add|subtract|divide|simplify|factor|expand|square|round)\s+"
-            r"(?:\w+\s+){0,2}?(?:qqnum|qqslot|it|them|the\s+(?:numbers?|expression|equation"
-            r"|terms?|values?|fraction))\b"
             r"|\bfind\b(?!\s+(?:a|some|another|any|me)\s+(?:\w+\s+)?(?:numbers?|integers?"
             r"|values?|digits?|words?|letters?|ones?)\b)"
             rf"|\b(?:get|reach|arrive\s+at|obtain|try\s+to\s+(?:get|reach|find))\s+(?:\w+\s+){{0,2}}?"
@@ -783,12 +736,6 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"\b(?:\s+\w+){0,6}?\s+(?:answers?|results?|solutions?|letter|option"
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
-            r"(?:the|your|its)\s+(?:correct|right|own|best|final)\s+(?:response|reply)\b"
-            r"|\bhave\s+at\s+it\b|\bgive\s+it\s+(?:your\s+)?(?:best|all)\b|\btry\s+your\s+hand\b"
-            r"|\bcrack\s+on\b|\b(?:crack|nail|tackle|handle)\s+(?:it|this|that)\b|\bknock\s+(?:\w+\s+){0,2}?out\b|^(?:\w+\s+)?go\s+ahead\b"
-            r"|\bdo\s+your\s+best\b|\bput\s+your\s+mind\s+to\b|\bwork\s+towards?\b"
-            r"|\blet\s+(?:(?:me|us|s)\s+)?see\s+(?:your|the)\s+(?:answer|solution|result|work)"
-            r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
             r"|integer|expression|sum|product|total|difference|quotient|remainder)\b"
             r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
@@ -804,6 +751,104 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             _I,
         ),
     ),
+    (
+        # v3.1's further ways to ask a vote, a check, a restate and a solve: entries of
+        # their own, each a small search behind a narrow gate
+        "vote",
+        re.compile(
+            r"\b(?:highest|greatest|largest|biggest|top)\s+(?:count|frequency|tally"
+            r"|number\s+of\s+(?:times|votes|occurrences|supporters|mentions))\b"
+            r"|\b(?:came|comes|come|shows?|showed|turns?|turned|crops?|cropped)\s+up\s+(?:the\s+)?"
+            r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
+            r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
+            r"|\b(?:answer|response|one|result)\s+(?:\w+\s+)?wins\b"
+            r"|\bpopular\s+(?:answer|choice|one|result|response)\b"
+            r"|\bmost\s+(?:agreement|support|backing|consensus)\b"
+            r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
+            r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
+            r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
+            r"|choose|select|go\s+with)\s+(?:me\s+)?(?:the\s+|whichever\s+)(?:winner|winning"
+            r"|wins|won|top\s+(?:one|answer|result))\b",
+            _I,
+        ),
+    ),
+    (
+        "check",
+        re.compile(
+            r"\b(?:take|have)\s+(?:a\s+)?(?:second|another|closer|hard|careful|fresh)\s+look\b"
+            r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?|slips?"
+            r"|problems?|issues?)\b"
+            r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|reasoning|work)\s+"
+            r"(?:\w+\s+){0,2}?(?:makes?\s+sense|adds?\s+up|checks?\s+out|holds?\s+water)\b"
+            r"|\bput\s+(?:\w+\s+){0,4}?to\s+the\s+test\b|\bpoke\s+at\b"
+            r"|\bmake\s+sure\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:holds?|stands?)\b"
+            r"|\b(?:agree|disagree|concur)\s+with\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
+            r"(?:answers?|responses?|results?|solutions?|it|that|this|them|workers?|models?)\b"
+            r"|\b(?:resolve|settle)\s+(?:the\s+|this\s+|which\s+|any\s+)?(?:\w+\s+)?"
+            r"(?:disagreement|conflict|discrepanc|dispute|tie|answers?|responses?|of)\w*",
+            _I,
+        ),
+    ),
+    (
+        "restate",
+        re.compile(
+            rf"\bbring\b(?:\s+\w+){{0,4}}?\s+(?:forward|over|along)\b"
+            rf"|\b(?:submit|finali[sz]e|keep|present|adopt|accept)\b(?:\s+\w+){{0,3}}?\s+"
+            rf"{_ANS}\s+(?:\w+\s+){{0,4}}?(?:as\s+(?:the\s+|your\s+|our\s+)?final|as\s+is"
+            rf"|unchanged)\b"
+            rf"|\b(?:submit|finali[sz]e|adopt|accept|keep)\s+(?:the\s+|that\s+)?"
+            rf"(?:{_PAST}\s+(?:\w+\s+)?{_ANS}|{_ANS}\s+(?:from|of|in|at)\s+(?:\w+\s+){{0,2}}?"
+            rf"(?:{_PAST}|step))\b"
+            rf"|\bkeep\s+(?:it|that|this)\s+(?:as\s+is|unchanged)\b"
+            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate|copy)\s+(?:the\s+|that\s+)?"
+            rf"(?:final\s+)?{_ANS}\b"
+            rf"|\b(?:reiterate|re\s+send|resend|parrot|duplicate|reprint|re\s+print|re\s+output)"
+            rf"\b(?:\s+\w+){{0,5}}?\s+(?:{_ANS}|{_PAST})\b"
+            rf"|\b(?:deliver|hand\s+over|paste)\b(?:\s+\w+){{0,3}}?\s+{_ANS}\s+{_PAST}\b",
+            _I,
+        ),
+    ),
+    (
+        # v3.1's further ways to ask a solve (an entry of its own: a smaller search behind
+        # a narrower gate than the solve entry above)
+        "solve",
+        re.compile(
+            r"\b(?:have|take|give\s+(?:it|this|that|the)(?:\s+(?:one|problem|question|task))?|make)"
+            r"\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl|swing|attempt)\b"
+            r"|\b(?:need|want|would\s+like)\s+(?:\w+\s+){0,2}?(?:answers?"
+            r"|results?|solutions?|final\s+(?:number|value))\b"
+            r"|\bapproach\s+(?:the|this|it|each)\b"
+            r"|\b(?:multiply|add|subtract|divide|simplify|factor|expand|square|round)\s+"
+            r"(?:\w+\s+){0,2}?(?:qqnum|qqslot|it|them|the\s+(?:numbers?|expression|equation"
+            r"|terms?|values?|fraction))\b"
+            r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
+            r"(?:the|your|its)\s+(?:correct|right|own|best|final)\s+(?:response|reply)\b"
+            r"|\btry\s+your\s+hand\b"
+            r"|\bcrack\s+on\b|\b(?:crack|nail|tackle|handle)\s+(?:it|this|that)\b"
+            r"|\bknock\s+(?:\w+\s+){0,2}?out\b|^(?:\w+\s+)?go\s+ahead\b"
+            r"|\bput\s+your\s+mind\s+to\b|\bwork\s+towards?\b",
+            _I,
+        ),
+    ),
+    (
+        # the same, in common words: a small search
+        "solve",
+        re.compile(
+            r"^(?:\w+\s+){0,3}?do\s+(?:this|it|the\s+(?:problem|question|task|exercise|calculation"
+            r"|math|sum))\b(?!\s+(?:one\s+)?(?:for|about|in|as|with|to)\b)"
+            r"|\bhave\s+at\s+it\b|\bgive\s+it\s+(?:your\s+)?(?:best|all)\b|\bdo\s+your\s+best\b"
+            r"|\blet\s+(?:(?:me|us|s)\s+)?see\s+(?:your|the)\s+(?:answer|solution|result|work)",
+            _I,
+        ),
+    ),
+    (
+        "restate",
+        re.compile(
+            rf"\b(?:use|take)\b(?:\s+\w+){{0,3}}?\s+{_ANS}\s+(?:\w+\s+){{0,4}}?as\s+"
+            r"(?:the\s+|your\s+|our\s+)?final\b",
+            _I,
+        ),
+    ),
 )
 _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     _words(words)
@@ -811,24 +856,18 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "answer",
         "what which how",
         "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
-        "given broadest widest poll mode let highest greatest largest biggest top came "
-        "comes come show shows wins popular showed turn turns turned crop crops cropped "
-        "appear appears "
-        "appeared occur occurs occurred recur recurs report give return output state announce "
-        "declare name tell pick take choose select go",
+        "given broadest widest poll",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
         "synthesize synthesise combine merge weigh choose pick select decide compare double "
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic resolve settle agree disagree concur take have put poke make there "
-        "sense adds add checks holds",
+        "look critic",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
-        "hand same reiterate re resend parrot duplicate keep pass bring use take submit "
-        "finalize finalise adopt accept reprint",
+        "hand same pass",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -837,9 +876,17 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "obtain try run show help think reason give provide state report tell write output "
         "return present put say answer result reply respond deduce infer come finish end "
         "produce deliver share commit let hand nail settle get "
-        "conclude arrive land settle dig walk working identify carry puzzle sort hash have "
-        "take make need want like approach crack knock go put towards toward see multiply "
-        "add subtract divide simplify factor expand square round do tackle handle",
+        "conclude arrive land settle dig walk working identify carry puzzle sort hash",
+        "highest greatest largest biggest top most wins popular mode vote winner winning won",
+        "look there sense adds add checks holds water test poke stands agree disagree concur "
+        "resolve settle",
+        "bring submit finalize finalise keep present adopt accept repeat restate reiterate echo "
+        "parrot duplicate copy re resend reprint deliver hand paste",
+        "go stab shot crack try whirl swing attempt need want approach multiply add subtract "
+        "divide simplify factor expand square round response reply hand nail tackle handle "
+        "knock ahead mind towards toward",
+        "do have best see",
+        "use take",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
