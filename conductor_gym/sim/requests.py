@@ -374,6 +374,9 @@ _KEYS = _words(
     input inputs target action steps context objective answer response return method
     """
 )
+_FLAW_WORDS = _words("error errors mistake mistakes flaw flaws bug bugs")
+_HAVING_WORDS = _words("with has have contains contain containing having makes make")
+"""With a flaw word, the words of an inverted cue "the one with an error" (a speed gate)."""
 _ARTICLES = frozenset({"a", "an", "the"})
 _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
@@ -381,7 +384,7 @@ _INVERSION_WORDS = _words(
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
-    error errors mistake mistakes flaw flaws bug bugs rarest fails fail failing else
+    rarest fails fail failing else
     another new switch off differs differ differing
     """
 )
@@ -877,7 +880,9 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "return present put say answer result reply respond deduce infer come finish end "
         "produce deliver share commit let hand nail settle get "
         "conclude arrive land settle dig walk working identify carry puzzle sort hash",
-        "highest greatest largest biggest top most wins popular mode vote winner winning won",
+        "highest greatest largest biggest top wins popular mode vote winner winning won up "
+        "repeated mentioned cited recurring supported chosen picked agreement support backing "
+        "consensus appears appear appeared occurs occur occurred recur recurs",
         "look there sense adds add checks holds water test poke stands agree disagree concur "
         "resolve settle",
         "bring submit finalize finalise keep present adopt accept repeat restate reiterate echo "
@@ -1148,7 +1153,7 @@ def recognise(text: str) -> Recognition:
         excluded |= negated
         acts |= found
         inverted_cue = False
-        if present & _INVERSION_WORDS:
+        if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
             cue, faithful_too = inversion(joined)
             inverted_cue = cue is not None
             family = family or cue
