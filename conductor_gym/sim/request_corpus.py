@@ -11,7 +11,14 @@ inverted, or the label with a hedge):
 * ``heldout-v31``: written before the v3.1 recogniser and never used to tune it: subtasks
   in the styles of frontier planners (GPT-, Claude-, Gemini-, Qwen-style), terse RL
   policies and people, with typos, markdown, JSON, role-play, long instructions, inverted,
-  off-task and meaningless requests.
+  off-task and meaningless requests;
+* ``heldout-v31b``: a second v3.1 held-out split, written after heldout-v31 had been read
+  (so slightly contaminated) and before the recogniser was tuned further; never tuned on,
+  but its errors were read after its one measurement (contaminated since);
+* ``heldout-v31c``, ``heldout-v31d``, ``heldout-v31e``: more, each written after the one
+  before it was measured and before the recogniser changed again; never tuned on (each
+  measured once after the changes that followed it; the errors of all but the last were
+  read since, so only the last is clean).
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -51,7 +58,15 @@ __all__ = [
     "reading",
 ]
 
-SPLITS = ("dev", "heldout", "heldout-v31")
+SPLITS = (
+    "dev",
+    "heldout",
+    "heldout-v31",
+    "heldout-v31b",
+    "heldout-v31c",
+    "heldout-v31d",
+    "heldout-v31e",
+)
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""
 

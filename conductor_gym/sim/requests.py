@@ -27,7 +27,13 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    best, which of the answers, is it right), ``vote`` (majority, most common, consensus),
    ``restate`` (repeat, relay, copy the answer above) and ``describe`` (explain, restate,
    translate ... *the problem*: a request that asks no answer); a terse sentence of an act
-   verb and answer words ("verify prior", "task: restate") is that act.
+   verb and answer words ("verify prior", "task: restate", "check prev ans") is that act.
+   Phrases in another act's words that ask to solve are read as solving: checking one's
+   own work ("double-checking each step as you go"), combining one's parts into one answer,
+   choosing the correct option with no answers in view; so is a listed solving verb on the
+   problem ("handle / deal with / take on this problem": a closed list, as "sing the
+   question" is no request to solve). Listing, counting or reading the answers is a
+   preparatory step before the step's act.
 5. **Open vocabulary, read by object.** Words outside :data:`KNOWN` (v3's
    :data:`VOCABULARY` plus manner, persona, politeness and markup words) are read past when
    they are manner ("methodically"), short or a sentence's persona ("You are a veteran
@@ -41,9 +47,15 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    ("x y z k n": ``reason="meaningless"``). A request in problem words about something
    else is ``other-object`` ("the words of the question", "another problem"); a sentence
    with no act that starts with a request verb (:data:`NO_ACT_IMPERATIVES`: "Count the
-   numbers", "Explain the answer above") is ``unrecognised-request``.
+   numbers", "Explain the answer above") is ``unrecognised-request`` unless an on-task act
+   is asked beside it (a competent model does both). An act whose object is the time, the
+   weather, the instructions or the style ("Check the time": ``other-topic``), or a surface
+   property of the answers with no correctness asked ("Which answer above is the
+   longest?": ``other-object``) is off-task.
 6. **Negations and exclusions.** An act after *not / never / without / instead of / rather
-   than / no need to / refuse to / avoid* (within three words, same clause) is excluded;
+   than / no need to / refuse to / avoid* (within three words, same clause) is excluded,
+   unless its object is a wrong answer ("do not give a wrong answer" asks the faithful act)
+   or the negation is the asker's ("I can't figure this out");
    "do nothing", "give no answer" and "only restate the problem" exclude every act.
    "Ignore the problem" is off-task; "ignore the earlier answers" only sets
    :attr:`Recognition.ignores_answers`.
@@ -57,9 +69,10 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: a question about the answers in view built from answer words ("Which answer
-above is the longest?") is read as a request; "say hello" is a literal reply (no final
-answer either way); the kind says what is asked, not whether an answer is in view.
+Known limits: it reads by patterns, so fresh wording is still missed: on the last held-out
+split, never read before its one measurement, recall was 73 to 100 % per reading (issue
+40's closing note); "say hello" is a literal reply (no final answer either way); the kind
+says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -299,7 +312,7 @@ _WHATS = re.compile(r"\bwhats\b")
 _OBJECT_VERBS = _words(
     """
     solve compute calculate check verify validate review fix correct answer find determine
-    evaluate pick choose select compare confirm critique audit inspect examine assess grade
+    evaluate pick choose select compare confirm rate critique audit inspect examine assess grade
     judge repeat restate relay copy echo give provide report tell state output return figure
     recheck proofread tackle derive crack explain describe summarize summarise translate
     count list work write compose draw sing make create put
@@ -335,7 +348,8 @@ _NOUNS = ANCHORS - {"qqnum", "qqslot", "qqbox", "x"}
 _ONE_BEFORE = _words(
     """
     correct right best better wrong incorrect worst false true weakest strongest the
-    that a which this pick choose select only just any
+    that a which this pick choose select only just any top winning last first same previous
+    different another other new
     """
 )
 _TERSE_ACTS: dict[str, Act] = {
@@ -346,7 +360,8 @@ _TERSE_ACTS: dict[str, Act] = {
     "repeat": "restate", "echo": "restate", "copy": "restate", "forward": "restate",
     "paste": "restate",
 }  # fmt: skip
-_PREPARATORY = frozenset({"read", "consider"})
+_PREPARATORY = _words("read consider list count collect gather note tally")
+_PREPARATORY_OBJECTS = ANCHORS | WEAK_ANCHORS
 _TERSE_OBJECTS = _words(
     """
     prior previous above answer answers step steps earlier last final qqnum all pls
@@ -356,15 +371,21 @@ _TERSE_OBJECTS = _words(
 _KEYS = _words(
     """
     task role goal format output source instruction instructions note style mode type
-    input inputs target action steps context objective answer response
+    input inputs target action steps context objective answer response return method
     """
 )
+_FLAW_WORDS = _words("error errors mistake mistakes flaw flaws bug bugs")
+_HAVING_WORDS = _words("with has have contains contain containing having makes make")
+"""With a flaw word, the words of an inverted cue "the one with an error" (a speed gate)."""
 _ARTICLES = frozenset({"a", "an", "the"})
+_COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
     """
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
+    rarest fails fail failing else
+    another new switch off differs differ differing
     """
 )
 
@@ -379,7 +400,8 @@ NO_ACT_IMPERATIVES: frozenset[str] = _words(
     verify review vote tally pass carry hand forward format rewrite convert change add
     agree what which who whom whose how why is are was were do does did can could would
     will should shall may might has have put place sort arrange divide split break
-    decompose simplify expand factor substitute remember order box
+    decompose simplify expand factor substitute remember order box multiply subtract
+    refuse decline
     """
 )
 """Verbs that, starting a sentence in which no act is found, ask for something that is
@@ -415,14 +437,93 @@ _CONTRACTIONS = (
     (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
+_ONE_WORD_CHECK = re.compile(r"\b(double|cross|sanity|re)check")
+# Checking one's own work while solving ("double-checking each step as you go") is solving.
+_SELF_CHECK = re.compile(
+    r"\b(?:double\s+|re\s+|cross\s+|sanity\s+)?(?:check|verify|confirm|recheck)\s+"
+    r"(?P<object>(?:your\s+own|your|each|every|all(?:\s+your|\s+the)?)\s+(?:\w+\s+)?"
+    r"(?:calculations?|computations?|steps?|operations?|arithmetic|work|results?|answers?|math"
+    r"|algebra|substitutions?|values?|reasoning|lines?))\b"
+    r"(?!\s+(?:of|in|from|above|given|shown|by\s+(?:the|other)|that\s+(?:the|they)"
+    r"|against\s+(?:the\s+|those\s+)?(?:ones?|answers?|responses?|others?|candidates?)))"
+    r"(?P<own>\s+(?:as\s+you\s+go|along\s+the\s+way|before\s+\w+|yourself))?"
+    r"|\b(?:double\s+|re\s+|cross\s+)?(?:check|verify)\s+(?:it\s+|this\s+)?"
+    r"(?P<own2>as\s+you\s+go|along\s+the\s+way|yourself)\b"
+    r"|\b(?:double|re)\s+check(?:\s+(?:it|that|this))?\s*$"
+)
+_SELF_CHECK_WORDS = _words("check verify confirm recheck")
+# Combining the parts of one's own solution into one answer is solving.
+_PARTS = re.compile(r"\b(?:parts?|pieces?|sub\s*(?:problems?|questions?|results?)|cases)\b")
+_COMBINE_PARTS = re.compile(
+    r"\b(?:combine|merge|put)\s+(?:them|these|those|the\s+(?:\w+\s+)?(?:parts?|pieces?|results?)"
+    r"|everything|it\s+all)\s+(?:together|into)\b"
+)
+# What a request's act is about when it is something in view other than the problem.
+_ELSEWHERE = _words(
+    """
+    time date clock calendar weather temperature email emails inbox news instructions
+    spelling grammar punctuation tone politeness length handwriting font style
+    """
+)
+_SURFACE = _words(
+    """
+    longest shortest longer shorter funniest politest rudest wordiest neatest prettiest
+    ugliest loudest polite verbose wordy fastest slowest friendliest
+    """
+)
+_CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
+_SURFACE_PHRASE = re.compile(
+    r"\b(?:answers?|responses?|ones?)\s+(?:\w+\s+)?(?:that|which)\s+(?:contain|include|mention"
+    r"|use|start|end|have)s?\b|\b(?:containing|including|mentioning)\s+(?:the\s+)?(?:digit"
+    r"|letter|word|number)\b|"
+    r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences|digits|symbols)\b"
+    r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
+)
+_PROBLEM_OBJECTS = _words("one problem question task exercise puzzle")
+_VERB_ON_PROBLEM = re.compile(
+    r"^(?:(?:please|kindly|now|then|just|and|so|first|next|lets|let|us|can|could|would|will"
+    r"|you|i|we|to|now|ok|okay|alright|right)\s+){0,3}(?P<verb>[a-z]+)\s+(?:(?:on|with|at|to"
+    r"|into|through|over|out)\s+)?(?:this|the|that|our|your)\s+(?:one|problem|question|task"
+    r"|exercise|puzzle)\b"
+)
+_SOLVING_VERBS = _words(
+    """
+    handle deal take tackle resolve crack attack approach address do finish complete try
+    attempt nail sort work start begin conquer solve answer figure get
+    """
+)
+_ELSEWHERE_GATE = (
+    _ELSEWHERE
+    | _SURFACE
+    | _words(
+        "words letters characters lines digits symbols written submitted sent produced "
+        "contain contains "
+        "include includes mention mentions containing including mentioning"
+    )
+)
+_CHOICE = re.compile(
+    r"\b(?:determine|decide|identify|find|tell\s+me|say|state)\s+which\s+(?:\w+\s+)?"
+    r"(?:choice|option|letter)s?\b"
+    r"|\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
+    r"\s+)?(?:answer\s+)?(?:option|choice|letter)s?\b"
+)
+_CHOICE_WORDS = _words("choose pick select determine decide identify find tell say state")
+_IN_VIEW = _words(
+    """
+    above previous previously earlier prior preceding candidate candidates responses
+    answers solutions workers models attempts replies given shown listed step steps
+    """
+)
+_COMBINE_WORDS = _words("combine merge put")
+_PARTS_GATE = re.compile(r"part|piece|sub|case")
 
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
-_LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return)"
+_LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return|type|enter)"
 _LIT_FRAME = (
     r"(?P<frame>(?:\s+(?:only|just|exactly|simply))?"
     r"(?:\s+(?:with|by\s+saying))?"
     r"(?:\s+(?:only|just|exactly|nothing\s+but))?"
-    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+)?(?:word|number|string|text|letter|digit))?"
+    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+)?(?:word|number|string|text|letter|digit))?"
     r"(?:\s*:)?)"
 )
 _LITERAL_QUOTED = (
@@ -432,6 +533,13 @@ _LITERAL_QUOTED = (
     re.compile(
         rf"\byour\s+(?:whole\s+|entire\s+|only\s+)?(?:reply|response|answer|output)\s+"
         rf"(?:must|should|will)\s+be\s+(?:exactly\s+)?{_LIT_QUOTED}",
+        _I,
+    ),
+    # your entire reply must be the letter C
+    re.compile(
+        r"\byour\s+(?:whole\s+|entire\s+|only\s+)?(?:reply|response|answer|output)\s+"
+        r"(?:must|should|will)\s+be\s+(?:exactly\s+)?(?:the\s+|a\s+)?(?:single\s+)?"
+        r"(?:word|letter|number|digit|string)\s+([\w/-]{1,40})\s*[.!]?\s*$",
         _I,
     ),
 )
@@ -539,9 +647,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|both|all|each|an?\s+(?:\w+\s+)?(?:answer|response|solution|option|candidate)"
             r"|answers|responses|solutions|candidates|results)\b"
             r"|\b(?:double|re|cross)\s+check\b"
-            r"|\b(?:go|look)\s+(?:over|through)\b|\blook\s+for\b"
+            r"|\b(?:go|look)\s+(?:over|through)\b(?!\s+(?:the\s+|this\s+)?(?:problem|question"
+            r"|task|exercise|puzzle)s?\b)|\blook\s+for\b"
             r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|qqnum|qqbox)"
-            r"\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid"
+            rf"(?:\s+{_PAST})?\s+(?:is|are|was|were)\s+(?:\w+\s+){{0,2}}?(?:right|correct|wrong"
+            r"|incorrect|valid"
             r"|accurate)\b"
             r"|\b(?:test|evaluate)\s+(?:the|each|all|both|every|these|those|them|it|that|this)"
             r"\s+(?:\w+\s+){0,2}?(?:answers?|responses?|solutions?|results?|candidates?|"
@@ -558,9 +668,10 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
-            r"\s+(?:\w+\s+){0,2}?(?:right|correct|wrong|incorrect|valid|accurate|true|false)\b"
+            r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false"
+            r"|consistent|sound|reasonable|plausible|off)\b"
             r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
-            r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of)\b"
+            r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
             r"|\bwhichever\b"
             r"|\b(?:the|a)\s+(?:correct|right|best|better|true|most\s+accurate)\s+(?:final\s+)?"
             r"(?:answers?|ones?|responses?|solutions?)\s+(?:\w+\s+){0,2}?(?:from|among|amongst"
@@ -573,17 +684,20 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         re.compile(
             rf"\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
             rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,4}}?\s+{_ANS}\b(?!\s+to\b)"
-            rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they"
+            rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they|see|saw"
             rf"|the|a|an|step|model|models|response|responses|worker)){{0,5}}\s+(?:{_PAST}"
             rf"|again|step|model|response|before)\b"
             rf"|\b(?:repeat|restate|re\s+state|relay|echo|quote|reproduce|transcribe|forward"
-            rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b"
-            rf"|\b(?:say|write|give|state|repeat)\b(?:\s+\w+){{0,4}}\s+again\b"
-            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward)\s+what\b"
-            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
+            rf"|carry|pass\s+(?:along|on)|give\s+back|hand\s+back)\s+(?:it|that|them)\b(?!\s+out\b)"
+            rf"|\b(?:say|write|give|state|repeat|output|print|return|provide)\b(?:\s+\w+){{0,4}}"
+            rf"\s+(?:again|once\s+more)\b"
+            rf"|\b(?:repeat|restate|relay|echo|copy|return|paste|forward|reiterate|parrot)\s+"
+            rf"(?:exactly\s+|just\s+|back\s+)?what\b"
+            rf"|\b(?:{_RESTATE_VERBS[3:-1]}|paste|deliver|hand\s+over|pass)\b(?:\s+\w+){{0,4}}?\s+{_ANS}"
             rf"\s+(?:\w+\s+){{0,3}}?(?:unchanged|verbatim|as\s+is)\b"
             rf"|\b(?:paste|hand\s+over|deliver)\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
-            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b",
+            rf"|\b(?:paste|hand\s+over|deliver)\s+(?:the\s+)?{_ANS}\s+(?:from|of)\s+(?:\w+\s+)?{_PAST}\b"
+            rf"|\b(?:the\s+)?same\s+{_ANS}\s+as\s+(?:\w+\s+)?{_PAST}\b",
             _I,
         ),
     ),
@@ -606,7 +720,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         re.compile(
             r"\b(?:solve|compute|calculate|evaluate|determine|derive|tackle|attempt"
             r"|trace|simulate|execute|crunch|redo|recompute|recalculate|rework)\b"
-            r"|\b(?:work|figure)\s+(?:\w+\s+)?out\b|\bwork\s+(?:through|on|it|the|this)\b"
+            r"|\b(?:work|figure|carry|puzzle|sort|hash)\s+(?:\w+\s+){0,2}?out\b"
+            r"|\bwork\s+(?:through|on|it|the|this)\b"
             r"|\bfind\b(?!\s+(?:a|some|another|any|me)\s+(?:\w+\s+)?(?:numbers?|integers?"
             r"|values?|digits?|words?|letters?|ones?)\b)"
             rf"|\b(?:get|reach|arrive\s+at|obtain|try\s+to\s+(?:get|reach|find))\s+(?:\w+\s+){{0,2}}?"
@@ -625,7 +740,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|work|steps|reasoning|calculation)\b"
             r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
             r"(?:the|your|its|the\s+final|a\s+final|one\s+final)\s+(?:\w+\s+)?(?:value|number"
-            r"|integer|expression)\b"
+            r"|integer|expression|sum|product|total|difference|quotient|remainder)\b"
             r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
             r"|\b(?:give|reply\s+with|respond\s+with|output|state|return|report|provide)\s+"
             r"(?:it|that|that\s+one|this)\s*$"
@@ -633,8 +748,107 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
             r"(?:\w+\s+)?out)\b"
             r"|\bidentify\s+the\s+(?:correct|right|best)\s+(?:option|choice|letter|answer)"
-            r"|\bwhat\s+(?:do|did|would|will)\s+you\s+get\b"
+            r"|\bwhat\s+(?:(?:do|did|would|will)\s+)?you\s+(?:get|got|come\s+up\s+with"
+            r"|end\s+up\s+with)\b"
             r"|\b(?:reply|respond)\s+with\s+(?:that|this|the|your|it)\b",
+            _I,
+        ),
+    ),
+    (
+        # v3.1's further ways to ask a vote, a check, a restate and a solve: entries of
+        # their own, each a small search behind a narrow gate
+        "vote",
+        re.compile(
+            r"\b(?:highest|greatest|largest|biggest|top)\s+(?:count|frequency|tally"
+            r"|number\s+of\s+(?:times|votes|occurrences|supporters|mentions))\b"
+            r"|\b(?:came|comes|come|shows?|showed|turns?|turned|crops?|cropped)\s+up\s+(?:the\s+)?"
+            r"most\b|\bmost\s+(?:repeated|mentioned|cited|recurring|supported|chosen|picked)\b"
+            r"|\b(?:appears?|appeared|occurs?|occurred|recurs?)\s+(?:the\s+)?most\b"
+            r"|\b(?:answer|response|one|result)\s+(?:\w+\s+)?wins\b"
+            r"|\bpopular\s+(?:answer|choice|one|result|response)\b"
+            r"|\bmost\s+(?:agreement|support|backing|consensus)\b"
+            r"|\bmode\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:answers|responses|results|candidates|votes)\b"
+            r"|\b(?:the|statistical)\s+(?:statistical\s+)?mode\s+of\b|\blet\s+(?:\w+\s+){1,3}?vote\b"
+            r"|\b(?:report|give|return|output|state|announce|declare|name|tell\s+me|pick|take"
+            r"|choose|select|go\s+with)\s+(?:me\s+)?(?:the\s+|whichever\s+)(?:winner|winning"
+            r"|wins|won|top\s+(?:one|answer|result))\b",
+            _I,
+        ),
+    ),
+    (
+        "check",
+        re.compile(
+            r"\b(?:take|have)\s+(?:a\s+)?(?:second|another|closer|hard|careful|fresh)\s+look\b"
+            r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?|slips?"
+            r"|problems?|issues?)\b"
+            r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|reasoning|work)\s+"
+            r"(?:\w+\s+){0,2}?(?:makes?\s+sense|adds?\s+up|checks?\s+out|holds?\s+water)\b"
+            r"|\bput\s+(?:\w+\s+){0,4}?to\s+the\s+test\b|\bpoke\s+at\b"
+            r"|\bmake\s+sure\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:holds?|stands?)\b"
+            r"|\b(?:agree|disagree|concur)\s+with\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
+            r"(?:answers?|responses?|results?|solutions?|it|that|this|them|workers?|models?)\b"
+            r"|\b(?:resolve|settle)\s+(?:the\s+|this\s+|which\s+|any\s+)?(?:\w+\s+)?"
+            r"(?:disagreement|conflict|discrepanc|dispute|tie|answers?|responses?|of)\w*",
+            _I,
+        ),
+    ),
+    (
+        "restate",
+        re.compile(
+            rf"\bbring\b(?:\s+\w+){{0,4}}?\s+(?:forward|over|along)\b"
+            rf"|\b(?:submit|finali[sz]e|keep|present|adopt|accept)\b(?:\s+\w+){{0,3}}?\s+"
+            rf"{_ANS}\s+(?:\w+\s+){{0,4}}?(?:as\s+(?:the\s+|your\s+|our\s+)?final|as\s+is"
+            rf"|unchanged)\b"
+            rf"|\b(?:submit|finali[sz]e|adopt|accept|keep)\s+(?:the\s+|that\s+)?"
+            rf"(?:{_PAST}\s+(?:\w+\s+)?{_ANS}|{_ANS}\s+(?:from|of|in|at)\s+(?:\w+\s+){{0,2}}?"
+            rf"(?:{_PAST}|step))\b"
+            rf"|\bkeep\s+(?:it|that|this)\s+(?:as\s+is|unchanged)\b"
+            rf"|\b(?:repeat|restate|reiterate|echo|parrot|duplicate|copy)\s+(?:the\s+|that\s+)?"
+            rf"(?:final\s+)?{_ANS}\b"
+            rf"|\b(?:reiterate|re\s+send|resend|parrot|duplicate|reprint|re\s+print|re\s+output)"
+            rf"\b(?:\s+\w+){{0,5}}?\s+(?:{_ANS}|{_PAST})\b"
+            rf"|\b(?:deliver|hand\s+over|paste)\b(?:\s+\w+){{0,3}}?\s+{_ANS}\s+{_PAST}\b",
+            _I,
+        ),
+    ),
+    (
+        # v3.1's further ways to ask a solve (an entry of its own: a smaller search behind
+        # a narrower gate than the solve entry above)
+        "solve",
+        re.compile(
+            r"\b(?:have|take|give\s+(?:it|this|that|the)(?:\s+(?:one|problem|question|task))?|make)"
+            r"\s+(?:a|an|another)\s+(?:go|stab|shot|crack|try|whirl|swing|attempt)\b"
+            r"|\b(?:need|want|would\s+like)\s+(?:\w+\s+){0,2}?(?:answers?"
+            r"|results?|solutions?|final\s+(?:number|value))\b"
+            r"|\bapproach\s+(?:the|this|it|each)\b"
+            r"|\b(?:multiply|add|subtract|divide|simplify|factor|expand|square|round)\s+"
+            r"(?:\w+\s+){0,2}?(?:qqnum|qqslot|it|them|the\s+(?:numbers?|expression|equation"
+            r"|terms?|values?|fraction))\b"
+            r"|\b(?:give|provide|state|report|tell|write|output|return)\b(?:\s+me)?\s+"
+            r"(?:the|your|its)\s+(?:correct|right|own|best|final)\s+(?:response|reply)\b"
+            r"|\btry\s+your\s+hand\b"
+            r"|\bcrack\s+on\b|\b(?:crack|nail|tackle|handle)\s+(?:it|this|that)\b"
+            r"|\bknock\s+(?:\w+\s+){0,2}?out\b|^(?:\w+\s+)?go\s+ahead\b"
+            r"|\bput\s+your\s+mind\s+to\b|\bwork\s+towards?\b",
+            _I,
+        ),
+    ),
+    (
+        # the same, in common words: a small search
+        "solve",
+        re.compile(
+            r"^(?:\w+\s+){0,3}?do\s+(?:this|it|the\s+(?:problem|question|task|exercise|calculation"
+            r"|math|sum))\b(?!\s+(?:one\s+)?(?:for|about|in|as|with|to)\b)"
+            r"|\bhave\s+at\s+it\b|\bgive\s+it\s+(?:your\s+)?(?:best|all)\b|\bdo\s+your\s+best\b"
+            r"|\blet\s+(?:(?:me|us|s)\s+)?see\s+(?:your|the)\s+(?:answer|solution|result|work)",
+            _I,
+        ),
+    ),
+    (
+        "restate",
+        re.compile(
+            rf"\b(?:use|take)\b(?:\s+\w+){{0,3}}?\s+{_ANS}\s+(?:\w+\s+){{0,4}}?as\s+"
+            r"(?:the\s+|your\s+|our\s+)?final\b",
             _I,
         ),
     ),
@@ -656,7 +870,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
-        "hand",
+        "hand same pass",
         "explain describe summarize summarise restate re rephrase reword paraphrase "
         "translate copy list identify classify outline repeat quote reproduce transcribe "
         "count rewrite name read how what",
@@ -665,7 +879,19 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "obtain try run show help think reason give provide state report tell write output "
         "return present put say answer result reply respond deduce infer come finish end "
         "produce deliver share commit let hand nail settle get "
-        "conclude arrive land settle dig walk working identify",
+        "conclude arrive land settle dig walk working identify carry puzzle sort hash",
+        "highest greatest largest biggest top wins popular mode vote winner winning won up "
+        "repeated mentioned cited recurring supported chosen picked agreement support backing "
+        "consensus appears appear appeared occurs occur occurred recur recurs",
+        "look there sense adds add checks holds water test poke stands agree disagree concur "
+        "resolve settle",
+        "bring submit finalize finalise keep present adopt accept repeat restate reiterate echo "
+        "parrot duplicate copy re resend reprint deliver hand paste",
+        "go stab shot crack try whirl swing attempt need want approach multiply add subtract "
+        "divide simplify factor expand square round response reply hand nail tackle handle "
+        "knock ahead mind towards toward",
+        "do have best see",
+        "use take",
     )
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
@@ -679,13 +905,20 @@ _OTHER_WORDS = _words(
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
-_LITERAL_GATE = re.compile(r"\b(?:reply|respond|answer|output|print|say|write|return)\b", _I)
+_LITERAL_GATE = re.compile(
+    r"\b(?:reply|respond|answer|output|print|say|write|return|type|enter|response)\b", _I
+)
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+need\s+to|without|instead\s+of|rather\s+than|avoid|refrain\s+from"
     r"|refuse\s+to|decline\s+to|nor)\s+((?:(?!but\b|just\b|only\b|and\b|then\b|instead\b)\w+\s+)"
     r"{0,3}?)(?P<verb>\w+(?:\s+\w+)?)",
     _I,
 )
+_WRONG_OBJECT = re.compile(
+    r"(?:give|answer|output|write|provide|state|return|report|reply|respond|produce|submit"
+    r"|make)\w*(?:\s+\w+){0,3}?\s+(?:wrong|incorrect|false|inaccurate|erroneous|bogus)\b"
+)
+_INABILITY = re.compile(r"\b(?:i|we)\s+(?:can|could|do|did|am|was|have|really)\s+$")
 _ACT_VERBS: tuple[tuple[Act, re.Pattern[str]], ...] = (
     ("solve", re.compile(
         r"(?:solv|comput|calculat|evaluat|answer|work\s+out|figur|determin|deriv|tackl"
@@ -708,7 +941,8 @@ _REFUSAL = re.compile(
 )
 # A request about something other than the problem and its answers, in problem words.
 _OTHER_OBJECT = re.compile(
-    r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b|\bsomething\b"
+    r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
+    r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
@@ -717,6 +951,8 @@ _OTHER_OBJECT = re.compile(
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
     r"|agents?|assistants?)\s*$"
     r"|\bvote\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution))"
+    r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:do\s+)?you\s+(?:like|prefer"
+    r"|love|enjoy|trust\s+most)\b"
     r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:gave|wrote|said|produced"
     r"|answered|made|did)\b",
     _I,
@@ -730,12 +966,14 @@ _ONLY_DESCRIBE = re.compile(
     _I,
 )
 _IGNORE = re.compile(
-    r"\b(?:ignore|disregard|forget)\s+(?P<object>\w+(?:\s+\w+){0,3})",
+    r"\b(?:ignore|disregard|forget)\s+(?P<object>\w+(?:\s+\w+){0,4})",
     _I,
 )
 _IGNORED_ANSWERS = re.compile(
     r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+)?(?:answers?|responses?"
-    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?)\b",
+    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?)\b"
+    r"|^what\s+(?:the\s+)?(?:others?|they|everyone|other\s+\w+|workers?|models?|\w+\s+workers?)"
+    r"\s+(?:said|say|wrote|answered|think|thought|gave|got)\b",
     _I,
 )
 # "Put the final answer in a box": a constraint on the reply, not a request.
@@ -771,6 +1009,8 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if "check" in text:
+        text = _ONE_WORD_CHECK.sub(r"\1 check", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
 
 
@@ -801,6 +1041,10 @@ def _negated(sentence: str) -> set[Act]:
     out: set[Act] = set()
     for m in _NEGATION.finditer(sentence):
         verb = m.group("verb")
+        if _WRONG_OBJECT.match(sentence, m.start("verb")):
+            continue  # "do not give a wrong answer": the faithful act, not none
+        if _INABILITY.search(sentence, 0, m.start()):
+            continue  # "i can not figure this out": the asker's, not a request
         for act, pattern in _ACT_VERBS:
             if pattern.fullmatch(verb) or pattern.fullmatch(verb.split()[0]):
                 out.add(act)
@@ -843,6 +1087,7 @@ def recognise(text: str) -> Recognition:
     stray = noise = has_problem = faithful = preparatory = False
     family: Family | None = None
     normalised = _normalise(text)
+    parts = _PARTS_GATE.search(normalised) is not None and _PARTS.search(normalised) is not None
     for sentence in _SENTENCES.split(normalised):
         tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
         for i in range(1, len(tokens)):
@@ -874,11 +1119,32 @@ def recognise(text: str) -> Recognition:
                 return Recognition("offtask", "ignores-problem")
         if present & _OTHER_WORDS and _OTHER_OBJECT.search(joined):
             return Recognition("offtask", "other-object")
+        # phrases that ask to solve in words of another act become "solve"
+        if present & _SELF_CHECK_WORDS:
+            joined = _without_self_check(joined, "solve" in acts)
+        if parts and present & _COMBINE_WORDS:
+            joined = _COMBINE_PARTS.sub("solve", joined)
+        if present & _CHOICE_WORDS and not present & _IN_VIEW:
+            # "select the correct option" with no answers in view: answering the question
+            joined = _CHOICE.sub("solve", joined)
+        if "solve" in joined:
+            present.add("solve")
         found = {
             act
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(joined)
         }
+        if not found and present & _PROBLEM_OBJECTS:
+            on_problem = _VERB_ON_PROBLEM.match(joined)
+            if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
+                found = {"solve"}  # "handle this problem", "deal with the question"
+        elsewhere = (
+            _about_elsewhere(words, present)
+            if found - {"describe"} and present & _ELSEWHERE_GATE
+            else None
+        )
+        if elsewhere is not None:
+            return Recognition("offtask", elsewhere)
         negated = _negated(joined) if present & _NEGATION_WORDS else set()
         if (present & _REFUSAL_WORDS and _REFUSAL.search(joined)) or (
             present & _ONLY_WORDS and _ONLY_DESCRIBE.search(joined)
@@ -886,8 +1152,10 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
-        if present & _INVERSION_WORDS:
+        inverted_cue = False
+        if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
             cue, faithful_too = inversion(joined)
+            inverted_cue = cue is not None
             family = family or cue
             faithful = faithful or faithful_too
             if cue is not None and not found:
@@ -901,10 +1169,13 @@ def recognise(text: str) -> Recognition:
                     return Recognition("offtask", "other-topic", unknown=_first(content))
             elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES or found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif len(words) <= 4 and len(content) == len(words):
+                noise = True  # "blip blop", "wibble wobble": gibberish, not a remark
+                continue
             else:
                 stray = True
                 continue
-        elif present & FAITHFUL_WORDS:
+        elif present & FAITHFUL_WORDS and not inverted_cue:
             faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
@@ -920,13 +1191,15 @@ def recognise(text: str) -> Recognition:
             and not persona
             and words[0] in NO_ACT_IMPERATIVES
         ):
-            if words[0] in _PREPARATORY and _about_the_problem(words, [words[-1]]):
-                preparatory = True  # "1. Read the answers above." before the step's act
+            if words[0] in _PREPARATORY and present & _PREPARATORY_OBJECTS:
+                # "1. Read the answers above. 2. Count them." before the step's act
+                preparatory = True
             else:
                 bare_imperative = True
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
-    if bare_imperative:
+    if bare_imperative and not acts - excluded - {"describe"}:
+        # beside an on-task act a competent model does both ("Solve it. Explain briefly.")
         return Recognition("offtask", "unrecognised-request")
     if preparatory and not acts:
         return Recognition("offtask", "unrecognised-request")
@@ -935,7 +1208,8 @@ def recognise(text: str) -> Recognition:
     kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
     inverted = False
     hedge = noise
-    if family is not None and (kind is not None or not acts):
+    if family is not None and (kind is not None or not left):
+        # "do not repeat it; give a different one": the act excluded is the one inverted
         if faithful:
             hedge = True  # a wrong and a right answer asked for: unsure which
         else:
@@ -955,6 +1229,42 @@ def recognise(text: str) -> Recognition:
             return Recognition("none", "meaningless" if noise else "filler", hedge=True)
         return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
     return Recognition("none", "filler", ignores_answers=ignores_answers)
+
+
+def _without_self_check(sentence: str, solving: bool) -> str:
+    """``sentence`` with its checks of the worker's own work ("double-check each step as
+    you go", "verify your result") read as solving: those of one's own (or beside solving)
+    are part of solving; "check each step" alone in a review of answers in view stays."""
+    stripped = _SELF_CHECK.sub(" ", sentence)
+    if stripped == sentence:
+        return sentence
+    own = any(
+        m.group("own") or m.group("own2") or "your" in (m.group("object") or "")
+        for m in _SELF_CHECK.finditer(sentence)
+    )
+    if own or solving or any(p.search(stripped) for a, p in _ACTS if a == "solve"):
+        return _SELF_CHECK.sub("solve", sentence)
+    return sentence
+
+
+def _about_elsewhere(words: list[str], present: set[str]) -> Reason | None:
+    """Why an act is about something other than the problem or the answers' correctness
+    (``None`` when it is not): an act verb's object is the time, the weather, the
+    instructions, the grammar ("Check the time": ``other-topic``), or a surface property
+    of the answers with no correctness asked ("Which answer above is the longest?":
+    ``other-object``)."""
+    if present & _SURFACE and not present & _CORRECTNESS:
+        return "other-object"
+    if _SURFACE_PHRASE.search(" ".join(words)):
+        return "other-object"
+    for i, word in enumerate(words):
+        if word in _OBJECT_VERBS:
+            j = i + 1
+            while j < len(words) and words[j] in _BEFORE_OBJECT:
+                j += 1
+            if _ELSEWHERE.intersection(words[j : j + 2]):
+                return "other-topic"
+    return None
 
 
 def _about_the_problem(words: list[str], content: list[str]) -> bool:
@@ -989,7 +1299,8 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     if not named:
         return False
     return not any(
-        words[i - 1] in _MEDIUM or (words[i - 1] in _ARTICLES and i > 1 and words[i - 2] in _MEDIUM)
+        (words[i - 1] in _MEDIUM and words[i + 1 : i + 2] != ["as"])
+        or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
         for i, word in enumerate(words)
         if i > 0 and word in content
     )

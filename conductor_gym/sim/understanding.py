@@ -111,6 +111,15 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     alter altered modify modified tweak tweaked change changed
     carefully rigorously concisely briefly tersely terse succinct succinctly short
     time unknown unknowns multiple poke holes vet probe bogus guess closely harsh
+    winner winners winning wins won broadest widest know mode modal tallied tallies
+    stab whirl swing crunch methodically need needed statistical top
+    claude gpt chatgpt gemini qwen llama mistral deepseek grok copilot bot ai llm
+    love know wonder curious mind rush hurry brevity plain language okey dokey
+    simplest lowest reduced decimal decimals fraction fractions percentage percent
+    requested asked quantity correctness accuracy validity soundness disagreement rarest
+    rare resolve settle fails failing fixed amended repaired ahead knock sentence sentences
+    paragraph paragraphs matters matter counts partner intermediate sense
+    submit submitted finalize finalise adopt bring stand stands stood
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -173,6 +182,11 @@ def is_noise(words: list[str], known: frozenset[str]) -> bool:
     real = [w for w in words if w != ","]
     if len(real) >= 3 and all(len(w) == 1 for w in real):
         return True
+    if len(real) >= 2 and len(set(real)) == 1 and real[0] not in known:
+        return True  # "la la la", "blah blah"
+    unknown_short = [w for w in real if w not in known and len(w) <= 2]
+    if len(real) >= 2 and len(unknown_short) == len(real):
+        return True  # "xx yy zz"
     unknown = [w for w in real if w not in known]
     if not real or len(unknown) < len(real):
         return False
@@ -233,6 +247,14 @@ def _within_one(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
+_ABBREVIATIONS: dict[str, str] = {
+    "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority", "ur": "your",
+    "soln": "solution", "sol": "solution", "slv": "solve", "chk": "check", "vrfy": "verify",
+    "rpt": "repeat", "resp": "response",
+    "calc": "calculate", "pls": "please", "plz": "please", "thx": "thanks", "abv": "above",
+}  # fmt: skip
+"""Chat abbreviations, read as the words they stand for."""
+
 _CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
 for _cue in sorted(CUES):
     _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
@@ -244,6 +266,8 @@ def canonical(word: str, known: frozenset[str]) -> str:
     single correction applies."""
     if word in _ING:
         return _ING[word]
+    if word in _ABBREVIATIONS:
+        return _ABBREVIATIONS[word]
     if word in known or len(word) < 3:
         return word
     near = [
@@ -290,14 +314,30 @@ def _mark(m: re.Match[str]) -> str:
 Family = Literal["vote", "restate", "act"]
 
 _INVERTED = re.compile(
-    r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often)|fewest|minority)\b"
+    r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
+    r"|minority|rarest)\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
+    r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
+    r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
+    r"|differing\s+from"
+    r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
+    r"(?:different|other|new)\s+(?:one|answer|result|value)"
+    r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
+    r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
+    r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
-    r"|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
-    r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely)\b"
+    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
+    r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
+    r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
+    r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
+    r"(?:that\s+fails?|which\s+fails?|failing)|(?:give|return|output|pick|choose|select|report"
+    r"|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
+    r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
+    r"(?:with|that\s+(?:has|have|contains?|makes?)|containing|having)\s+(?:an?\s+|the\s+"
+    r"|some\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?))\b"
 )
 # A cue in these contexts describes what to find, fix or avoid: no inversion.
 _NOT_ASKED = re.compile(
@@ -308,12 +348,21 @@ _NOT_ASKED = re.compile(
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
 )
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
-_ANSWER_NOUN = r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?)"
+_ANSWER_NOUN = (
+    r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?|results?)"
+)
 _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
-_YES_NO = re.compile(r"(?:is|are|was|were|does|do|did|has|have)\b")
+_MAKE_IT = re.compile(
+    r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
+    r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
+)
+_YES_NO = re.compile(
+    r"(?:is|are|was|were|does|do|did|has|have)\b"
+    r"(?!\s+(?:it|this|the\s+(?:problem|question|task|calculation|math|sum|exercise))\b)"
+)
 _FAITHFUL = re.compile(
     r"\b(?:correct|right|best|true|accurate|valid|strongest|most\s+(?:likely|plausible"
     r"|convincing|common|frequent))\s+(?:final\s+)?(?:answer|one|option|result|solution"
@@ -332,9 +381,10 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     kept = sentence
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
         before = sentence[: m.start()]
-        if _NOT_ASKED.search(before):
+        made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
+        if _NOT_ASKED.search(before) and not made:
             continue
-        if _COPULA.search(before) and not _ASKS_WHICH.search(before):
+        if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:
             family = "vote" if m.group("vote") else "restate" if m.group("restate") else "act"

@@ -7,8 +7,13 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
 * ``heldout`` (v3's, written before v3) >= 90 %; ``heldout-v31`` (written before v3.1 and
   never tuned on) >= 80 %: regression floors under what each measured when it was written
   (v3.1 on heldout-v31: solve 86.7 %, vote 90.0 %, check 94.8 %, the rest >= 95 %);
+* ``heldout-v31b`` .. ``heldout-v31d`` (each written before a round of changes, measured
+  once after it, its errors read since) >= 85 %; ``heldout-v31e`` (the last, never read)
+  >= 70 %: floors under what each measured, the lowest of which were v31e's inverted
+  recall 72.7 % and off-task precision 83.3 % (issue 40's closing note has the tables);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
-  4 % on the held-out splits (v3 failed closed: 0; the open vocabulary reads ordinary
+  4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
+  each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
   language and lets a few through, listed in the closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
 """
@@ -37,9 +42,15 @@ from conductor_gym.tasks import make_task_source
 HELDOUT_SHA256 = {
     "heldout": "53682d779d7e1844fdcc1790d95271b2a6a8759ad59f44e368f189b41d64fae0",
     "heldout-v31": "3e88be08694a5ff39d8cfedae10376b4f3094555ba9653f29e92fe8d53be1d3d",
+    "heldout-v31b": "3af19daa57c228e2892f55e7b130adb45e1ffd27091d861abf7a798a482cec32",
+    "heldout-v31c": "ecca33bb9f3c03501c9de90ef4ddf02f5afcfc14f81155ff29afd8d28973f82f",
+    "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
+    "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
 }
-FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80}
+FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
+FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
+LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
 
 
 @pytest.fixture(scope="module")

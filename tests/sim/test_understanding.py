@@ -17,7 +17,9 @@ from conductor_gym.sim.understanding import canonical, flatten_markup, inversion
         # the refused examples (item 5 and 9)
         ("Please take a deep breath, be careful, and reason one step at a time.", "none"),
         ("Hey! Could you solve this?", "solve"),
-        ("Sanity-check your work and give the final answer.", "check"),
+        # checking one's own work is part of solving; checking the answers in view is not
+        ("Sanity-check your work and give the final answer.", "solve"),
+        ("Sanity-check the answer above and give the final answer.", "check"),
         ("Think methodically and solve it.", "solve"),
         ("You are a meticulous math coach. Solve the problem.", "solve"),
         ("Hi! Solve it.", "solve"),
@@ -133,3 +135,47 @@ def test_noise_is_stray_letters_or_keyboard_mash() -> None:
     assert is_noise(["x", "y", "z", "k", "n"], KNOWN)
     assert is_noise(["asdf", "qwer"], KNOWN)
     assert not is_noise(["solve", "x"], KNOWN)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "inverted"),
+    [
+        # checking one's own work, combining one's parts, choosing the option: solving
+        ("Solve it step by step, double-checking each operation as you go.", "solve", False),
+        ("Split it into parts, solve each, then combine them into one answer.", "solve", False),
+        ("Read the question and select the correct answer option.", "solve", False),
+        ("Review the answers above, checking each step.", "check", False),
+        # ways to ask a solve, a vote, a restate outside the act words
+        ("Have a go at this problem, please.", "solve", False),
+        ("I need the answer to this problem.", "solve", False),
+        ("Deal with this question.", "solve", False),
+        ("1. List each final answer above.\n2. Count them.\n3. Return the top one.", "vote", False),
+        ("Take the mode of the answers above.", "vote", False),
+        ("Let the answers above vote and report the winner.", "vote", False),
+        ("Submit the answer above as final.", "restate", False),
+        ("check prev ans", "check", False),
+        # a negated inversion is the faithful act; "the one with an error" is inverted
+        ("Do not give the wrong answer.", "solve", False),
+        ("Evaluate the responses and return the one with an error.", "check", True),
+        ("Do not repeat the answer above; give a different one.", "restate", True),
+    ],
+)
+def test_more_ways_to_ask_are_read_as_asked(text: str, kind: str, inverted: bool) -> None:
+    reading = recognise_subtask(text)
+    assert (reading.kind, reading.inverted) == (kind, inverted), reading
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Check the time.",
+        "Which answer above is the longest?",
+        "Which response above has the most words?",
+        "Count the answers above that contain the digit 7.",
+        "Sing the question.",
+        "Name the winner of the last election.",
+        "Have a go at writing a sonnet.",
+    ],
+)
+def test_acts_about_something_other_than_the_answers_stay_off_task(text: str) -> None:
+    assert recognise_subtask(text).kind == "offtask"
