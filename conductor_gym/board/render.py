@@ -114,7 +114,8 @@ class Entry:
     ``frontier``: on its section's Pareto frontier (ranked entries only);
     ``agent_display_name``: the submission's name for a self-reported agent
     (:func:`agent_label`); ``verified``: how its episodes were checked, ``identity``:
-    whose completions they are.
+    whose completions they are, ``checkpoint``: what a self-reported entry's results say
+    of its checkpoint (its hash, or that none was recorded).
     """
 
     slug: str
@@ -143,6 +144,7 @@ class Entry:
     frontier: bool = False
     agent_display_name: str | None = None
     identity: str = ""
+    checkpoint: str = ""
 
 
 def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
@@ -167,7 +169,14 @@ def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
                 ranked=placement.ranked,
                 reasons=placement.reasons,
                 verified=str(placement.verification),
-                identity=str(placement.identity),
+                identity=(
+                    str(placement.identity)
+                    if placement.identity.check == "re-run"
+                    else placement.identity.check
+                ),
+                checkpoint=(
+                    "" if placement.identity.check == "re-run" else placement.identity.detail
+                ),
                 prices=price_table(res),
                 repeats=res.repeats,
                 tasks=sum(s.size for s in res.suite.sources),
@@ -267,12 +276,13 @@ RANKED_COLUMNS: tuple[Column, ...] = (
     Column("prices", "Prices"),
     Column("verified", "Verified"),
     Column("identity", "Completions"),
+    Column("checkpoint", "Checkpoint"),
     Column("date", "Date"),
 )
 """A ranked table's columns, in order (those of :data:`SHARED_COLUMNS` only where
 their rows differ)."""
 
-SHARED_COLUMNS: tuple[str, ...] = ("size", "prices", "verified", "identity")
+SHARED_COLUMNS: tuple[str, ...] = ("size", "prices", "verified", "identity", "checkpoint")
 """Columns said once above a ranked table when every row has the same value."""
 
 APART_COLUMNS: tuple[Column, ...] = (
@@ -344,8 +354,15 @@ def _ranked_cells(rank: int, e: Entry) -> Cells:
         "prices": e.prices,
         "verified": e.verified,
         "identity": e.identity,
+        "checkpoint": _checkpoint(e.checkpoint),
         "date": e.date,
     }
+
+
+def _checkpoint(detail: str) -> str:
+    """A checkpoint's hash as a cell (``c8999134d4e781d4``), or what the results say
+    instead (``no checkpoint hash recorded``)."""
+    return detail.split()[-1] if detail.startswith("checkpoint ") else detail
 
 
 def _ranked_keys(rank: int, e: Entry) -> Cells:
@@ -717,11 +734,10 @@ def _plot_series(entries: Sequence[Entry]) -> tuple[list[Series], list[str]]:
     for index, (section, group) in enumerate(groups):
         letter = _letter(index) if len(groups) > 1 else ""
         marks = [f"{letter}{rank}" for rank, _ in enumerate(group, 1)]
-        label = f"{section.suite}, {section.pool_setting} pool {section.describe()}"
-        label = textwrap.fill(f"{letter}: {label}" if letter else label, 64)
+        label = _plot_label(section, len({s.suite for s, _ in groups}) > 1)
         series.append(
             Series(
-                label,
+                textwrap.fill(f"{letter}: {label}" if letter else label, 34),
                 [e.cost for e in group],
                 [e.accuracy or 0.0 for e in group],
                 errors=[e.accuracy_se or 0.0 for e in group],
@@ -731,6 +747,22 @@ def _plot_series(entries: Sequence[Entry]) -> tuple[list[Series], list[str]]:
         )
         key += [f"{mark}  {e.name}" for mark, e in zip(marks, group, strict=True)]
     return series, key
+
+
+_SHORT = {"workers per question": "per question", "shuffled ids": "shuffled"}
+
+
+def _plot_label(section: Section, suites: bool) -> str:
+    """A section's name in the plot's legend, short but unique: the pool with its
+    fingerprint's first 8 digits, then the section's details (:meth:`Section.details`),
+    the suite first when the plot shows several."""
+    suite = f"{section.suite}: " if suites else ""
+    parts = [f"{suite}{section.pool} ({section.pool_fingerprint[:8]})"]
+    for detail in section.details():
+        for long, short in _SHORT.items():
+            detail = detail.replace(long, short)
+        parts.append(detail.replace("simulator ", "sim ").replace(" completions", ""))
+    return ", ".join(parts)
 
 
 def _letter(index: int) -> str:

@@ -4,6 +4,7 @@ and the committed board, re-played in full."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -188,9 +189,24 @@ def test_the_page_shows_the_order_python_gives_it(board: Path, tmp_path: Path) -
     assert re.findall(r'<tr data-entry="([^"]+)">', dom) == [e.slug for e in worst_first]
 
 
-def test_an_empty_board_renders(tmp_path: Path) -> None:
+def test_validate_json(board: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(str(p) for p in (board / SUBMISSIONS_DIR).glob("*.json"))
+    assert main(["leaderboard", "validate", "--json", "--no-replay", *files]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [item["file"] for item in found] == files
+    item = found[0]
+    assert item["ok"] is True and item["errors"] == [] and isinstance(item["accuracy"], float)
+    assert item["placement"]["ranked"] is False  # not re-played: unverified
+    assert item["placement"]["trust"] == "unverified" and item["placement"]["ranking"]
+    assert item["placement"]["section"].startswith("suite offline")
+
+
+def test_an_empty_board_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     require("matplotlib")
     assert main(["leaderboard", "render", "--dir", str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    assert "rendering README.md, index.html and the plot" in said.err
+    assert re.search(r"wrote \S+README.md \(\d+\.\d s\)", said.out), said.out
     assert "_No ranked entries yet._" in (tmp_path / "README.md").read_text()
     assert "No ranked entries yet." in (tmp_path / "index.html").read_text()
     assert (tmp_path / PLOT_NAME).stat().st_size > 0
