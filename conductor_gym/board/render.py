@@ -416,7 +416,7 @@ def _table_columns(rows: Sequence[Cells]) -> tuple[list[Column], list[tuple[str,
 def _ranking_note(section: Section) -> str:
     return (
         "Self-reported completions, ranked among themselves only: never in one ranking "
-        "with the re-derived entries above"
+        "with re-derived entries"
         if section.ranking == "self-reported"
         else ""
     )
