@@ -82,7 +82,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 from conductor_gym._loop import LoopRunner
 from conductor_gym.bench.evaluate import Batcher, episode_record, recorded_settings
@@ -100,10 +100,8 @@ from conductor_gym.seeding import hash_seed
 from conductor_gym.tasks import ProceduralTasks, Task, TaskSource
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 from conductor_gym.workers.budget import Budget
+from conductor_gym.workers.cache import ResponseCache
 from conductor_gym.workers.spec import WorkerSpec
-
-if TYPE_CHECKING:
-    from conductor_gym.workers.cache import ResponseCache
 
 __all__ = [
     "AGENT_COMPLETION",
@@ -472,11 +470,23 @@ def _budget(value: Any, where: str) -> Budget:
         raise ReplayError(f"pool.{where}: {exc}") from None
 
 
-def _open_cache(cache: str | os.PathLike[str]) -> ResponseCache:
-    from conductor_gym.workers.cache import CacheError, ResponseCache
+class _LookupLog(ResponseCache):
+    """The run's response cache in replay mode, noting the key of every lookup."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(path, mode="replay")
+        self.looked_up: set[str] = set()
+
+    async def get(self, key: str) -> Completion | None:
+        self.looked_up.add(key)
+        return await super().get(key)
+
+
+def _open_cache(cache: str | os.PathLike[str]) -> _LookupLog:
+    from conductor_gym.workers.cache import CacheError
 
     try:
-        return ResponseCache(cache, mode="replay")
+        return _LookupLog(cache)
     except (OSError, CacheError) as exc:
         raise ReplayError(f"response cache: {exc}") from None
 
@@ -557,7 +567,8 @@ class Replay:
     (:func:`~conductor_gym.bench.evaluate.recorded_settings` of :attr:`Replayer.config`;
     the pool's ``k``, ``shuffle_workers`` and ``cache`` are the pool's, never here).
     ``longest_plan``: the most steps of any one plan a re-played round executed (0 when
-    no plan parsed).
+    no plan parsed). ``cache_keys``: the keys of the response-cache rows the re-played
+    calls looked up (empty without a cache): the calls the episodes use.
     """
 
     method: ReplayMethod
@@ -566,6 +577,7 @@ class Replay:
     skipped: list[tuple[tuple[str, int, int], str]] = dataclasses.field(default_factory=list)
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     longest_plan: int = 0
+    cache_keys: frozenset[str] = frozenset()
 
     @property
     def ok(self) -> bool:
@@ -809,6 +821,9 @@ class Replayer:
         self._batcher = None  # one per event loop: a fresh one for this verification
         run_budget = not _budget(results.pool.get("run_budget"), "run_budget").unlimited
         report = Replay(self.method, episodes=0, settings=recorded_settings(self.config))
+        log = self.pool.cache if isinstance(self.pool.cache, _LookupLog) else None
+        if log is not None:
+            log.looked_up.clear()
         compared = compared_fields(results)
         todo: list[EpisodeRecord] = []
         for record in results.episodes:
@@ -845,6 +860,8 @@ class Replayer:
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(todo))))))
         report.episodes = len(todo)
+        if log is not None:
+            report.cache_keys = frozenset(log.looked_up)
         order = {record.key: n for n, record in enumerate(results.episodes)}
         for _, differences in sorted(found, key=lambda item: order[item[0]]):
             report.differences.extend(differences)

@@ -5,23 +5,32 @@
 
 * ``README.md``: the **ranked** entries, one table per section
   (:class:`~conductor_gym.board.sections.Section`: one suite fingerprint on one
-  pool), sorted by accuracy (best first), with accuracy ± standard error over repeats,
-  mean reward, cost and tokens per sample, steps per plan, the share of failed
-  (infrastructure) episodes, whether the entry is on the section's accuracy-vs-cost
-  Pareto frontier (★), the agent spec, the price table and how it was verified; then
-  every entry **listed apart**, with why it is not ranked;
+  pool, and one ranking: re-derived entries, then self-reported ones in a table of their
+  own), in the board's one order (:func:`~conductor_gym.board.sections.ranking_key`:
+  accuracy, best first), with accuracy ± standard error over repeats, mean reward, cost
+  and tokens per sample, steps per plan, the share of failed (infrastructure) episodes,
+  whether the entry is on the section's accuracy-vs-cost Pareto frontier (★), the agent
+  and the date; what every row of a table shares (repeats x tasks, the price table, how
+  it was verified, whose completions) is said once above it (:data:`SHARED_COLUMNS`: a
+  column only where its rows differ); then every entry **listed apart**, with why it is
+  not ranked;
 * ``index.html``: the same tables in one self-contained page (inline CSS, a small inline
   script that sorts a table when a column header is clicked; nothing is loaded from the
   network, nothing is linked), filled into the package's page template: the files
-  ``assets/board.html``, ``board.css`` and ``board.js`` (:func:`asset`);
+  ``assets/board.html``, ``board.css`` and ``board.js`` (:func:`asset`). The rows come in
+  the board's order from here; the page marks the ranking's column
+  (:data:`~conductor_gym.board.sections.RANKED_BY`) as sorted and never re-sorts on
+  load; columns are addressed by name (``data-column``);
 * ``accuracy_vs_cost.png``: accuracy against cost per sample of the ranked entries, one
   marker per entry numbered with its rank, a key naming the entries beside the axes, each
   section's Pareto frontier drawn as a dashed line through ringed markers (matplotlib,
   Agg; imported only when drawing; :func:`board_figure`).
 
-The page fits its window: at a desktop width (1400 px) every column of a table shows,
-its text columns wrapping; narrower (800 px) a table scrolls sideways inside its own box,
-the entry's name staying in view, and the page itself never does. The agent column shows
+The page fits its window: at a desktop width (1400 px) every column of a table shows and
+every row is one line (a long name or agent is cut with an ellipsis, in full on hover);
+narrower (800 px) a table scrolls sideways inside its own box, the entry's name staying
+in view, and the page itself never does. Costs show two significant digits, never in
+exponent notation (``$0.000015``). The agent column shows
 :func:`agent_label` of the spec: an absolute path in it (a checkpoint folder) is cut to
 its last component, so no submitter's folders are published.
 
@@ -41,8 +50,9 @@ import html
 import math
 import re
 import string
+import textwrap
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -59,11 +69,14 @@ from conductor_gym.board.sections import (
     AGENT_CHECKS,
     MAX_FAILED_SHARE,
     MIN_REPEATS,
+    RANKED_BY,
+    RANKINGS,
     SUITE_SEED,
     TRUST_LEVELS,
     Section,
     failed_share,
     price_table,
+    ranking_key,
 )
 from conductor_gym.board.submissions import Report
 from conductor_gym.board.untrusted import http_url, markdown_text
@@ -73,7 +86,11 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "APART_COLUMNS",
     "PLOT_NAME",
+    "RANKED_COLUMNS",
+    "SHARED_COLUMNS",
+    "Column",
     "Entry",
     "agent_label",
     "board_figure",
@@ -82,6 +99,7 @@ __all__ = [
     "render_board",
     "render_html",
     "render_markdown",
+    "report_json",
     "section_heading",
 ]
 
@@ -95,7 +113,9 @@ class Entry:
     ``accuracy`` and ``reward`` are ``None`` when no episode was scored (all failed);
     ``frontier``: on its section's Pareto frontier (ranked entries only);
     ``agent_display_name``: the submission's name for a self-reported agent
-    (:func:`agent_label`).
+    (:func:`agent_label`); ``verified``: how its episodes were checked, ``identity``:
+    whose completions they are, ``checkpoint``: what a self-reported entry's results say
+    of its checkpoint (its hash, or that none was recorded).
     """
 
     slug: str
@@ -123,6 +143,8 @@ class Entry:
     url: str | None
     frontier: bool = False
     agent_display_name: str | None = None
+    identity: str = ""
+    checkpoint: str = ""
 
 
 def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
@@ -146,7 +168,15 @@ def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
                 section=placement.section,
                 ranked=placement.ranked,
                 reasons=placement.reasons,
-                verified=f"{placement.verification}; {placement.identity}",
+                verified=str(placement.verification),
+                identity=(
+                    str(placement.identity)
+                    if placement.identity.check == "re-run"
+                    else placement.identity.check
+                ),
+                checkpoint=(
+                    "" if placement.identity.check == "re-run" else placement.identity.detail
+                ),
                 prices=price_table(res),
                 repeats=res.repeats,
                 tasks=sum(s.size for s in res.suite.sources),
@@ -164,17 +194,13 @@ def entries_from(reports: Sequence[tuple[str, Report]]) -> list[Entry]:
                 url=meta.url,
             )
         )
-    ranked = sorted((e for e in entries if e.ranked), key=_order)
+    ranked = sorted((e for e in entries if e.ranked), key=ranking_key)
     frontier: list[Entry] = []
     for _, group in _groups(ranked):
         flags = pareto_frontier([(e.accuracy, e.cost) for e in group])
         frontier += [_with_frontier(e, flag) for e, flag in zip(group, flags, strict=True)]
-    apart = sorted((e for e in entries if not e.ranked), key=_order)
+    apart = sorted((e for e in entries if not e.ranked), key=ranking_key)
     return frontier + apart
-
-
-def _order(e: Entry) -> tuple[Section, float, str, str]:
-    return (e.section, -(e.accuracy if e.accuracy is not None else -1.0), e.name, e.slug)
 
 
 def _with_frontier(entry: Entry, flag: bool) -> Entry:
@@ -205,11 +231,14 @@ def _pm(value: float | None, se: float | None, *, percent: bool) -> str:
 
 
 def _money(value: float) -> str:
-    if value == 0:
-        return "$0"
-    if value >= 0.01:
+    """Dollars with two significant digits below a cent, never in exponent notation
+    (``$0.000015``, ``$0.0069``), three decimals from a cent up (``$0.026``)."""
+    if value == 0 or not math.isfinite(value):
+        return "$0" if value == 0 else f"${value}"
+    if abs(value) >= 0.01:
         return f"${value:.3f}"
-    return f"${value:.2g}"
+    decimals = 1 - math.floor(math.log10(abs(float(f"{value:.2g}"))))
+    return f"${value:.{decimals}f}"
 
 
 def _share(value: float) -> str:
@@ -221,36 +250,56 @@ def _size(e: Entry) -> str:
     return f"{e.repeats} x {e.tasks}{limit}"
 
 
-RANKED_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("#", "num"),
-    ("Name", "text"),
-    ("Accuracy (%)", "num"),
-    ("Reward", "num"),
-    ("Cost / sample", "num"),
-    ("Tokens / sample", "num"),
-    ("Steps / plan", "num"),
-    ("Failed", "num"),
-    ("Frontier", "text"),
-    ("Agent", "text"),
-    ("Repeats x tasks", "text"),
-    ("Prices", "text"),
-    ("Verified", "text"),
-    ("Date", "text"),
-)
-_NAME, _AGENT = 1, 9
+@dataclass(frozen=True)
+class Column:
+    """A board table's column: ``key`` (its name, for code and the page's
+    ``data-column``), ``title`` (its header) and ``kind`` (``num``: right-aligned,
+    sorted by number; ``text``)."""
 
-APART_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Name", "text"),
-    ("Accuracy (%)", "num"),
-    ("Cost / sample", "num"),
-    ("Failed", "num"),
-    ("Agent", "text"),
-    ("Suite", "text"),
-    ("Pool", "text"),
-    ("Repeats x tasks", "text"),
-    ("Why not ranked", "text"),
-    ("Date", "text"),
+    key: str
+    title: str
+    kind: str = "text"
+
+
+RANKED_COLUMNS: tuple[Column, ...] = (
+    Column("rank", "#", "num"),
+    Column("name", "Name"),
+    Column("accuracy", "Accuracy (%)", "num"),
+    Column("reward", "Reward", "num"),
+    Column("cost", "Cost / sample", "num"),
+    Column("tokens", "Tokens / sample", "num"),
+    Column("steps", "Steps / plan", "num"),
+    Column("failed", "Failed", "num"),
+    Column("frontier", "Frontier"),
+    Column("agent", "Agent"),
+    Column("size", "Repeats x tasks"),
+    Column("prices", "Prices"),
+    Column("verified", "Verified"),
+    Column("identity", "Completions"),
+    Column("checkpoint", "Checkpoint"),
+    Column("date", "Date"),
 )
+"""A ranked table's columns, in order (those of :data:`SHARED_COLUMNS` only where
+their rows differ)."""
+
+SHARED_COLUMNS: tuple[str, ...] = ("size", "prices", "verified", "identity", "checkpoint")
+"""Columns said once above a ranked table when every row has the same value."""
+
+APART_COLUMNS: tuple[Column, ...] = (
+    Column("name", "Name"),
+    Column("accuracy", "Accuracy (%)", "num"),
+    Column("cost", "Cost / sample", "num"),
+    Column("failed", "Failed", "num"),
+    Column("agent", "Agent"),
+    Column("suite", "Suite"),
+    Column("pool", "Pool"),
+    Column("size", "Repeats x tasks"),
+    Column("why", "Why not ranked"),
+    Column("date", "Date"),
+)
+"""The listed-apart table's columns, in order."""
+
+assert RANKED_BY in {c.key for c in RANKED_COLUMNS}
 
 
 # An absolute path inside an agent spec: POSIX (``/``), home (``~/``, ``~user/``),
@@ -285,51 +334,92 @@ def agent_label(spec: str, display_name: str | None = None) -> str:
     return _ABSOLUTE.sub(short, spec)
 
 
-def _ranked_cells(rank: int, e: Entry) -> list[str]:
-    return [
-        str(rank),
-        e.name,
-        _pm(e.accuracy, e.accuracy_se, percent=True),
-        _pm(e.reward, e.reward_se, percent=False),
-        _money(e.cost),
-        f"{e.tokens:,.0f}",
-        f"{e.steps:.2f}",
-        _share(e.failed),
-        "★" if e.frontier else "",
-        agent_label(e.agent, e.agent_display_name),
-        _size(e),
-        e.prices,
-        e.verified,
-        e.date,
-    ]
+Cells = dict[str, str]
+"""A row's text per column key."""
 
 
-def _ranked_keys(rank: int, e: Entry) -> list[str]:
+def _ranked_cells(rank: int, e: Entry) -> Cells:
+    return {
+        "rank": str(rank),
+        "name": e.name,
+        "accuracy": _pm(e.accuracy, e.accuracy_se, percent=True),
+        "reward": _pm(e.reward, e.reward_se, percent=False),
+        "cost": _money(e.cost),
+        "tokens": f"{e.tokens:,.0f}",
+        "steps": f"{e.steps:.2f}",
+        "failed": _share(e.failed),
+        "frontier": "★" if e.frontier else "",
+        "agent": agent_label(e.agent, e.agent_display_name),
+        "size": _size(e),
+        "prices": e.prices,
+        "verified": e.verified,
+        "identity": e.identity,
+        "checkpoint": _checkpoint(e.checkpoint),
+        "date": e.date,
+    }
+
+
+def _checkpoint(detail: str) -> str:
+    """A checkpoint's hash as a cell (``c8999134d4e781d4``), or what the results say
+    instead (``no checkpoint hash recorded``)."""
+    return detail.split()[-1] if detail.startswith("checkpoint ") else detail
+
+
+def _ranked_keys(rank: int, e: Entry) -> Cells:
+    """Each numeric column's sort key (``repr`` of a float)."""
+    numbers = {
+        "rank": rank,
+        "accuracy": -1.0 if e.accuracy is None else e.accuracy,
+        "reward": -1.0 if e.reward is None else e.reward,
+        "cost": e.cost,
+        "tokens": e.tokens,
+        "steps": e.steps,
+        "failed": e.failed,
+    }
+    return {key: repr(float(value)) for key, value in numbers.items()}
+
+
+def _apart_cells(e: Entry) -> Cells:
+    return {
+        "name": e.name,
+        "accuracy": _pm(e.accuracy, e.accuracy_se, percent=True),
+        "cost": _money(e.cost),
+        "failed": _share(e.failed),
+        "agent": agent_label(e.agent, e.agent_display_name),
+        "suite": f"{e.section.suite} ({e.section.fingerprint})",
+        "pool": f"{e.section.pool_setting} pool {e.section.describe()}",
+        "size": _size(e),
+        "why": "; ".join(e.reasons),
+        "date": e.date,
+    }
+
+
+def _apart_keys(e: Entry) -> Cells:
     accuracy = -1.0 if e.accuracy is None else e.accuracy
-    reward = -1.0 if e.reward is None else e.reward
-    numbers = [rank, None, accuracy, reward, e.cost, e.tokens, e.steps, e.failed]
-    return [repr(float(v)) if v is not None else "" for v in numbers] + [""] * 6
+    return {"accuracy": repr(accuracy), "cost": repr(e.cost), "failed": repr(e.failed)}
 
 
-def _apart_cells(e: Entry) -> list[str]:
-    pool = f"{e.section.pool_setting} {e.section.pool} ({e.section.pool_fingerprint})"
-    return [
-        e.name,
-        _pm(e.accuracy, e.accuracy_se, percent=True),
-        _money(e.cost),
-        _share(e.failed),
-        agent_label(e.agent, e.agent_display_name),
-        f"{e.section.suite} ({e.section.fingerprint})",
-        pool,
-        _size(e),
-        "; ".join(e.reasons),
-        e.date,
-    ]
+def _table_columns(rows: Sequence[Cells]) -> tuple[list[Column], list[tuple[str, str]]]:
+    """A ranked table's columns and, said once above it, each shared column's
+    ``(title, value)`` (:data:`SHARED_COLUMNS`; an empty shared value is left out)."""
+    columns, shared = [], []
+    for column in RANKED_COLUMNS:
+        values = {row[column.key] for row in rows}
+        if column.key in SHARED_COLUMNS and len(values) == 1:
+            if value := values.pop():
+                shared.append((column.title, value))
+            continue
+        columns.append(column)
+    return columns, shared
 
 
-def _apart_keys(e: Entry) -> list[str]:
-    accuracy = -1.0 if e.accuracy is None else e.accuracy
-    return ["", repr(accuracy), repr(e.cost), repr(e.failed)] + [""] * 6
+def _ranking_note(section: Section) -> str:
+    return (
+        "Self-reported completions, ranked among themselves only: never in one ranking "
+        "with re-derived entries"
+        if section.ranking == "self-reported"
+        else ""
+    )
 
 
 # ------------------------------------------------------------------------------ markdown
@@ -351,23 +441,20 @@ def _md_row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _md_head(columns: Sequence[tuple[str, str]]) -> list[str]:
+def _md_head(columns: Sequence[Column]) -> list[str]:
     return [
-        _md_row([title for title, _ in columns]),
-        "|" + "|".join("---:" if kind == "num" else "---" for _, kind in columns) + "|",
+        _md_row([c.title for c in columns]),
+        "|" + "|".join("---:" if c.kind == "num" else "---" for c in columns) + "|",
     ]
 
 
 def _md_section_title(section: Section) -> str:
     s = section
-    simulator = f", simulator {markdown_text(s.simulator)}" if s.simulator else ""
-    simulator += f", {markdown_text(s.draw)}" if s.draw else ""
-    env = f", env {markdown_text(s.env)}" if s.env else ""
-    graders = f", graders {markdown_text(s.graders)}" if s.graders else ""
+    custom = ", fitted or hand-made, not a preset" if s.custom_pool else ""
+    details = "".join(f", {markdown_text(part)}" for part in s.details())
     return (
         f"### Suite {_md_code(s.suite)} (`{markdown_text(s.fingerprint)}`), {s.pool_setting} "
-        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`){simulator}{env}"
-        f"{graders}"
+        f"pool {_md_code(s.pool)} (`{markdown_text(s.pool_fingerprint)}`{custom}){details}"
     )
 
 
@@ -375,17 +462,22 @@ def section_heading(section: Section) -> str:
     """A ranked section's heading on the page: ``Suite <name> (<fingerprint>), <setting>
     pool <name> (<fingerprint>)``, then ``, simulator <version>`` for a simulated pool,
     the draw for a randomised pool (``, 4 of 7 workers per question, shuffled ids``),
-    ``, env <settings>`` when the runs changed env settings and ``, graders <graders>``
-    when a re-scoring replaced the tasks' graders (the README's heading, as plain text)."""
-    s = section
-    simulator = f", simulator {s.simulator}" if s.simulator else ""
-    simulator += f", {s.draw}" if s.draw else ""
-    env = f", env {s.env}" if s.env else ""
-    graders = f", graders {s.graders}" if s.graders else ""
-    return (
-        f"Suite {s.suite} ({s.fingerprint}), {s.pool_setting} pool {s.pool} "
-        f"({s.pool_fingerprint}){simulator}{env}{graders}"
+    ``, env <settings>`` when the runs changed env settings, ``, graders <graders>``
+    when a re-scoring replaced the tasks' graders and ``, self-reported completions``
+    for the ranking of self-reported entries (:meth:`Section.describe
+    <conductor_gym.board.sections.Section.describe>`; the README's heading, as plain
+    text)."""
+    return f"Suite {section.suite} ({section.fingerprint}), {section.pool_setting} pool " + (
+        section.describe()
     )
+
+
+def _shared_line(shared: Sequence[tuple[str, str]], section: Section) -> str:
+    """What every row of a table shares, as one line (``Prices: ...; Verified: ...``),
+    after the ranking's note for self-reported entries."""
+    parts = [note] if (note := _ranking_note(section)) else []
+    parts += [f"{title}: {value}" for title, value in shared]
+    return ". ".join(parts) + "." if parts else ""
 
 
 def render_markdown(entries: Sequence[Entry]) -> str:
@@ -398,10 +490,13 @@ def render_markdown(entries: Sequence[Entry]) -> str:
         "Generated by `conductor-gym leaderboard render` from the validated files in",
         "[`submissions/`](submissions/); do not edit by hand. Every ranked entry was",
         "re-played episode by episode on validation (see [What is verified](#what-is-verified)).",
+        "Entries whose completions the validator re-derived (an agent re-run) and",
+        "self-reported ones (a checkpoint, an LLM, an agent or plan file) are never ranked",
+        "together: self-reported entries have a table of their own below.",
         "Accuracy and its standard error over repeats are in percent; reward is the paper's",
         "1 / 0.5 / 0 (correct / wrong / unparsable); cost and tokens are per sample (workers",
         "and planner); steps per plan counts the plans that parsed; *Failed* is the share of",
-        "infrastructure failures (never scored); ★ marks the section's accuracy-vs-cost Pareto",
+        "infrastructure failures (never scored); ★ marks the table's accuracy-vs-cost Pareto",
         "frontier (no other entry is both more accurate and cheaper). The same board,",
         "sortable: [`index.html`](index.html); accuracy against cost:",
         f"[`{PLOT_NAME}`]({PLOT_NAME}).",
@@ -411,23 +506,28 @@ def render_markdown(entries: Sequence[Entry]) -> str:
     if not ranked:
         lines += ["", "_No ranked entries yet._"]
     for section, group in _groups(ranked):
+        rows = [_ranked_cells(rank, entry) for rank, entry in enumerate(group, 1)]
+        columns, shared = _table_columns(rows)
         lines += ["", _md_section_title(section), ""]
-        lines += _md_head(RANKED_COLUMNS)
-        for rank, entry in enumerate(group, 1):
-            cells = [markdown_text(c) for c in _ranked_cells(rank, entry)]
+        if line := _shared_line(shared, section):
+            lines += [markdown_text(line), ""]
+        lines += _md_head(columns)
+        for entry, row in zip(group, rows, strict=True):
+            cells = {key: markdown_text(text) for key, text in row.items()}
             if entry.url and http_url(entry.url):
-                cells[_NAME] = f"[{cells[_NAME]}]({_md_url(entry.url)})"
-            cells[_AGENT] = _md_code(agent_label(entry.agent, entry.agent_display_name))
-            lines.append(_md_row(cells))
+                cells["name"] = f"[{cells['name']}]({_md_url(entry.url)})"
+            cells["agent"] = _md_code(row["agent"])
+            lines.append(_md_row([cells[c.key] for c in columns]))
     lines += ["", "## Listed apart (not ranked)", ""]
     if not apart:
         lines.append("_None._")
     else:
         lines += _md_head(APART_COLUMNS)
         for entry in apart:
-            cells = [markdown_text(c) for c in _apart_cells(entry)]
-            cells[4] = _md_code(agent_label(entry.agent, entry.agent_display_name))
-            lines.append(_md_row(cells))
+            row = _apart_cells(entry)
+            cells = {key: markdown_text(text) for key, text in row.items()}
+            cells["agent"] = _md_code(row["agent"])
+            lines.append(_md_row([cells[c.key] for c in APART_COLUMNS]))
     lines += ["", VERIFIED_MD, "", SUBMITTING_MD]
     return "\n".join(lines) + "\n"
 
@@ -461,16 +561,33 @@ had at most {100 * MAX_FAILED_SHARE:g} % infrastructure failures; otherwise it i
 apart with the reason. The planner's own tokens and cost are as
 the agent reported them.
 
-The *Verified* column names each entry's trust level, and whose completions it shows:
+The line above each table (or its *Verified* and *Completions* columns, where entries
+differ) names the entries' trust level, and whose completions they show:
 
 {_levels(TRUST_LEVELS)}
 {_levels({("agent re-run" if k == "re-run" else k): v for k, v in AGENT_CHECKS.items()})}
 
+Each pool and suite has up to two rankings, never merged:
+
+{_levels(RANKINGS)}
+
+A simulated pool that is not a shipped preset (fitted to recorded episodes, or
+hand-made) is named *fitted or hand-made, not a preset* in its heading; a pool name
+that looks like a preset's (case, separators, NFKC or look-alike letters aside, or a
+preset's name extended, as `sim-paper-2026`) is refused. No two agents show the same
+name (compared the same way): the entry re-derived on validation keeps it.
+
 A real pool's cache is checked before it is re-played: token counts against the text
 (about 4 characters a token, within wide bounds), costs against the pool file's prices,
-latencies present and plausible; `conductor-gym leaderboard spot-check ENTRY --pool
-POOL --sample N` re-asks the live endpoints a random sample of the cached calls and
-reports how many agree."""
+latencies present and plausible; and it must hold only the calls its episodes use (the
+rows their re-play looks up; `leaderboard submit --cache` ships such a copy).
+`conductor-gym leaderboard spot-check ENTRY --pool POOL --sample N` re-asks the live
+endpoints a sample of those calls, drawn with a fresh random seed that it prints
+(`--seed S` re-runs a check), and reports how many agree.
+
+A policy checkpoint's completions are not re-sampled from the checkpoint on validation
+yet: a `policy:` entry is self-reported, with the checkpoint's hash where the results
+record one."""
 
 SUBMITTING_MD = f"""\
 ## Submitting
@@ -510,38 +627,40 @@ def _e(text: str) -> str:
 
 
 def _html_table(
-    columns: Sequence[tuple[str, str]],
-    rows: Sequence[tuple[Entry, list[str], list[str]]],
+    columns: Sequence[Column],
+    rows: Sequence[tuple[Entry, Cells, Cells]],
     attrs: str,
     *,
-    name_col: int,
-    agent_col: int,
-    why_col: int | None = None,
+    sorted_by: str | None = None,
 ) -> list[str]:
+    """A table of ``rows`` (entry, cells, sort keys by column key), in the given order;
+    ``sorted_by``: the column that order ranks by, marked as sorted (descending)."""
     out = [f'<div class="scroll"><table class="board" {attrs}>']
-    name_th = ' class="name"'
-    header = "".join(
-        f'<th data-kind="{kind}" scope="col"{name_th if i == name_col else ""}>{_e(title)}</th>'
-        for i, (title, kind) in enumerate(columns)
-    )
+    header = ""
+    for column in columns:
+        css = ' class="name"' if column.key == "name" else ""
+        mark = ' data-dir="desc"' if column.key == sorted_by else ""
+        header += (
+            f'<th data-column="{column.key}" data-kind="{column.kind}" scope="col"{css}{mark}>'
+            f"{_e(column.title)}</th>"
+        )
     out += [f"<thead><tr>{header}</tr></thead>", "<tbody>"]
     for entry, texts, keys in rows:
         cells = []
-        for i, (text, (_, kind)) in enumerate(zip(texts, columns, strict=True)):
+        for column in columns:
+            text = texts[column.key]
             body = _e(text)
-            css = "num" if kind == "num" else "text"
-            if i == name_col:
-                css = "name"
-                if entry.url:  # shown, not linked: the page links nowhere
-                    body += f'<br><span class="url">{_e(entry.url)}</span>'
-            elif i == agent_col:
-                # the spec may break after a ':' or a '/', not inside a word
-                body = re.sub(r"([:/])", r"\1<wbr>", body)
-                css, body = "agent", f"<code>{body}</code>"
-            elif i == why_col:
+            css = "num" if column.kind == "num" else "text"
+            title = ""
+            if column.key == "name":
+                css, title = "name", text + (f" ({entry.url})" if entry.url else "")
+            elif column.key == "agent":
+                css, body, title = "agent", f"<code>{body}</code>", text
+            elif column.key == "why":
                 css = "why"
-            attr = f' class="{css}"' if css else ""
-            attr += f' data-sort="{keys[i]}"' if keys[i] else ""
+            attr = f' class="{css}"'
+            attr += f' title="{_e(title)}"' if title else ""
+            attr += f' data-sort="{keys[column.key]}"' if column.key in keys else ""
             cells.append(f"<td{attr}>{body}</td>")
         out.append(f'<tr data-entry="{_e(entry.slug)}">' + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
@@ -558,18 +677,20 @@ def render_html(entries: Sequence[Entry], *, plot: bool = True) -> str:
     for section, group in _groups(ranked):
         out.append(f"<h3>{_e(section_heading(section))}</h3>")
         rows = [(e, _ranked_cells(r, e), _ranked_keys(r, e)) for r, e in enumerate(group, 1)]
+        columns, shared = _table_columns([cells for _, cells, _ in rows])
+        if line := _shared_line(shared, section):
+            out.append(f'<p class="shared">{_e(line)}</p>')
         attrs = (
             f'data-suite="{_e(section.suite)}" data-pool-setting="{_e(section.pool_setting)}" '
-            'data-default-sort="2"'
+            f'data-ranking="{_e(section.ranking)}" data-sorted-by="{RANKED_BY}"'
         )
-        out += _html_table(RANKED_COLUMNS, rows, attrs, name_col=_NAME, agent_col=_AGENT)
+        out += _html_table(columns, rows, attrs, sorted_by=RANKED_BY)
     out.append("<h2>Listed apart (not ranked)</h2>")
     if not apart:
         out.append("<p>None.</p>")
     else:
-        rows = [(e, _apart_cells(e), _apart_keys(e)) for e in apart]
-        attrs = 'data-apart="1" data-default-sort="1"'
-        out += _html_table(APART_COLUMNS, rows, attrs, name_col=0, agent_col=4, why_col=8)
+        apart_rows = [(e, _apart_cells(e), _apart_keys(e)) for e in apart]
+        out += _html_table(APART_COLUMNS, apart_rows, 'data-apart="1"')
     if plot and ranked:
         out.append(f'<img class="plot" src="{PLOT_NAME}" alt="accuracy against cost per sample">')
     page = string.Template(asset("board.html"))
@@ -613,12 +734,10 @@ def _plot_series(entries: Sequence[Entry]) -> tuple[list[Series], list[str]]:
     for index, (section, group) in enumerate(groups):
         letter = _letter(index) if len(groups) > 1 else ""
         marks = [f"{letter}{rank}" for rank, _ in enumerate(group, 1)]
-        label = f"{section.suite}, {section.pool_setting} pool {section.pool}"
-        if section.env:
-            label += f", env {section.env}"
+        label = _plot_label(section, len({s.suite for s, _ in groups}) > 1)
         series.append(
             Series(
-                f"{letter}: {label}" if letter else label,
+                textwrap.fill(f"{letter}: {label}" if letter else label, 34),
                 [e.cost for e in group],
                 [e.accuracy or 0.0 for e in group],
                 errors=[e.accuracy_se or 0.0 for e in group],
@@ -628,6 +747,22 @@ def _plot_series(entries: Sequence[Entry]) -> tuple[list[Series], list[str]]:
         )
         key += [f"{mark}  {e.name}" for mark, e in zip(marks, group, strict=True)]
     return series, key
+
+
+_SHORT = {"workers per question": "per question", "shuffled ids": "shuffled"}
+
+
+def _plot_label(section: Section, suites: bool) -> str:
+    """A section's name in the plot's legend, short but unique: the pool with its
+    fingerprint's first 8 digits, then the section's details (:meth:`Section.details`),
+    the suite first when the plot shows several."""
+    suite = f"{section.suite}: " if suites else ""
+    parts = [f"{suite}{section.pool} ({section.pool_fingerprint[:8]})"]
+    for detail in section.details():
+        for long, short in _SHORT.items():
+            detail = detail.replace(long, short)
+        parts.append(detail.replace("simulator ", "sim ").replace(" completions", ""))
+    return ", ".join(parts)
 
 
 def _letter(index: int) -> str:
@@ -640,16 +775,58 @@ def _letter(index: int) -> str:
     return letters
 
 
-def render_board(reports: Sequence[tuple[str, Report]], directory: Path) -> list[Path]:
+def render_board(
+    reports: Sequence[tuple[str, Report]],
+    directory: Path,
+    *,
+    progress: Callable[[Path], None] | None = None,
+) -> list[Path]:
     """Write ``README.md``, ``index.html`` and the plot into ``directory`` from the
-    accepted ones of ``(slug, report)``; return the paths."""
+    accepted ones of ``(slug, report)``; return the paths. ``progress(path)`` is called
+    after each file is written."""
     directory.mkdir(parents=True, exist_ok=True)
     entries = entries_from(reports)
     readme, page, plot = directory / "README.md", directory / "index.html", directory / PLOT_NAME
     readme.write_text(render_markdown(entries), encoding="utf-8")
+    if progress is not None:
+        progress(readme)
     page.write_text(render_html(entries), encoding="utf-8")
+    if progress is not None:
+        progress(page)
     render_plot(entries, plot)
+    if progress is not None:
+        progress(plot)
     return [readme, page, plot]
+
+
+def report_json(report: Report) -> dict[str, object]:
+    """A validation report as JSON data: ``file``, ``ok``, ``errors`` and ``warnings``
+    (each ``{"check", "message"}``), and for an accepted entry its ``name``,
+    ``accuracy`` (``None`` when nothing was scored) and ``placement`` (``ranked``,
+    ``section`` title, ``ranking``, ``trust``, ``identity``, ``reasons``)."""
+    data: dict[str, object] = {
+        "file": report.source,
+        "ok": report.ok,
+        "errors": [{"check": p.check, "message": p.message} for p in report.errors],
+        "warnings": [{"check": p.check, "message": p.message} for p in report.warnings],
+    }
+    sub, placement = report.submission, report.placement
+    if report.ok and sub is not None:
+        overall = sub.results.metrics.get("overall")
+        scored = overall is not None and overall.n > overall.infra_failures
+        data["name"] = sub.metadata.name
+        data["accuracy"] = overall.accuracy if scored and overall is not None else None
+    if report.ok and placement is not None:
+        data["placement"] = {
+            "ranked": placement.ranked,
+            "section": placement.section.title(),
+            "ranking": placement.section.ranking,
+            "trust": placement.verification.trust,
+            "verification": str(placement.verification),
+            "identity": str(placement.identity),
+            "reasons": list(placement.reasons),
+        }
+    return data
 
 
 def format_report(report: Report) -> str:

@@ -47,6 +47,19 @@ failures capped     at most :data:`MAX_FAILED_SHARE` of the episodes are infrast
                     failures (never scores; the board shows their share for every entry)
 ==================  =========================================================================
 
+Completions the validator re-derived never share a ranking with completions it cannot:
+the section key holds the entry's **ranking** (:data:`RANKINGS`, from its
+:class:`AgentIdentity`), so the entries of an agent re-run on validation are ranked
+among themselves and self-reported completions (a policy checkpoint, an LLM, an agent
+or plan file) in a table of their own, shown below them. A simulated pool that is not a
+shipped preset (fitted to recorded episodes, or hand-made) is named as such in its
+section's title (:attr:`Section.custom_pool`); a pool name that looks like a preset's
+(:func:`lookalike_preset`) is refused on validation.
+
+The order of the board is one key, :func:`ranking_key` (section, then
+:data:`RANKED_BY` best first, then name): the README, the page and the plot all show
+entries in that order, and the page marks :data:`RANKED_BY` as its sorted column.
+
 The board marks, within a section, the entries on the accuracy-vs-cost Pareto frontier
 (:func:`conductor_gym.bench.frontier.pareto_frontier`, the project's one rule: ties beat
 nobody). :func:`price_table` names what priced an entry's costs.
@@ -57,8 +70,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
+import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from conductor_gym.bench.results import Results, WorkerRecord
 from conductor_gym.core.config import EnvConfig
@@ -71,25 +86,33 @@ __all__ = [
     "AGENT_CHECKS",
     "MAX_FAILED_SHARE",
     "MIN_REPEATS",
+    "RANKED_BY",
+    "RANKINGS",
     "SUITE_SEED",
     "TRUST_LEVELS",
     "AgentCheck",
     "AgentIdentity",
     "Placement",
+    "Rankable",
+    "Ranking",
     "Section",
     "TrustLevel",
     "Verification",
+    "custom_pool",
     "draw_setting",
     "env_setting",
     "excused_overrides",
     "failed_share",
     "grader_setting",
     "graders_in_force",
+    "lookalike_preset",
+    "name_skeleton",
     "offline_suite",
     "place",
     "pool_fingerprint",
     "price_table",
     "ran_settings",
+    "ranking_key",
     "simulator_setting",
     "task_graders",
 ]
@@ -140,6 +163,25 @@ AGENT_CHECKS: dict[str, str] = {
 }
 """Each agent check and what it means."""
 
+Ranking = Literal["re-derived", "self-reported"]
+"""Which ranking of its section an entry is in (:data:`RANKINGS`)."""
+
+RANKINGS: dict[str, str] = {
+    "re-derived": (
+        "the validator re-derived every completion (a built-in agent re-run on every "
+        "re-played observation): ranked among re-derived entries only"
+    ),
+    "self-reported": (
+        "completions the validator cannot re-derive (a policy checkpoint, an LLM, an agent "
+        "or plan file): the submitter's word, ranked only among themselves, in a table of "
+        "their own below the re-derived entries of the same pool and suite"
+    ),
+}
+"""Each ranking and what it means (the board's README says the same)."""
+
+RANKED_BY = "accuracy"
+"""The column a ranking sorts on, best first (:func:`ranking_key`)."""
+
 
 @dataclass(frozen=True)
 class Verification:
@@ -187,6 +229,8 @@ class Section:
     trust: str = "simulated re-play"
     simulator: str = ""
     draw: str = ""
+    custom_pool: bool = False
+    ranking: str = "re-derived"
 
     def title(self) -> str:
         """``suite <name> (<fingerprint>), <setting> pool <name> (<fingerprint>)``, then
@@ -195,17 +239,53 @@ class Section:
         (:func:`draw_setting`),
         ``, env <settings>`` when the run changed env settings (:func:`env_setting`),
         ``, graders <graders>`` when graders replaced the tasks' own
-        (:func:`grader_setting`) and ``, cache re-play`` for a section of cache re-plays
-        (:data:`TRUST_LEVELS`)."""
-        simulator = f", simulator {self.simulator}" if self.simulator else ""
-        simulator += f", {self.draw}" if self.draw else ""
-        env = f", env {self.env}" if self.env else ""
-        graders = f", graders {self.graders}" if self.graders else ""
-        trust = f", {self.trust}" if self.trust == "cache re-play" else ""
-        return (
-            f"suite {self.suite} ({self.fingerprint}), {self.pool_setting} pool {self.pool} "
-            f"({self.pool_fingerprint}){simulator}{env}{graders}{trust}"
-        )
+        (:func:`grader_setting`), ``, cache re-play`` for a section of cache re-plays
+        (:data:`TRUST_LEVELS`) and ``, self-reported completions`` for the ranking of
+        self-reported entries (:data:`RANKINGS`). A simulated pool that is not a shipped
+        preset reads ``<setting> pool <name> (<fingerprint>, fitted or hand-made, not a
+        preset)``."""
+        pool = f"{self.pool_setting} pool {self.describe()}"
+        return f"suite {self.suite} ({self.fingerprint}), {pool}"
+
+    def describe(self) -> str:
+        """The title after ``pool``: the pool's name and fingerprint (marked when it is a
+        custom simulated pool), then the simulator, draw, env, graders, trust and ranking
+        where they are not the defaults (:meth:`title`)."""
+        custom = ", fitted or hand-made, not a preset" if self.custom_pool else ""
+        return ", ".join([f"{self.pool} ({self.pool_fingerprint}{custom})", *self.details()])
+
+    def details(self) -> list[str]:
+        """The title's parts after the pool (:meth:`describe`), each where it is not
+        the default."""
+        parts = [f"simulator {self.simulator}"] if self.simulator else []
+        parts += [self.draw] if self.draw else []
+        parts += [f"env {self.env}"] if self.env else []
+        parts += [f"graders {self.graders}"] if self.graders else []
+        parts += [self.trust] if self.trust == "cache re-play" else []
+        parts += ["self-reported completions"] if self.ranking == "self-reported" else []
+        return parts
+
+
+class Rankable(Protocol):
+    """What :func:`ranking_key` reads of a board row."""
+
+    @property
+    def section(self) -> Section: ...
+    @property
+    def accuracy(self) -> float | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def slug(self) -> str: ...
+
+
+def ranking_key(entry: Rankable) -> tuple[Section, float, str, str]:
+    """The board's one order: by section (:class:`Section`'s field order: within one suite
+    and pool the re-derived ranking before the self-reported one), then
+    :data:`RANKED_BY` best first (an entry with no scored episode last), then name and
+    slug (a stable tie-break)."""
+    accuracy = entry.accuracy if entry.accuracy is not None else -1.0
+    return (entry.section, -accuracy, entry.name, entry.slug)
 
 
 @dataclass(frozen=True)
@@ -254,6 +334,63 @@ def simulator_setting(results: Results) -> str:
         }
     )
     return "+".join(v for v in versions if v)
+
+
+# Latin look-alikes of Cyrillic and Greek letters (after NFKC and casefolding): enough
+# that a name cannot pose as another by swapping one letter for its twin.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁһӏԛԝвмнткʏɡαβεικνορτυχϲ",
+    "aeopcyxijsdhlqwbmhtkygabeiknoptuxc",
+)
+
+
+def name_skeleton(text: str) -> str:
+    """``text`` reduced for comparing names: NFKC, casefolded, common Cyrillic and Greek
+    look-alikes of Latin letters mapped to them, and everything but letters and digits
+    dropped (``"S\u0456m_Paper"``, with a Cyrillic i, -> ``"simpaper"``)."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLES)
+    return "".join(c for c in folded if c.isalnum())
+
+
+_POOL_NAME = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?")
+
+
+def lookalike_preset(name: str) -> str | None:
+    """Why the pool name ``name`` could pass for a shipped preset it is not, or ``None``:
+    a name that is not printable ASCII (up to 200 characters; no letter of another
+    script can stand in for a Latin one), or whose
+    :func:`name_skeleton` equals or extends a preset's (``Sim_Paper``,
+    ``sim-paper-2026``). A shipped preset's own name passes (its workers are checked
+    against the preset)."""
+    from conductor_gym.bench.replay import shipped_presets
+
+    presets = shipped_presets()
+    if name in presets:
+        return None
+    if not _POOL_NAME.fullmatch(name):
+        return (
+            f"pool name {name!r} is not printable ASCII (at most 200 characters): a board "
+            "pool name is plain text, so that no letter of another script or NFKC form can "
+            "make it pass for another"
+        )
+    skeleton = name_skeleton(name)
+    for preset in sorted(presets):
+        if skeleton.startswith(name_skeleton(preset)):
+            return (
+                f"pool name {name!r} looks like the shipped preset {preset!r}, but the pool "
+                "is not that preset: name a fitted or hand-made pool so that it cannot pass "
+                "for a preset (e.g. 'myteam-fit-2026')"
+            )
+    return None
+
+
+def custom_pool(results: Results) -> bool:
+    """Whether the pool has simulated workers and is not a shipped preset (a pool fitted
+    to recorded episodes, or hand-made): its board section says so."""
+    from conductor_gym.bench.replay import shipped_presets
+
+    simulated = any(r.get("backend") == "simulated" for r in _worker_records(results))
+    return simulated and results.pool.get("name") not in shipped_presets()
 
 
 def draw_setting(results: Results) -> str:
@@ -482,7 +619,9 @@ def place(
 ) -> Placement:
     """The entry's :class:`Placement` (module docstring); ``replay`` is what its
     re-play found (its env settings and longest plan set the section's env);
-    ``identity`` whether its agent was re-run (default: self-reported completions)."""
+    ``identity`` whether its agent was re-run (default: self-reported completions), which
+    sets its ranking (:data:`RANKINGS`)."""
+    identity = identity or AgentIdentity("self-reported completions")
     section = Section(
         suite=results.suite.name,
         fingerprint=results.suite.fingerprint,
@@ -494,6 +633,8 @@ def place(
         trust=verification.trust,
         simulator=simulator_setting(results),
         draw=draw_setting(results),
+        custom_pool=custom_pool(results),
+        ranking="re-derived" if identity.check == "re-run" else "self-reported",
     )
     reasons: list[str] = []
     if not verification.replayed:
@@ -513,5 +654,4 @@ def place(
             f"{100 * share:.1f} % of the episodes failed (infrastructure), above the "
             f"{100 * MAX_FAILED_SHARE:g} % cap"
         )
-    identity = identity or AgentIdentity("self-reported completions")
     return Placement(section, verification, tuple(reasons), identity)

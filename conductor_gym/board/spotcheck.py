@@ -4,9 +4,14 @@ of the cached calls and report how often they agree.
 Contract. :func:`spot_check` takes a submission's results, its response cache and a pool
 file (or preset) naming the live endpoints of the run's workers (the results record no
 addresses or keys; the pool's workers, by name, backend and model, must be the ones the
-results describe). It draws ``sample`` of the cached
-calls of those workers (:func:`~conductor_gym.board.plausibility.cached_calls`, keys
-sorted, then ``random.Random(seed).sample``), sends each request again exactly as
+results describe). It draws ``sample`` of the cached calls of those workers **that the
+episodes use** (the rows their re-play from the cache looks up:
+:func:`~conductor_gym.board.cache_use.episode_calls`; any other row is padding, counted
+in :attr:`SpotCheck.padding` and never drawn) with ``random.Random(seed).sample`` over
+their keys sorted. The seed is drawn from the operating system's randomness
+(:func:`secrets.randbits`) unless given, so no submitter can know in advance which rows
+will be checked; it is recorded in :attr:`SpotCheck.seed` and printed, so a check can be
+re-run with ``--seed``. Each drawn request is sent again exactly as
 recorded (messages, ``max_tokens``, ``temperature``, params and the sample's seed) to
 its worker, built from the pool's spec with no cache, and compares:
 
@@ -28,6 +33,7 @@ import asyncio
 import os
 import random
 import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -38,7 +44,10 @@ from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Worker, WorkerError
 from conductor_gym.workers.spec import WorkerSpec
 
-__all__ = ["Agreement", "SpotCall", "SpotCheck", "final_answer", "spot_check"]
+__all__ = ["SEED_BITS", "Agreement", "SpotCall", "SpotCheck", "final_answer", "spot_check"]
+
+SEED_BITS = 63
+"""Bits of a spot check's drawn seed (:func:`secrets.randbits`)."""
 
 Agreement = Literal["exact", "same answer", "differs", "failed"]
 
@@ -81,9 +90,13 @@ class SpotCall:
 
 @dataclass
 class SpotCheck:
-    """What :func:`spot_check` found."""
+    """What :func:`spot_check` found: ``rows`` the cached calls the episodes use (the
+    ones drawn from), ``padding`` the cached rows of the run's workers they do not use,
+    ``seed`` the seed of the draw."""
 
     rows: int
+    seed: int
+    padding: int = 0
     calls: list[SpotCall] = field(default_factory=list)
 
     @property
@@ -99,14 +112,20 @@ class SpotCheck:
         return agree / len(answered) if answered else 0.0
 
     def summary(self) -> str:
-        """One line: sampled, answered, agreeing, exact, and the agreement share."""
+        """One line: sampled, answered, agreeing, exact, the agreement share, the seed
+        and the padding rows."""
         exact = sum(c.agreement == "exact" for c in self.calls)
         same = sum(c.agreement == "same answer" for c in self.calls)
         failed = len(self.calls) - len(self.answered)
+        padding = (
+            f"; {self.padding} cached row(s) no episode uses (padding, never drawn)"
+            if self.padding
+            else ""
+        )
         return (
             f"spot check: {len(self.calls)} of {self.rows} cached call(s) re-asked, "
             f"{failed} failed; {exact} exact, {same} same answer: agreement "
-            f"{100 * self.agreement:.1f} %"
+            f"{100 * self.agreement:.1f} % (seed {self.seed}){padding}"
         )
 
 
@@ -141,23 +160,31 @@ def spot_check(
     pool: str | os.PathLike[str],
     *,
     sample: int = 20,
-    seed: int = 0,
+    seed: int | None = None,
     trust_credentials: bool = False,
 ) -> SpotCheck:
-    """Re-ask ``sample`` cached calls drawn with ``seed`` (module docstring);
+    """Re-ask ``sample`` of the cached calls the episodes use, drawn with ``seed`` (by
+    default a fresh one from :func:`secrets.randbits`; module docstring);
     ``trust_credentials`` as for :func:`~conductor_gym.pool.pool.make_pool` (a pool file
     that sends a non-provider key variable to its address).
 
     Raises:
         ConfigurationError: ``pool`` cannot be built or its workers are not the ones the
-            results describe; ``cache`` is not a response cache (``CacheError``);
-            ``sample`` is below 1. (A ``ValueError`` each.)
+            results describe; ``cache`` is not a response cache (``CacheError``); the
+            run cannot be re-played from it (``ReplayError``: then which rows its
+            episodes use is unknown); ``sample`` is below 1 or ``seed`` not an int.
+            (A ``ValueError`` each.)
     """
+    from conductor_gym.board.cache_use import episode_calls
     from conductor_gym.pool.pool import make_pool
     from conductor_gym.workers.spec import BACKENDS
 
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
         raise ConfigurationError(f"sample must be an int >= 1, got {sample!r}", field="sample")
+    if seed is None:
+        seed = secrets.randbits(SEED_BITS)
+    elif isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigurationError(f"seed must be an int, got {seed!r}", field="seed")
     built = make_pool(pool, trust_credentials=trust_credentials)
     if built.describe()["workers"] != results.pool.get("workers"):
         raise ConfigurationError(
@@ -166,18 +193,20 @@ def spot_check(
         )
     specs: Sequence[WorkerSpec] = built.specs
     by_model = {key_model(s): s for s in specs if s.backend != "simulated"}
+    used = episode_calls(results, cache)
     calls = [
         c
         for c in cached_calls(os.fspath(cache))
         if c.model in by_model and c.messages() is not None
     ]
     calls = [c for c in calls if isinstance(c.request.get("max_tokens"), int)]
-    chosen = random.Random(seed).sample(calls, min(sample, len(calls)))
+    drawn = [c for c in calls if c.key in used]
+    chosen = random.Random(seed).sample(drawn, min(sample, len(drawn)))
     workers: dict[str, Worker] = {}
     for model in {c.model for c in chosen}:
         spec = by_model[model]
         workers[model] = BACKENDS.get(spec.backend)(spec)
-    found = SpotCheck(rows=len(calls))
+    found = SpotCheck(rows=len(drawn), seed=seed, padding=len(calls) - len(drawn))
 
     async def run() -> list[tuple[str, int] | WorkerError]:
         return [await _ask(workers[c.model], c) for c in chosen]

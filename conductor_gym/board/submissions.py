@@ -27,8 +27,11 @@ accepting it, and reports every problem with its own message (``check: message``
   with the workers' backends (``simulated`` exactly when every worker is simulated); the
   response cache exists, has at most
   :data:`~conductor_gym.board.untrusted.MAX_CACHE_BYTES` and the declared SHA-256;
-* ``pool``: the worker records agree with the pool's description, and a pool named after
-  a shipped preset has that preset's workers;
+* ``pool``: the worker records agree with the pool's description, a pool named after
+  a shipped preset has that preset's workers, and no other pool's name looks like a
+  preset's (:func:`~conductor_gym.board.sections.lookalike_preset`: not plain ASCII, or
+  a preset's name up to case, separators, NFKC and look-alike letters, or extending it:
+  a Cyrillic i in ``sim-paper``, ``sim-paper-2026``);
 * ``env``: the paper's reward scheme, plan and recursion sizes within the board's bounds;
   every setting the agent declares (``agent.env_overrides``) is the one the run recorded
   (``evaluate`` applies and records them, so a genuine file never differs);
@@ -59,7 +62,17 @@ accepting it, and reports every problem with its own message (``check: message``
 * ``replay``: when every check above passed and the suite reads offline, every episode is
   re-played (:mod:`conductor_gym.bench.replay`) and must match field by field; its trust
   level (:data:`~conductor_gym.board.sections.TRUST_LEVELS`) says whether the simulator
-  or the submitter's cache answered.
+  or the submitter's cache answered;
+* ``cache`` (again, after a re-play from it): every row of the cache is one the
+  episodes looked up (:mod:`conductor_gym.board.cache_use`): rows of other runs, or
+  padding that would dilute a spot check, are refused.
+
+Across entries (:func:`check_names`, run by :func:`load_submissions`, ``leaderboard
+validate`` of several files and ``leaderboard submit``): an entry's ``name`` and
+``agent_display_name`` never equal another entry's of another agent, compared by
+:func:`~conductor_gym.board.sections.name_skeleton` (case, NFKC, separators and
+look-alike letters aside); the entry that keeps a contested name is the re-derived one
+(an agent re-run on validation), then the earlier date, then the first file.
 
 An accepted submission then gets its :class:`~conductor_gym.board.sections.Placement`:
 its section (env settings as the re-play ran them, graders in force with derived
@@ -79,7 +92,7 @@ import math
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -100,6 +113,8 @@ from conductor_gym.board.sections import (
     TrustLevel,
     Verification,
     excused_overrides,
+    lookalike_preset,
+    name_skeleton,
     offline_suite,
     place,
     ran_settings,
@@ -131,8 +146,10 @@ __all__ = [
     "Report",
     "Submission",
     "SubmissionMetadata",
+    "check_names",
     "load_submissions",
     "make_submission",
+    "name_clashes",
     "slugify",
     "validate_file",
     "validate_submission",
@@ -381,6 +398,8 @@ def validate_submission(
                 _check_cache(results, cache_file, report)
         if report.ok:
             verification = _replay(results, sources, cache_file, replay, report, agent)
+        if report.ok and cache_file is not None and report.replay is not None:
+            _check_cache_use(cache_file, report.replay, report)
     if report.ok:
         setting = submission.metadata.pool_setting
         identity = _identity(results, agent, report)
@@ -391,13 +410,82 @@ def validate_submission(
     return report
 
 
-def load_submissions(directory: str | Path) -> list[tuple[Path, Report]]:
-    """Validate every ``*.json`` under ``directory/submissions`` (sorted by file name).
+def load_submissions(
+    directory: str | Path, *, progress: Callable[[int, int, Path, Report], None] | None = None
+) -> list[tuple[Path, Report]]:
+    """Validate every ``*.json`` under ``directory/submissions`` (sorted by file name),
+    then their names across entries (:func:`check_names`); ``progress(i, n, path,
+    report)`` is called as each of the ``n`` files is validated.
 
     Each file is validated on its own: a bad one gets its report and spoils no other.
     """
     folder = Path(directory) / SUBMISSIONS_DIR
-    return [(path, _validate_apart(path)) for path in sorted(folder.glob("*.json"))]
+    paths = sorted(folder.glob("*.json"))
+    loaded = []
+    for index, path in enumerate(paths, 1):
+        loaded.append((path, _validate_apart(path)))
+        if progress is not None:
+            progress(index, len(paths), path, loaded[-1][1])
+    check_names([report for _, report in loaded])
+    return loaded
+
+
+def _claims(submission: Submission) -> list[tuple[str, str]]:
+    """The names an entry shows, as ``(what, name)``: its name, its display name and its
+    agent spec."""
+    meta = submission.metadata
+    shown = [("name", meta.name)]
+    if meta.agent_display_name:
+        shown.append(("agent_display_name", meta.agent_display_name))
+    return [*shown, ("agent", meta.agent)]
+
+
+def name_clashes(submission: Submission, others: Iterable[Submission]) -> list[str]:
+    """Each name of ``submission`` (``name``, ``agent_display_name``) that equals a name,
+    display name or agent spec of one of ``others`` run by another agent, compared by
+    :func:`~conductor_gym.board.sections.name_skeleton`, as one message each."""
+    spec = submission.metadata.agent
+    taken: dict[str, tuple[str, Submission]] = {}
+    for other in others:
+        if other.metadata.agent != spec:
+            for what, name in _claims(other):
+                taken.setdefault(name_skeleton(name), (what, other))
+    found = []
+    for what, name in _claims(submission)[:-1]:  # its own spec is its own
+        hit = taken.get(name_skeleton(name))
+        if hit is not None:
+            their, other = hit
+            found.append(
+                f"{what} {name!r} is the {their} {getattr(other.metadata, their)!r} of the "
+                f"entry {other.metadata.name!r} (agent {other.metadata.agent!r}), up to case, "
+                "NFKC, separators and look-alike letters: a name belongs to one agent"
+            )
+    return found
+
+
+def _precedence(report: Report) -> tuple[int, str, str]:
+    """Who keeps a contested name: a re-derived entry, then the earlier date, then the
+    first file."""
+    assert report.submission is not None
+    rederived = report.placement is not None and report.placement.identity.check == "re-run"
+    return (0 if rederived else 1, report.submission.metadata.date.isoformat(), report.source)
+
+
+def check_names(reports: Sequence[Report]) -> None:
+    """Refuse (a ``metadata`` error in its report) every accepted entry whose name or
+    display name another accepted entry of another agent already shows (module
+    docstring): the first by :func:`_precedence` keeps it."""
+    accepted = sorted((r for r in reports if r.ok and r.submission), key=_precedence)
+    kept: list[Submission] = []
+    for report in accepted:
+        assert report.submission is not None
+        clashes = name_clashes(report.submission, kept)
+        for clash in clashes:
+            report.error("metadata", clash)
+        if clashes:
+            report.placement = None
+        else:
+            kept.append(report.submission)
 
 
 def _validate_apart(path: Path) -> Report:
@@ -513,6 +601,9 @@ def _check_pool(results: Results, report: Report) -> None:
             )
             return
     name = results.pool.get("name")
+    if isinstance(name, str) and (lookalike := lookalike_preset(name)):
+        report.error("pool", lookalike)
+        return
     if results.workers is None or not isinstance(name, str) or name not in shipped_presets():
         return
     from conductor_gym.pool.pool import make_pool
@@ -938,6 +1029,31 @@ def _check_cache(results: Results, cache: Path, report: Report) -> None:
         )
     for warning in found.warnings:
         report.warn("cache", warning)
+
+
+def _check_cache_use(cache: Path, replayed: Replay, report: Report) -> None:
+    """Every row of the re-played cache is one the episodes looked up
+    (:mod:`conductor_gym.board.cache_use`); unused rows are a ``cache`` error."""
+    from conductor_gym.board.cache_use import cache_keys
+    from conductor_gym.workers.cache import CacheError
+
+    if replayed.method != "response cache":
+        return
+    try:
+        rows = cache_keys(cache)
+    except (CacheError, OSError) as exc:
+        report.error("cache", f"the response cache cannot be read: {exc}")
+        return
+    unused = sorted(rows - replayed.cache_keys)
+    if unused:
+        report.error(
+            "cache",
+            f"{len(unused)} of {len(rows)} cached row(s) are used by no episode of this "
+            "entry (padding, or other runs' calls: a spot check drawn from them would "
+            "re-ask calls that prove nothing about these results): ship only the run's own "
+            "calls (`leaderboard submit --cache` writes that copy); unused keys: "
+            + _listing([key[:12] for key in unused]),
+        )
 
 
 def _replay(

@@ -301,3 +301,101 @@ def test_spot_check_agrees_with_a_genuine_cache_and_not_a_forged_one(
     out = capsys.readouterr().out
     assert "0 exact, 0 same answer: agreement 0.0 %" in out, out
     assert "differs (tokens cached 1, live " in out
+
+
+# -- spot checks that cannot be evaded (issue 39, item 4) ------------------------------------
+
+
+def _padded(cache: Path, folder: Path, rows: int = 5) -> Path:
+    """``cache`` with ``rows`` more genuine-looking calls no episode makes (padding: the
+    same request with a word added, which a live model answers as it answers any call)."""
+    import json
+
+    from conductor_gym.workers.cache import cache_key
+
+    target = folder / "padded.sqlite"
+    shutil.copyfile(cache, target)
+    with contextlib.closing(sqlite3.connect(target)) as db, db:
+        db.row_factory = sqlite3.Row
+        row = dict(db.execute("SELECT * FROM responses ORDER BY key LIMIT 1").fetchone())
+        for i in range(rows):
+            request = json.loads(row["request"])
+            request["messages"][-1]["content"] += f" (padding {i})"
+            key = cache_key(
+                request["model"],
+                request["messages"],
+                max_tokens=request["max_tokens"],
+                temperature=request["temperature"],
+                seed=request["sample"],
+                params=request["params"],
+            )
+            db.execute(
+                f"INSERT INTO responses ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                [*{**row, "key": key, "request": json.dumps(request)}.values()],
+            )
+    return target
+
+
+def test_a_cache_padded_with_calls_no_episode_makes_is_refused(
+    recorded: tuple[Results, Path], tmp_path: Path
+) -> None:
+    results, cache = recorded
+    padded = _padded(cache, tmp_path)
+    report = validate_file(_board(tmp_path / "entry", results, padded))
+    errors = messages(report)
+    assert not report.ok and len(errors) == 1, errors
+    assert errors[0].startswith(
+        "cache: 5 of 7 cached row(s) are used by no episode of this entry (padding, or other "
+        "runs' calls"
+    )
+    assert "`leaderboard submit --cache` writes that copy" in errors[0]
+
+
+def test_submit_ships_only_the_runs_own_calls(
+    recorded: tuple[Results, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conductor_gym.board.cache_use import cache_keys
+
+    results, cache = recorded
+    padded = _padded(cache, tmp_path)  # a cache shared with another run's calls
+    results_file = tmp_path / "results.json"
+    results.dump(results_file)
+    argv = ["leaderboard", "submit", str(results_file), "--name", "Smol single"]
+    argv += ["--author", "tests", "--training-data", "none", "--pool-setting", "constrained"]
+    assert main([*argv, "--cache", str(padded), "--dir", str(tmp_path / "board")]) == 0, (
+        capsys.readouterr()
+    )
+    shipped = tmp_path / "board" / SUBMISSIONS_DIR / "smol-single.sqlite"
+    assert cache_keys(shipped) == cache_keys(cache) and len(cache_keys(padded)) == 7
+    assert "(the run's own calls only)" in capsys.readouterr().out
+    assert validate_file(shipped.with_suffix(".json")).ok
+
+
+def test_spot_check_draws_a_fresh_seed_from_the_episodes_calls_only(
+    recorded: tuple[Results, Path], llama_base_url: str, tmp_path: Path
+) -> None:
+    from conductor_gym.board.spotcheck import spot_check
+
+    results, cache = recorded
+    padded = _padded(cache, tmp_path, rows=40)
+    pool = _pool_file(tmp_path, f"{llama_base_url}/v1")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CG_TEST_KEY", "sk-local")
+        checks = [
+            spot_check(results, padded, pool, sample=1, trust_credentials=True) for _ in range(2)
+        ]
+        again = spot_check(
+            results, padded, pool, sample=1, seed=checks[0].seed, trust_credentials=True
+        )
+    used = {row.key for row in checks[0].calls} | {row.key for row in checks[1].calls}
+    assert used <= set(_keys(cache))  # never one of the 40 padding rows
+    assert checks[0].seed != checks[1].seed  # drawn afresh (63 random bits), not 0
+    assert all(c.rows == 2 and c.padding == 40 for c in checks)
+    summary = checks[0].summary()
+    assert f"agreement 100.0 % (seed {checks[0].seed}); 40 cached row(s) no episode uses" in summary
+    assert [c.key for c in again.calls] == [c.key for c in checks[0].calls]  # re-run by its seed
+
+
+def _keys(cache: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(cache)) as db:
+        return [key for (key,) in db.execute("SELECT key FROM responses")]

@@ -4,6 +4,7 @@ and the committed board, re-played in full."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -21,6 +22,7 @@ from conductor_gym.board.render import (
     render_html,
     render_markdown,
 )
+from conductor_gym.board.sections import ranking_key
 from conductor_gym.board.submissions import SUBMISSIONS_DIR, load_submissions
 from conductor_gym.cli.main import main
 
@@ -72,8 +74,13 @@ def test_readme_ranks_one_section_and_lists_the_partial_run_apart(rendered: Path
         ranked,
     )
     header = next(line for line in text.splitlines() if line.startswith("| # | Name"))
-    for column in ("Accuracy (%)", "Cost / sample", "Failed", "Frontier", "Prices", "Verified"):
+    for column in ("Accuracy (%)", "Cost / sample", "Failed", "Frontier", "Agent", "Date"):
         assert column in header
+    # what every row shares is said once, above the table, not in each row
+    shared = "Repeats x tasks: 3 x 160. Prices: simulator profile prices. Verified: simulated "
+    assert shared + "re-play (480 episodes). Completions: agent re-run (480 episodes)." in ranked
+    for column in ("Prices", "Verified", "Repeats x tasks", "Completions"):
+        assert column not in header
     rows = _rows(ranked)
     assert len(rows) == len(RANKED)
     cells = [re.split(r"(?<!\\)\|", row) for row in rows]  # unescaped pipes only
@@ -81,7 +88,6 @@ def test_readme_ranks_one_section_and_lists_the_partial_run_apart(rendered: Path
     accuracies = [float(c[3].split("±")[0]) for c in cells]
     assert accuracies == sorted(accuracies, reverse=True)
     assert all(c[8].strip() == "0.0 %" for c in cells)  # Failed
-    assert all("simulated re-play (480 episodes); " in c[13] for c in cells)
     assert any("Single &lt;B&gt; \\| piped" in row for row in rows)
     assert "`single:2`" in ranked and "simulator profile prices" in ranked
     assert any(c[9].strip() == "★" for c in cells)  # somebody is on the frontier
@@ -105,9 +111,10 @@ def test_html_is_self_contained(rendered: Path) -> None:
     external = re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z]+:)?//""", page, re.I)
     assert external == [] and "href=" not in page
     assert not re.search(r"@import|url\(\s*['\"]?(?:https?:)?//", page, re.I)
-    # the one URL is shown as text, not linked
+    # the one URL is shown as text (with the name, on hover), not linked
     assert re.findall(r"https?://", page) == ["https://"]
-    assert '<span class="url">https://example.org/a(b)?q=&lt;x&gt;</span>' in page
+    url = re.escape("(https://example.org/a(b)?q=&lt;x&gt;)")
+    assert re.search(rf'<td class="name" title="[^"]* {url}">', page)
 
 
 def test_rendering_is_deterministic(rendered: Path, tmp_path: Path) -> None:
@@ -154,8 +161,13 @@ def test_html_renders_in_headless_chromium_and_its_script_runs(
 ) -> None:
     dom = dump_dom(rendered / "index.html", tmp_path / "profile")
     assert 'data-board-ready="1"' in dom  # set by the inline script once it has run
-    assert re.search(r'<table class="board"[^>]*data-sorted-by="2"', dom)  # sorted on load
+    # the order is the board's ranking, from Python, marked on its column by name
+    assert re.search(r'<table class="board"[^>]*data-sorted-by="accuracy"', dom)
+    head = '<th data-column="accuracy" data-kind="num" scope="col" data-dir="desc">'
+    assert head in dom
     rows = re.findall(r'<tr data-entry="([^"]+)">(.*?)</tr>', dom, re.S)
+    page = (rendered / "index.html").read_text()
+    assert [slug for slug, _ in rows] == re.findall(r'<tr data-entry="([^"]+)">', page)
     assert sorted(slug for slug, _ in rows) == sorted([*RANKED, *APART])
     assert "<img src=x" not in dom  # the hostile name stayed text
     for slug, body in rows:
@@ -163,9 +175,38 @@ def test_html_renders_in_headless_chromium_and_its_script_runs(
         assert name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in body
 
 
-def test_an_empty_board_renders(tmp_path: Path) -> None:
+def test_the_page_shows_the_order_python_gives_it(board: Path, tmp_path: Path) -> None:
+    """Issue 43: the page's order is the one Python renders (no re-sort on load by a
+    column index): rows given in another order stay in it."""
+    entries = entries_from([(p.stem, r) for p, r in load_submissions(board)])
+    ranked = [e for e in entries if e.ranked]
+    assert [e.slug for e in ranked] == [e.slug for e in sorted(ranked, key=ranking_key)]
+    worst_first = [*reversed(ranked), *(e for e in entries if not e.ranked)]
+    assert [e.slug for e in worst_first] != [e.slug for e in entries]
+    page = tmp_path / "index.html"
+    page.write_text(render_html(worst_first, plot=False), encoding="utf-8")
+    dom = dump_dom(page, tmp_path / "profile")
+    assert re.findall(r'<tr data-entry="([^"]+)">', dom) == [e.slug for e in worst_first]
+
+
+def test_validate_json(board: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(str(p) for p in (board / SUBMISSIONS_DIR).glob("*.json"))
+    assert main(["leaderboard", "validate", "--json", "--no-replay", *files]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [item["file"] for item in found] == files
+    item = found[0]
+    assert item["ok"] is True and item["errors"] == [] and isinstance(item["accuracy"], float)
+    assert item["placement"]["ranked"] is False  # not re-played: unverified
+    assert item["placement"]["trust"] == "unverified" and item["placement"]["ranking"]
+    assert item["placement"]["section"].startswith("suite offline")
+
+
+def test_an_empty_board_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     require("matplotlib")
     assert main(["leaderboard", "render", "--dir", str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    assert "rendering README.md, index.html and the plot" in said.err
+    assert re.search(r"wrote \S+README.md \(\d+\.\d s\)", said.out), said.out
     assert "_No ranked entries yet._" in (tmp_path / "README.md").read_text()
     assert "No ranked entries yet." in (tmp_path / "index.html").read_text()
     assert (tmp_path / PLOT_NAME).stat().st_size > 0

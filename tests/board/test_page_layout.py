@@ -167,7 +167,7 @@ def test_no_absolute_path_reaches_the_page_or_the_readme() -> None:
     page, readme = render_html(entries, plot=False), render_markdown(entries)
     for text in (page, readme):
         assert "/home/alice" not in text and "alice" not in text and "/srv/agents" not in text
-    assert "<code>policy:<wbr>…/<wbr>checkpoint-20</code>" in page
+    assert "<code>policy:…/checkpoint-20</code>" in page
     assert "`policy:…/checkpoint-20`" in readme
     assert "`…/my_agent.py:MyAgent`" in readme  # the apart table too
 
@@ -269,6 +269,14 @@ OVERFLOW = """(() => {
   return problems;
 })()"""
 
+# The ranked rows taller than one line (by their entry), and how many ranked rows there are.
+TALL = """(() => {
+  const rows = [...document.querySelectorAll("table.board:not([data-apart]) tbody tr")];
+  const line = (r) => parseFloat(getComputedStyle(r.cells[0]).lineHeight) || 20;
+  const tall = rows.filter((r) => r.getBoundingClientRect().height > 1.5 * line(r) + 12);
+  return [tall.map((r) => r.dataset.entry), rows.length];
+})()"""
+
 # For each table's box: how much wider its table is than the box (0: every column shows).
 HIDDEN = """[...document.querySelectorAll("div.scroll")].map(
   (box) => Math.max(0, box.scrollWidth - box.clientWidth))"""
@@ -324,14 +332,20 @@ def test_nothing_overflows_the_window(
     assert plot[1] <= width
     if width >= 1400:  # a desktop window shows every column, no sideways scrolling
         assert hidden == [0] * len(hidden), f"columns out of view (screenshot {shot}): {hidden}"
+        tall, rows = browser.run(TALL)  # and every ranked row is one line
+        assert rows > 0 and tall == [], f"rows over one line (screenshot {shot}): {tall}"
 
 
 def test_the_overflow_check_catches_a_table_that_does_not_wrap(
     browser: Browser, crowded_page: Path
 ) -> None:
-    # the page as it was: cells that never wrap hide columns at 1400 px ...
-    _load(browser, crowded_page, 1400, "table.board td, table.board th { white-space: nowrap }")
+    # one-line rows whose long names and agents are not cut hide columns at 1400 px ...
+    uncut = "table.board td, table.board th { white-space: nowrap; max-width: none !important }"
+    _load(browser, crowded_page, 1400, uncut)
     assert max(browser.run(HIDDEN)) > 0
+    # ... and cells that wrap make rows of several lines (the page as it was)
+    _load(browser, crowded_page, 1400, "table.board td { white-space: normal !important }")
+    assert browser.run(TALL)[0] != []
     # ... and without its scrolling box, a table pushes the page sideways at 800 px
     _load(browser, crowded_page, 800, "div.scroll { overflow-x: visible }")
     problems = browser.run(OVERFLOW)

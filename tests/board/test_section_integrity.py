@@ -213,7 +213,9 @@ def test_a_disguised_max_steps_run_lands_in_its_own_section(
     assert report.placement is not None and report.replay is not None
     section = report.placement.section
     assert report.replay.settings == {"max_steps": 3} and report.replay.longest_plan == 3
-    assert section == Section(**{**vars(default_section), "env": '{"max_steps":3}'})
+    # a self-reported agent: its own ranking, in its own env's section
+    want = {"env": '{"max_steps":3}', "ranking": "self-reported"}
+    assert section == Section(**{**vars(default_section), **want})
     assert [str(w) for w in report.warnings] == [
         "env: agent.env_overrides declares max_steps=3: part of this entry's section all "
         "the same (only a max_steps above the default that the re-played plans fill is the "
@@ -275,4 +277,5 @@ def test_the_mixture_of_agents_needs_its_8_steps_and_keeps_the_default_section(
     # ... and a self-reported agent's same run is compared only with 8-step runs
     bare = _accepted(_self_reported(moa)).placement
     assert bare is not None
-    assert bare.section == Section(**{**vars(default_section), "env": '{"max_steps":8}'})
+    want = {"env": '{"max_steps":8}', "ranking": "self-reported"}
+    assert bare.section == Section(**{**vars(default_section), **want})
