@@ -112,6 +112,7 @@ __all__ = [
     "WorkerRecord",
     "aggregate",
     "aggregate_domains",
+    "format_usd",
     "is_journal",
     "journal_header_path",
     "journal_path",
@@ -755,3 +756,14 @@ def open_journal(
     tmp.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
     tmp.replace(path)
     return path.open("a", encoding="utf-8"), records, started_at
+
+
+def format_usd(value: float) -> str:
+    """Dollars for a table: two significant digits below a cent, never in exponent
+    notation (``$0.000015``, ``$0.0069``), three decimals from a cent up (``$0.026``)."""
+    if value == 0 or not math.isfinite(value):
+        return "$0" if value == 0 else f"${value}"
+    if abs(value) >= 0.01:
+        return f"${value:.3f}"
+    decimals = 1 - math.floor(math.log10(abs(float(f"{value:.2g}"))))
+    return f"${value:.{decimals}f}"

@@ -65,6 +65,7 @@ from conductor_gym.bench.frontier import (
     plot_accuracy_cost,
 )
 from conductor_gym.bench.results import SCHEMA as RESULTS_SCHEMA
+from conductor_gym.bench.results import format_usd
 from conductor_gym.board.sections import (
     AGENT_CHECKS,
     MAX_FAILED_SHARE,
@@ -230,17 +231,6 @@ def _pm(value: float | None, se: float | None, *, percent: bool) -> str:
     return text + " ± " + (_pct(se) if percent else f"{se:.3f}")
 
 
-def _money(value: float) -> str:
-    """Dollars with two significant digits below a cent, never in exponent notation
-    (``$0.000015``, ``$0.0069``), three decimals from a cent up (``$0.026``)."""
-    if value == 0 or not math.isfinite(value):
-        return "$0" if value == 0 else f"${value}"
-    if abs(value) >= 0.01:
-        return f"${value:.3f}"
-    decimals = 1 - math.floor(math.log10(abs(float(f"{value:.2g}"))))
-    return f"${value:.{decimals}f}"
-
-
 def _share(value: float) -> str:
     return f"{100 * value:.1f} %"
 
@@ -344,7 +334,7 @@ def _ranked_cells(rank: int, e: Entry) -> Cells:
         "name": e.name,
         "accuracy": _pm(e.accuracy, e.accuracy_se, percent=True),
         "reward": _pm(e.reward, e.reward_se, percent=False),
-        "cost": _money(e.cost),
+        "cost": format_usd(e.cost),
         "tokens": f"{e.tokens:,.0f}",
         "steps": f"{e.steps:.2f}",
         "failed": _share(e.failed),
@@ -383,7 +373,7 @@ def _apart_cells(e: Entry) -> Cells:
     return {
         "name": e.name,
         "accuracy": _pm(e.accuracy, e.accuracy_se, percent=True),
-        "cost": _money(e.cost),
+        "cost": format_usd(e.cost),
         "failed": _share(e.failed),
         "agent": agent_label(e.agent, e.agent_display_name),
         "suite": f"{e.section.suite} ({e.section.fingerprint})",

@@ -177,6 +177,8 @@ def _pm(value: float, se: float | None, fmt: str) -> str:
 
 
 def _row(name: str, m: Metrics) -> list[str]:
+    from conductor_gym.bench.results import format_usd
+
     return [
         name,
         str(m.n),
@@ -187,7 +189,7 @@ def _row(name: str, m: Metrics) -> list[str]:
         f"{m.mean_steps:.2f}",
         f"{m.mean_worker_calls:.2f}",
         f"{m.tokens_per_sample:.0f}",
-        f"{m.cost_per_sample_usd:.4f}",
+        format_usd(m.cost_per_sample_usd),
     ]
 
 
