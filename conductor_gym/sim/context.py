@@ -153,6 +153,8 @@ def read(
                 candidates.append(Candidate(answer, target.check(answer), claim))
             elif _is_part(problem, target, sub_keys):
                 facts[problem.key] = Fact(problem.key, answer, problem.check(answer))
+                if claim:
+                    hinted.add(problem.key)
     shown = tuple(answer for _, answer, claim in answers if not claim)
     return Reading(
         request=request,

@@ -60,6 +60,11 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.core.env import ConductorEnv
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.plan import Plan
+from conductor_gym.plan.template import write_plan_file
+from conductor_gym.pool import make_pool
 from conductor_gym.simlab.audit_plans import (
     ANSWER_TEMPLATE,
     FAITHFUL,
@@ -69,17 +74,13 @@ from conductor_gym.simlab.audit_plans import (
     AuditStep,
     Worker,
     chain_plan,
+    crossover,
     moa_plan,
     mutate,
     off_task_twins,
     single_plan,
     worker_label,
 )
-from conductor_gym.core.env import ConductorEnv
-from conductor_gym.errors import ConfigurationError
-from conductor_gym.plan import Plan
-from conductor_gym.plan.template import write_plan_file
-from conductor_gym.pool import make_pool
 from conductor_gym.tasks.base import Task
 
 __all__ = [
@@ -189,13 +190,19 @@ class AuditReport:
     anchors: list[Anchor]
     findings: list[Finding]
     twins: int
-    headroom_band: tuple[float, float] = (4.0, 12.0)
-    ood_headroom_band: tuple[float, float] = (4.0, 14.0)
+    headroom_band: tuple[float, float] = (2.0, 9.0)
+    ood_headroom_band: tuple[float, float] = (2.0, 10.0)
     notes: list[str] = field(default_factory=list)
     best_per_calls: list[BestAtCalls] = field(default_factory=list)
     k: int | None = None
     shuffle_workers: bool = False
     seed: int = 0
+    candidates: int = 0
+    """Plans the search tried (screened on a quarter block, the promising ones in full)."""
+    adaptive_gain: tuple[float, float] | None = None
+    """Per question family the best plan of the search block, re-played on fresh seeds:
+    its gain over the best single worker (± paired SE): what a plan that adapts to the
+    family gains."""
 
     @property
     def randomised(self) -> bool:
@@ -207,6 +214,12 @@ class AuditReport:
     def headroom(self) -> float:
         """The best plan's gain over the best single worker, fresh seeds, in-domain."""
         return self.best[0][1] if self.best else 0.0
+
+    @property
+    def ood_headroom(self) -> float | None:
+        """The largest out-of-domain gain of the best plans (fresh seeds), if played."""
+        gains = [ood for *_, ood, _ in self.best if ood is not None]
+        return max(gains) if gains else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: every figure :meth:`format` prints, plans written out."""
@@ -222,6 +235,10 @@ class AuditReport:
             "oracle_gain": list(self.oracle_gain),
             "headroom": self.headroom,
             "headroom_band": list(self.headroom_band),
+            "ood_headroom": self.ood_headroom,
+            "ood_headroom_band": list(self.ood_headroom_band),
+            "candidates": self.candidates,
+            "adaptive_gain": None if self.adaptive_gain is None else list(self.adaptive_gain),
             "best": [
                 {
                     "plan": plan.describe(),
@@ -272,7 +289,7 @@ class AuditReport:
         lines = [
             f"sim audit: pool={self.pool!r}{draw} tasks={self.tasks!r}"
             + (f" ood={self.ood_tasks!r}" if self.ood_tasks else "")
-            + f", {self.episodes} episodes",
+            + f", {self.episodes} episodes, {self.candidates} candidate plans searched",
             "",
             "single workers (accuracy %): "
             + ", ".join(f"{w} {a:.1f}" for w, a in sorted(self.singles.items(), key=_by_value)),
@@ -303,6 +320,20 @@ class AuditReport:
             f"  {'headroom (best plan)':<34} {self.headroom:+6.1f}       "
             f"[{low:+.0f}, {high:+.0f}]  {'yes' if low <= self.headroom <= high else 'NO'}"
         )
+        if self.ood_headroom is not None:
+            low, high = self.ood_headroom_band
+            ok = low <= self.ood_headroom <= high
+            lines.append(
+                f"  {'headroom out of domain':<34} {self.ood_headroom:+6.1f}       "
+                f"[{low:+.0f}, {high:+.0f}]  {'yes' if ok else 'NO'}"
+            )
+        if self.adaptive_gain is not None and self.best:
+            margin = self.adaptive_gain[0] - self.headroom
+            lines.append(
+                f"  {'per-family plans over best fixed':<34} {margin:+6.1f} ± "
+                f"{self.adaptive_gain[1]:.1f} [+2, ..]  {'yes' if margin >= 2 else 'NO'}  "
+                f"(per-family gain {self.adaptive_gain[0]:+.1f})"
+            )
         for a in self.anchors:
             lines.append(
                 f"  {a.name:<34} {a.difference:+6.1f} ± {a.se:.1f} [{a.band[0]:+.0f}, "
@@ -347,6 +378,8 @@ class _Player:
         self.episodes = 0
         self._envs: dict[tuple[str, int], ConductorEnv] = {}
         self._memo: dict[tuple[Any, ...], Scored] = {}
+        self._screens: dict[tuple[Any, ...], Scored] = {}
+        self._families: dict[tuple[Any, ...], list[str]] = {}
 
     def env(self, tasks: str, max_steps: int) -> ConductorEnv:
         key = (tasks, max_steps)
@@ -381,17 +414,39 @@ class _Player:
             if suite == tasks and played_block == block and only is None
         ]
 
+    def families(self, tasks: str, block: int) -> list[str]:
+        """The question family (task domain) of each episode of a block, in order."""
+        key = ("families", tasks, block)
+        if key not in self._families:
+            env = self.env(tasks, 5)
+            start = self.seed + block * 1_000_003
+            out = []
+            for seed in range(start, start + self.per_plan):
+                _, info = env.reset(seed=seed)
+                out.append(env.tasks[info["task_index"]].domain)
+            self._families[key] = out
+        return self._families[key]
+
     def play(
-        self, plan: AuditPlan, tasks: str, block: int, *, only: Callable[[Task], bool] | None = None
+        self,
+        plan: AuditPlan,
+        tasks: str,
+        block: int,
+        *,
+        only: Callable[[Task], bool] | None = None,
+        n: int | None = None,
     ) -> Scored:
-        memo_key = (plan.key(), tasks, block, only)
+        """``plan``'s outcomes on the block (``n``: only its first ``n`` episodes, a screen)."""
+        memo_key = (plan.key(), tasks, block, only) if n is None else (plan.key(), tasks, block, n)
         if memo_key in self._memo:
             return self._memo[memo_key]
+        if memo_key in self._screens:
+            return self._screens[memo_key]
         env = self.env(tasks, max(5, len(plan.steps)))
         outcomes: list[bool] = []
         start = self.seed + block * 1_000_003
         seed = start
-        while len(outcomes) < self.per_plan:
+        while len(outcomes) < (self.per_plan if n is None else n):
             _, info = env.reset(seed=seed)
             task = env.tasks[info["task_index"]]
             seed += 1
@@ -404,7 +459,10 @@ class _Player:
             self.episodes += 1
             outcomes.append(step_info["outcome"] == "correct")
         scored = Scored(plan, tasks, tuple(outcomes))
-        self._memo[memo_key] = scored
+        if n is None:
+            self._memo[memo_key] = scored
+        else:
+            self._screens[memo_key] = scored
         return scored
 
 
@@ -490,12 +548,30 @@ def audit(
             s.plan.key() not in chosen and not player.played(s.plan, tasks, 1) for s, _ in at_calls
         )
 
+    # A genetic search: parents from the 8 best (rank-weighted), children by mutation or
+    # crossover; each child is screened on the block's first quarter and played in full
+    # only when it may rank among the 8 best (within 2 binomial SEs of the 8th).
+    screen = max(20, per_plan // 4)
+    candidates = 0
     while player.episodes + per_plan + reserve + room_for_calls() <= episodes:
         ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
         parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
-        child = mutate(parent, workers, rng)
-        population.append(player.play(child, tasks, 0))
-    say(f"search done: {len(population)} plans ({player.episodes} episodes)")
+        if len(ranked) > 1 and rng.random() < 0.3:
+            other = ranked[rng.randrange(len(ranked))].plan
+            child = crossover(parent, other, rng)
+        else:
+            child = mutate(parent, workers, rng)
+        if player.played(child, tasks, 0):
+            continue
+        candidates += 1
+        bar = ranked[-1].accuracy / 100.0
+        screened = player.play(child, tasks, 0, n=screen)
+        if screened.accuracy / 100.0 >= bar - 2 * math.sqrt(bar * (1 - bar) / screen):
+            population.append(player.play(child, tasks, 0))
+    say(
+        f"search done: {candidates} candidates, {len(population)} in full "
+        f"({player.episodes} episodes)"
+    )
 
     # 4. the best plans on fresh seeds, out of domain, and their off-task twins
     chosen = _choose(population, top)
@@ -520,6 +596,8 @@ def audit(
             if difference >= -2 * twin_se:
                 findings.append(Finding(faithful.plan.describe(), label, difference, twin_se))
     results.sort(key=lambda r: -r[1])
+
+    adaptive = _adaptive(player, tasks, fresh_best) if not randomised else None
 
     # 5. the best fixed plan per number of calls, on fresh seeds (the search left room
     # for them; a budget too small for any search may leave none: those are skipped)
@@ -563,7 +641,41 @@ def audit(
         k=k,
         shuffle_workers=shuffle_workers,
         seed=seed,
+        candidates=candidates,
+        adaptive_gain=adaptive,
     )
+
+
+def _adaptive(player: _Player, tasks: str, fresh_best: Scored) -> tuple[float, float] | None:
+    """Per family, the most accurate plan of the search block (every plan played there in
+    full), re-played on the fresh block: its gain over the best single there (± SE)."""
+    search_families = player.families(tasks, 0)
+    fresh_families = player.families(tasks, 1)
+    chosen: dict[str, Scored] = {}
+    for scored in player.scored(tasks, 0):
+        if len(scored.outcomes) != len(search_families):
+            continue
+        for family in set(search_families):
+            hits = [o for o, f in zip(scored.outcomes, search_families, strict=True) if f == family]
+            rate = sum(hits) / len(hits)
+            best = chosen.get(family)
+            if best is None or rate > _rate(best, search_families, family):
+                chosen[family] = scored
+    if not chosen:
+        return None
+    outcomes = []
+    for i, family in enumerate(fresh_families):
+        plan = chosen.get(family)
+        if plan is None:
+            outcomes.append(fresh_best.outcomes[i])
+            continue
+        outcomes.append(player.play(plan.plan, tasks, 1).outcomes[i])
+    return _paired(outcomes, fresh_best.outcomes)
+
+
+def _rate(scored: Scored, families: Sequence[str], family: str) -> float:
+    hits = [o for o, f in zip(scored.outcomes, families, strict=True) if f == family]
+    return sum(hits) / len(hits)
 
 
 def _choose(population: Sequence[Scored], top: int) -> list[Scored]:
