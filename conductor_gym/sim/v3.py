@@ -8,7 +8,8 @@ sub-results, the worker's calibrated skill and the problem's structural difficul
 with four changes:
 
 * **Requests are recognised, or the reply is off-task.** What the subtask asks is read by
-  :func:`conductor_gym.sim.requests.recognise_subtask` (a closed vocabulary, acts by verb
+  :func:`conductor_gym.sim.requests_v3.recognise_subtask` (frozen as v3 shipped; a closed
+  vocabulary, acts by verb
   and object, negations honoured, other languages off-task), not by v2's word patterns.
   An off-task request (about anything but the problem or the answers in view, in any
   language, or one that forbids every act) gets a reply with no final answer; a literal
@@ -63,7 +64,7 @@ from conductor_gym.sim.context import Reading, read
 from conductor_gym.sim.instructions import Request
 from conductor_gym.sim.perception import Problem, find_problems
 from conductor_gym.sim.replies import ReplyMode
-from conductor_gym.sim.requests import Recognition, recognise_subtask
+from conductor_gym.sim.requests_v3 import Recognition, recognise_subtask
 from conductor_gym.workers.base import Message
 
 if TYPE_CHECKING:

@@ -64,10 +64,11 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from conductor_gym.sim import v2, v3
+from conductor_gym.sim import v1, v2, v3
 from conductor_gym.sim.behaviour import Draws, Skill
 from conductor_gym.sim.behaviour import decide as act
 from conductor_gym.sim.context import Reading, read
+from conductor_gym.sim.instructions import Request
 from conductor_gym.sim.perception import Problem
 from conductor_gym.sim.perception.arithmetic import ArithmeticProblem, _ops
 from conductor_gym.sim.perception.choice import ChoiceProblem
@@ -128,6 +129,15 @@ def trivial(problem: Problem) -> bool:
     return False
 
 
+def _request(recognition: Recognition) -> Request:
+    kind = recognition.kind
+    if kind == "offtask":
+        return Request("unrelated")
+    if kind == "literal":
+        return Request("literal", recognition.literal)
+    return Request("solve" if kind == "none" else kind)
+
+
 def _last_user(messages: Sequence[tuple[str, str]]) -> str:
     for role, content in reversed(messages):
         if role == "user":
@@ -143,7 +153,11 @@ def decide(
     turns = tuple((m["role"], spell_operations(m["content"])) for m in messages)
     recognition = recognise_subtask(_last_user(turns), task.question)
     if not v2.reads(task.domain, task.question):
-        return v3.decide(bound, messages, rng)
+        if recognition.kind == "offtask":
+            return ReplyMode.UNRELATED, None
+        if recognition.kind == "literal":
+            return ReplyMode.LITERAL, recognition.literal
+        return v1.decide(bound, messages, rng)
     draws = Draws.draw(rng)
     adopt, doubt, slip = rng.random(), rng.random(), rng.random()
     draws = dataclasses.replace(draws, anchor=rng.random(), hint=rng.random())
@@ -158,7 +172,7 @@ def decide(
     if target is not None:
         target = rated(target, task.question)
     reading = dataclasses.replace(
-        reading, request=v3._request(recognition), candidates=kept, target=target
+        reading, request=_request(recognition), candidates=kept, target=target
     )
     dyn = bound.worker.dynamics
     on_problem = recognition.kind not in ("offtask", "literal")

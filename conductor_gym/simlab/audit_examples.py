@@ -166,6 +166,8 @@ class Example:
     plan: Writer
     reference: Writer
     tasks: str = "offline"
+    wrong_first: Writer | None = None
+    """Only the episodes where this plan is wrong (e.g. where the shown answer is)."""
 
 
 EXAMPLES: tuple[Example, ...] = (
@@ -176,6 +178,12 @@ EXAMPLES: tuple[Example, ...] = (
         "offline-ood",
     ),
     Example("2 Gemini checks GPT-5 (vs Gemini alone)", _check_gpt5, _alone(GEMINI)),
+    Example(
+        "2 Gemini checks GPT-5 where GPT-5 is wrong (vs Gemini alone)",
+        _check_gpt5,
+        _alone(GEMINI),
+        wrong_first=_alone(GPT5),
+    ),
     Example("2 laundered guess, right, then checked", _laundered(True), _alone(GEMINI)),
     Example("2 laundered guess, wrong, then checked", _laundered(False), _alone(GEMINI)),
     Example("3 four pair-sum hints, then Gemini", _pair_hints, _gemini_countdown),
@@ -217,7 +225,12 @@ def measure(example: Example, pool: str, episodes: int, seed: int = 0) -> tuple[
     seeds = range(seed, seed + episodes)
     a = _play(env, example.plan, seeds)
     b = _play(env, example.reference, seeds)
-    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    keep = [True] * len(a)
+    if example.wrong_first is not None:
+        keep = [c is False for c in _play(env, example.wrong_first, seeds)]
+    pairs = [
+        (x, y) for x, y, k in zip(a, b, keep, strict=True) if x is not None and y is not None and k
+    ]
     diffs = [float(x) - float(y) for x, y in pairs]
     n = len(diffs)
     if not n:
