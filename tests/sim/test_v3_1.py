@@ -7,6 +7,7 @@ issue's before/after figures are printed by ``python -m conductor_gym.simlab.aud
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import re
 import statistics
@@ -188,7 +189,7 @@ def test_a_laundered_guess_is_no_better_than_asserting_it() -> None:
                     i,
                 )
             )
-            is not None  # fmt: skip
+            is not None
             and _right(t, got)
             for i, t in enumerate(tasks)
         ]
@@ -240,7 +241,7 @@ def test_blind_countdown_hints_do_not_pay() -> None:
 
     def hinted(q: str, task: Task) -> str:
         numbers = [int(n) for n in task.metadata.get("numbers", ())]
-        pairs = [(numbers[i], numbers[j]) for i in range(len(numbers)) for j in range(i + 1, len(numbers))][:4]  # fmt: skip
+        pairs = list(itertools.combinations(numbers, 2))[:4]
         subtasks = [f"Using {a} and {b}, make {a + b}." for a, b in pairs] + [q]
         workers = [ids[GEMMA]] * len(pairs) + [ids[GEMINI]]
         return plan_text(workers, subtasks, [[]] * len(pairs) + ["all"])
