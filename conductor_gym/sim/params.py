@@ -71,6 +71,7 @@ class SimDynamics:
     hint_distract: float = 0.0
     trivial_bonus: float = 0.0
     hedge_miss: float = 0.0
+    family_task_correlation: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in (
@@ -110,6 +111,14 @@ class SimDynamics:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"SimDynamics.{name} must be an int >= 0, got {value!r}")
+        shared = dict(self.family_task_correlation)
+        for family, value in shared.items():
+            if family not in CHECK_BONUS or not 0.0 <= value < 1.0:
+                raise ValueError(
+                    f"SimDynamics.family_task_correlation[{family!r}]: a known family and a "
+                    f"value in [0, 1), got {value!r}"
+                )
+        object.__setattr__(self, "family_task_correlation", MappingProxyType(shared))
         bonus = dict(self.check_bonus)
         if unknown := sorted(set(bonus) - set(CHECK_BONUS)):
             raise ValueError(f"SimDynamics.check_bonus: unknown families {unknown}")

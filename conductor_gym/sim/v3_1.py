@@ -60,6 +60,7 @@ sim audit`` so that the anchors of the paper stay in their bands (MoA -2.0, 5x r
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -68,6 +69,7 @@ from conductor_gym.sim import v1, v2, v3
 from conductor_gym.sim.behaviour import Draws, Skill
 from conductor_gym.sim.behaviour import decide as act
 from conductor_gym.sim.context import Reading, read
+from conductor_gym.sim.difficulty import latent, threshold
 from conductor_gym.sim.instructions import Request
 from conductor_gym.sim.perception import Problem
 from conductor_gym.sim.perception.arithmetic import ArithmeticProblem, _ops
@@ -79,7 +81,7 @@ from conductor_gym.sim.requests import Recognition, recognise_subtask
 from conductor_gym.workers.base import Message
 
 if TYPE_CHECKING:
-    from conductor_gym.sim.worker import TaskBoundSimulatedWorker
+    from conductor_gym.sim.worker import SimulatedWorker, TaskBoundSimulatedWorker
 
 __all__ = ["decide", "decisive_values", "rated", "trivial"]
 
@@ -210,14 +212,41 @@ def _inverted(target: Problem, answer: str, reading: Reading, u: float) -> str:
     return slips[int(u * len(slips))] if slips else answer
 
 
+def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float]:
+    """v2's ``(sqrt(call_correlation) * L, t)`` with the family's own task correlation
+    (``family_task_correlation``, else ``task_correlation``)."""
+    dyn = worker.dynamics
+    shared = dyn.family_task_correlation.get(problem.family, dyn.task_correlation)
+    a = math.sqrt(dyn.call_correlation * shared * dyn.structure_share)
+    t = threshold(worker.profile.p_correct(v2.family_profile(problem.family)), problem.family, a)
+    level = latent(
+        problem.key,
+        problem.family,
+        problem.size,
+        worker.profile.key,
+        worker.profile.lineage,
+        task_correlation=shared,
+        structure_share=dyn.structure_share,
+        lineage_share=dyn.lineage_share,
+    )
+    return math.sqrt(dyn.call_correlation) * level, t
+
+
 def _skill(bound: TaskBoundSimulatedWorker, reading: Reading) -> Skill:
     skill = v3._skill(bound, reading)
-    dyn = bound.worker.dynamics
-    attempt = skill.attempt
+    worker = bound.worker
+    dyn = worker.dynamics
     bonus = dyn.trivial_bonus
+    spread = math.sqrt(1.0 - dyn.call_correlation)
 
     def attempt_31(problem: Problem, noise: float, shift: float) -> bool:
-        return attempt(problem, noise, shift + (bonus if trivial(problem) else 0.0))
+        fixed, t = _fixed_part(worker, problem)
+        extra = bonus if trivial(problem) else 0.0
+        return fixed + spread * noise < t + shift + extra
+
+    def weak(problem: Problem) -> bool:
+        fixed, t = _fixed_part(worker, problem)
+        return fixed >= t
 
     def anchor(family: str) -> float:
         return dyn.check_anchor_checkable if family in v3.CHECKABLE else dyn.check_anchor
@@ -225,6 +254,7 @@ def _skill(bound: TaskBoundSimulatedWorker, reading: Reading) -> Skill:
     return dataclasses.replace(
         skill,
         attempt=attempt_31,
+        weak=weak,
         anchor=anchor,
         one_fact=True,
         hint_trust=dyn.hint_trust,

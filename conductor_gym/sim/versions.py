@@ -111,6 +111,11 @@ _VERSIONS = (
         "wherever the question was placed, inverted and hedged requests",
         {
             **_V3_DYNAMICS,
+            "task_correlation": 0.76,
+            "family_task_correlation": {"multiple_choice": 0.88, "multiple_choice_hard": 0.88},
+            "check_scale": 0.45,
+            "check_doubt": 0.03,
+            "candidate_penalty": 0.1,
             "check_anchor": 0.35,
             "check_anchor_checkable": 0.15,
             "hint_trust": 0.4,
