@@ -318,7 +318,7 @@ def mutate(plan: AuditPlan, workers: Sequence[Worker], rng: random.Random) -> Au
     i = rng.randrange(len(steps))
     if move == "worker":
         steps[i] = replace(steps[i], worker=rng.choice(workers))
-    elif move == "wording":
+    elif move == "wording" and steps[i].kind in FAITHFUL:
         steps[i] = replace(steps[i], text=rng.choice(FAITHFUL[steps[i].kind]))
     elif move == "invent" and steps[i].kind in FAITHFUL:
         base = rng.choice(FAITHFUL[steps[i].kind])
