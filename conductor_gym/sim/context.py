@@ -123,7 +123,7 @@ def read(
             responses += 1
             found_answer = final_answer(content)
             if found_answer is None and unworked_claims and _answer_shaped(content.strip()):
-                found_answer = (content.strip(), None)  # a bare literal reply
+                found_answer = (content.strip(), "bare")  # a bare literal reply
             if found_answer is not None and _answer_shaped(found_answer[0]):
                 unworked = unworked_claims and _unworked(content, found_answer[0])
                 answers.append((current, found_answer[0], unworked))
