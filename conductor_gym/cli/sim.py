@@ -72,6 +72,14 @@ def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     audit.add_argument("--json", type=Path, default=None, help="also write the report here")
     audit.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save the evaluations played to FILE as it goes and resume from it when run "
+        "again with the same arguments (a long audit in the background)",
+    )
+    audit.add_argument(
         "--save-plans",
         type=Path,
         default=None,
@@ -154,6 +162,7 @@ def run_audit(args: argparse.Namespace) -> int:
             k=args.k,
             shuffle_workers=args.shuffle_workers,
             progress=lambda text: print(text, file=sys.stderr, flush=True),
+            checkpoint=args.checkpoint,
         )
     except ConductorGymError as exc:
         print(f"sim audit: {exc}", file=sys.stderr)
@@ -167,7 +176,9 @@ def run_audit(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
     holds = all(a.holds for a in report.anchors) and not report.findings
     low, high = report.headroom_band
-    return 0 if holds and low <= report.headroom <= high else 1
+    ood = report.ood_headroom
+    ood_holds = ood is None or report.ood_headroom_band[0] <= ood <= report.ood_headroom_band[1]
+    return 0 if holds and ood_holds and low <= report.headroom <= high else 1
 
 
 def _load_all(paths: list[Path], command: str) -> list[Results] | None:

@@ -52,6 +52,7 @@ are in :mod:`conductor_gym.simlab.audit_plans`.
 from __future__ import annotations
 
 import math
+import pickle
 import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -380,6 +381,37 @@ class _Player:
         self._memo: dict[tuple[Any, ...], Scored] = {}
         self._screens: dict[tuple[Any, ...], Scored] = {}
         self._families: dict[tuple[Any, ...], list[str]] = {}
+        self._saved: dict[tuple[Any, ...], Scored] = {}
+        self._checkpoint: Path | None = None
+        self._identity: tuple[Any, ...] = ()
+        self._since_save = 0
+
+    def resume(self, path: Path, identity: tuple[Any, ...]) -> None:
+        """Save evaluations to ``path`` from now on, and replay those saved there by an
+        audit of the same ``identity`` (its arguments); another audit's file raises."""
+        self._checkpoint, self._identity = path, identity
+        if not path.exists():
+            return
+        with path.open("rb") as handle:
+            saved = pickle.load(handle)
+        if saved.get("identity") != identity:
+            raise ConfigurationError(
+                f"audit: checkpoint {str(path)!r} was written by another audit "
+                f"({saved.get('identity')}); remove it or give another path"
+            )
+        self._saved = dict(saved["memo"])
+
+    def save(self, *, force: bool = False) -> None:
+        """Write the checkpoint (every 50 evaluations, or now with ``force``)."""
+        self._since_save += 1
+        if self._checkpoint is None or not (force or self._since_save >= 50):
+            return
+        self._since_save = 0
+        memo = {**self._saved, **self._memo, **self._screens}
+        partial = self._checkpoint.with_suffix(self._checkpoint.suffix + ".partial")
+        with partial.open("wb") as handle:
+            pickle.dump({"identity": self._identity, "memo": memo}, handle)
+        partial.replace(self._checkpoint)
 
     def env(self, tasks: str, max_steps: int) -> ConductorEnv:
         key = (tasks, max_steps)
@@ -442,6 +474,11 @@ class _Player:
             return self._memo[memo_key]
         if memo_key in self._screens:
             return self._screens[memo_key]
+        if memo_key in self._saved:  # replayed from a checkpoint: counted as played
+            scored = self._saved.pop(memo_key)
+            self.episodes += len(scored.outcomes)
+            (self._memo if n is None else self._screens)[memo_key] = scored
+            return scored
         env = self.env(tasks, max(5, len(plan.steps)))
         outcomes: list[bool] = []
         start = self.seed + block * 1_000_003
@@ -463,6 +500,7 @@ class _Player:
             self._memo[memo_key] = scored
         else:
             self._screens[memo_key] = scored
+        self.save()
         return scored
 
 
@@ -478,9 +516,15 @@ def audit(
     k: int | None = None,
     shuffle_workers: bool = False,
     progress: Callable[[str], None] | None = None,
+    checkpoint: str | Path | None = None,
 ) -> AuditReport:
     """Attack ``pool`` on ``tasks`` with about ``episodes`` paired episodes (module
     docstring); every evaluation plays ``per_plan`` episodes of one seed block.
+
+    ``checkpoint``: a file the outcomes played so far are saved to (every 50
+    evaluations and at the end) and resumed from: an audit stopped and run again with the
+    same arguments replays its saved evaluations (counted in the budget as before) and
+    reports what one uninterrupted run would.
 
     ``k`` (workers per episode, a random k-of-n draw) and ``shuffle_workers`` (shuffled
     ``Model`` ids) play the randomised pool, plans written by position (module
@@ -501,6 +545,9 @@ def audit(
         raise ConfigurationError(f"audit: k must be an int in 1..{size} (the pool size), got {k!r}")
     say = progress or (lambda _text: None)
     player = _Player(pool, seed, per_plan, k=k, shuffle=shuffle_workers)
+    if checkpoint is not None:
+        player.resume(Path(checkpoint), (str(pool), tasks, ood_tasks, per_plan, seed, k,
+                                         shuffle_workers))  # fmt: skip
     randomised = player.randomised
     workers = player.names(tasks)
     fixed_cost = (
@@ -617,6 +664,7 @@ def audit(
                 calls, scored.plan, fixed, scored.accuracy, fresh.accuracy, se, gain, gain_se
             )
         )
+    player.save(force=True)
     notes = _randomised_notes(player, len(workers), size) if size is not None else []
     if unplayed:
         notes.append(

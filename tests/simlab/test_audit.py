@@ -230,3 +230,15 @@ def test_crossover_and_mutation_write_plans_the_env_accepts() -> None:
         assert step["parse_error"] is None, child.describe()
         assert 1 <= len(child.steps) <= 5
     assert len(seen_tricks) >= 4
+
+
+def test_a_checkpointed_audit_resumes_to_the_same_report(tmp_path: Path) -> None:
+    arguments = {"pool": "sim-paper", "episodes": 2600, "per_plan": 20, "ood_tasks": None}
+    whole = audit(**arguments).to_dict()
+    path = tmp_path / "audit.ckpt"
+    first = audit(**arguments, checkpoint=path).to_dict()
+    assert path.exists() and first == whole
+    resumed = audit(**arguments, checkpoint=path).to_dict()  # every evaluation replayed
+    assert resumed == whole
+    with pytest.raises(ConfigurationError, match="written by another audit"):
+        audit(**{**arguments, "seed": 1}, checkpoint=path)
