@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from conductor_gym.agents import make_agent
 
-from conductor_gym.simlab.audit import OFF_TASK, AuditPlan, AuditReport, audit
 from conductor_gym.cli.main import main
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.simlab.audit import OFF_TASK, AuditPlan, AuditReport, audit
 
 
 @pytest.fixture(scope="module")
