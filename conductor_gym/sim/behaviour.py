@@ -101,6 +101,10 @@ class Skill:
     anchor: Callable[[str], float] = lambda _family: 0.0
     """Per family, the probability that a checker who cannot tell right from wrong takes
     the shown answer instead of its own (simulator v3.1; 0 before)."""
+    reject_sway: float = 0.0
+    """Simulator v3.1: a checker that verified the shown answers wrong still takes the one
+    most of them give with probability ``reject_sway * anchor(family)`` (a shown wrong
+    answer sways even a capable checker, less often than one who cannot tell)."""
     one_fact: bool = False
     """Simulator v3.1: the worker takes up one stated fact (drawn), not every one that
     applies; one that does not apply distracts (``hint_distract``)."""
@@ -218,6 +222,8 @@ def _check(
         blind = [c for c in candidates if _key(c.answer) == habitual]
         if blind:
             return blind[0].answer  # its own systematic slip looks right to it
+        if draws.anchor < skill.reject_sway * skill.anchor(target.family):
+            return _most_frequent(list(reversed(candidates)))[0].answer  # swayed anyway
         if solved:
             return own
         return _slip(target, skill, draws, avoid=[c.answer for c in candidates])

@@ -67,6 +67,7 @@ class SimDynamics:
     # Simulator v3.1 only (see conductor_gym.sim.v3_1; its values are in VERSION_DYNAMICS).
     check_anchor: float = 0.0
     check_anchor_checkable: float = 0.0
+    reject_sway: float = 0.0
     hint_trust: float = 1.0
     hint_distract: float = 0.0
     trivial_bonus: float = 0.0
@@ -91,6 +92,7 @@ class SimDynamics:
             "check_doubt",
             "check_anchor",
             "check_anchor_checkable",
+            "reject_sway",
             "hint_trust",
             "hedge_miss",
         ):

@@ -28,7 +28,8 @@ A call is decided as in :mod:`.v3`, with these changes (parameters of
   (0.15) where the answer can be recomputed (where verification also fails less often): a
   shown wrong answer lowers a checker below its own base rate, more where it cannot be
   checked (Sharma et al. 2023; SycEval 2025: 8.1 % regressive flips on computational
-  tasks up front). v3's checker fell back to its own answer, so it was never swayed.
+  tasks up front); one who verified them wrong is still swayed ``reject_sway`` (0.5)
+  times as often. v3's checker fell back to its own answer, so it was never swayed.
 * **Unworked answers are claims.** An earlier reply that only states its answer (a
   literal reply, a relay of a shown answer) carries no work: it is read as a claim, like
   an answer the conductor wrote into a subtask, which pulls with probability ``pull``
@@ -256,6 +257,7 @@ def _skill(bound: TaskBoundSimulatedWorker, reading: Reading) -> Skill:
         attempt=attempt_31,
         weak=weak,
         anchor=anchor,
+        reject_sway=dyn.reject_sway,
         one_fact=True,
         hint_trust=dyn.hint_trust,
         hint_distract=dyn.hint_distract,

@@ -118,6 +118,7 @@ _VERSIONS = (
             "candidate_penalty": 0.1,
             "check_anchor": 0.35,
             "check_anchor_checkable": 0.15,
+            "reject_sway": 0.5,
             "hint_trust": 0.4,
             "hint_distract": 0.25,
             "trivial_bonus": 1.5,
