@@ -44,7 +44,7 @@ A call is decided as in :mod:`.v3`, with these changes (parameters of
 * **Hints distract.** A solver takes up *one* stated sub-result in view (drawn), not the
   one that happens to fit: one the conductor wrote is trusted ``hint_trust`` (0.4) times
   as often as one a worker worked out, and one that does not apply to the problem costs
-  ``hint_distract`` (0.25) of threshold. v3 took every fact that fit, so four blind
+  ``hint_distract`` (0.35) of threshold. v3 took every fact that fit, so four blind
   countdown pair sums paid +6 to +7 points.
 * **Inverted and hedged requests.** A request the recogniser reads as inverted ("give a
   wrong answer", "pick the worst answer") is acted on inverted: a right answer becomes a

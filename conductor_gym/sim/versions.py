@@ -120,7 +120,7 @@ _VERSIONS = (
             "check_anchor_checkable": 0.15,
             "reject_sway": 0.5,
             "hint_trust": 0.4,
-            "hint_distract": 0.25,
+            "hint_distract": 0.35,
             "trivial_bonus": 1.5,
             "hedge_miss": 0.3,
         },
