@@ -9,7 +9,8 @@ that scores within 2 SE of its faithful plan; ``--json`` writes the same figures
 agent ``plan:<path>`` replays (``conductor-gym evaluate --agent plan:DIR/calls-3.plan``).
 ``--k N`` and ``--shuffle-workers`` play the randomised pool (N workers drawn per episode,
 shuffled ids), plans written by position; replay its plans with the same draw
-(``evaluate --k N --shuffle-workers``). Exit status: 0 when every anchor holds and
+(``evaluate --k N --shuffle-workers``). ``--checkpoint FILE`` saves the evaluations as it
+goes and resumes from them. Exit status: 0 when every anchor and headroom band holds and
 no twin was found, 1 otherwise (the pool pays for something a real pool would not), 2 for
 bad arguments.
 

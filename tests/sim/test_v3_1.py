@@ -248,7 +248,7 @@ def test_blind_countdown_hints_do_not_pay() -> None:
 
     tasks = "offline/countdown"
     difference, se = paired(
-        _episodes(hinted, tasks, 200),
-        _episodes(lambda q, t: plan_text([ids[GEMINI]], [q], [[]]), tasks, 200),
+        _episodes(hinted, tasks, 300),
+        _episodes(lambda q, t: plan_text([ids[GEMINI]], [q], [[]]), tasks, 300),
     )
-    assert difference <= se, (difference, se)
+    assert difference <= 2 * se, (difference, se)  # no significant gain
