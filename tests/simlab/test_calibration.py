@@ -1,8 +1,9 @@
-"""The default simulator (v3.1) against the paper: single models, fixed workflows, and the
-headroom that orchestration unlocks, within the paper's band (every task of ``offline`` and ``offline-ood`` played once
-by each planner, through :mod:`conductor_gym.simlab.calibration`: 2,000 in-domain and
-1,500 unseen episodes, so a rate's standard error is about one point), and the README's
-table is exactly what that module prints."""
+"""The default simulator (v3.1) against the paper: single models, fixed workflows, and
+the headroom that orchestration unlocks, within the paper's band (every task of
+``offline`` and ``offline-ood`` played once by each planner, through
+:mod:`conductor_gym.simlab.calibration`: 2,000 in-domain and 1,500 unseen episodes, so a
+rate's standard error is about one point), and the README's table is exactly what that
+module prints."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from conductor_gym.agents.reference import REFERENCE_PLANS
 from support import plan_text
 
 from conductor_gym import ConductorEnv
-from conductor_gym.simlab import calibration
-from conductor_gym.simlab.calibration import by_domain, score
 from conductor_gym.sim.difficulty import SIZE_SCALE
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.profiles import PAPER_ACCURACY, PAPER_PROFILES
+from conductor_gym.simlab import calibration
+from conductor_gym.simlab.calibration import by_domain, score
 from conductor_gym.tasks import make_task_source
 from conductor_gym.tasks.procedural.source import FAMILIES
 
