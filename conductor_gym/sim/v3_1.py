@@ -64,6 +64,7 @@ import dataclasses
 import math
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from conductor_gym.sim import v1, v2, v3
@@ -161,9 +162,10 @@ def decide(
         if recognition.kind == "literal":
             return ReplyMode.LITERAL, recognition.literal
         return v1.decide(bound, messages, rng)
-    draws = Draws.draw(rng)
+    d = Draws.draw(rng)
     adopt, doubt, slip = rng.random(), rng.random(), rng.random()
-    draws = dataclasses.replace(draws, anchor=rng.random(), hint=rng.random())
+    draws = Draws(d.solve, d.verify, d.trust, d.pick, d.wrong, d.relay, d.partial,
+                  anchor=rng.random(), hint=rng.random())  # fmt: skip
     hedge = rng.random()
     inverted, hedged = _flags(recognition)
     reading = read(turns, orphans=True, unworked_claims=True)
@@ -185,7 +187,7 @@ def decide(
         answer: str | None = claims[-1].answer
         mode = ReplyMode.SOLVE
     else:
-        decision = act(reading, _skill(bound, reading), draws)
+        decision = act(reading, _skill(bound.worker, reading.responses), draws)
         mode, answer = decision.mode, decision.answer
         if (
             mode is ReplyMode.CHECK
@@ -233,11 +235,15 @@ def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float
     return math.sqrt(dyn.call_correlation) * level, t
 
 
-def _skill(bound: TaskBoundSimulatedWorker, reading: Reading) -> Skill:
-    skill = v3._skill(bound, reading)
-    worker = bound.worker
+@lru_cache(maxsize=1 << 10)
+def _skill(worker: SimulatedWorker, responses: int) -> Skill:
+    """The worker's v3.1 skill for a call with ``responses`` earlier responses in view
+    (cached: it depends on nothing else)."""
+    skill = v2.skill(worker, responses)
     dyn = worker.dynamics
     bonus = dyn.trivial_bonus
+    scale = dyn.check_scale
+    check_bonus = skill.check_bonus
     spread = math.sqrt(1.0 - dyn.call_correlation)
 
     def attempt_31(problem: Problem, noise: float, shift: float) -> bool:
@@ -254,6 +260,7 @@ def _skill(bound: TaskBoundSimulatedWorker, reading: Reading) -> Skill:
 
     return dataclasses.replace(
         skill,
+        check_bonus=lambda family: scale * check_bonus(family),
         attempt=attempt_31,
         weak=weak,
         anchor=anchor,

@@ -41,18 +41,24 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\bquotient\s+of\s+{_N}\s+(?:and|by)\s+{_N}", _I), r"(\1 / \2)"),
     (re.compile(rf"{_N}\s+divided\s+by\s+{_N}", _I), r"(\1 / \2)"),
 )
-_CUES = ("multipl", "product", "times", "add", "sum", "plus", "subtract", "differ",
-         "minus", "divid", "quotient")  # fmt: skip
+# Where some form may match: an operation word next to a number (one search, so text
+# without verbal arithmetic costs one regex scan).
+_GATE = re.compile(
+    r"\d\s+(?:times|plus|minus|multiplied|divided)\s|"
+    r"\b(?:multiply|product|add|sum|subtract|difference|divide|quotient)\s+"
+    r"(?:of\s+|between\s+)?-?\d",
+    _I,
+)
 
 
 @lru_cache(maxsize=1 << 14)
 def spell_operations(text: str) -> str:
     """``text`` with each verbal operation on two numbers written with its symbol
     (module docstring); text with none is returned as it is."""
-    lowered = text.lower()
-    if not any(cue in lowered for cue in _CUES):
+    normal = normalise(text)
+    if _GATE.search(normal) is None:
         return text
-    text = normalise(text)
+    text = normal
     for pattern, symbol in _FORMS:
         text = pattern.sub(symbol, text)
     return text
