@@ -22,7 +22,7 @@ from conductor_gym.core.env import ConductorEnv
 from conductor_gym.graders.extract import final_answer
 from conductor_gym.plan import Plan
 from conductor_gym.sim.perception import find_problems
-from conductor_gym.simlab.audit_plans import right_answer, stem, wrong_answer
+from conductor_gym.simlab.audit_plans import FAITHFUL, right_answer, stem, wrong_answer
 from conductor_gym.tasks.base import Task
 
 __all__ = ["EXAMPLES", "Example", "measure"]
@@ -143,12 +143,9 @@ def _restate(task: Task, q: str) -> Steps:
 
 def _reflect(rounds: int) -> Writer:
     def write(task: Task, q: str) -> Steps:
+        review = FAITHFUL["review"][0].replace("{q}", q)
         steps: Steps = [(GPT5, q, ())]
-        steps += [
-            (GPT5, "Reflect on the solution above, correct any mistake and give the final "
-             "answer.\n\n" + q, (i - 1,))
-            for i in range(1, rounds)
-        ]  # fmt: skip
+        steps += [(GPT5, review, (i - 1,)) for i in range(1, rounds)]
         return steps
 
     return write
