@@ -582,6 +582,8 @@ def audit(
     # what step 4 plays: the out-of-domain singles, the fresh and out-of-domain runs of
     # the best plans and the off-task twins of them and of the best single worker
     reserve = ((len(workers) if ood_tasks else 0) + (top + 1) * (len(OFF_TASK) + 2)) * per_plan
+    if not randomised:  # the per-family plans' fresh re-plays (at most one per family)
+        reserve += len(set(player.families(tasks, 0))) * per_plan
 
     def room_for_calls() -> int:
         # The randomised pool also keeps room for step 5's fresh re-plays (the default
@@ -644,7 +646,7 @@ def audit(
                 findings.append(Finding(faithful.plan.describe(), label, difference, twin_se))
     results.sort(key=lambda r: -r[1])
 
-    adaptive = _adaptive(player, tasks, fresh_best) if not randomised else None
+    adaptive = _adaptive(player, tasks, fresh_best, episodes) if not randomised else None
 
     # 5. the best fixed plan per number of calls, on fresh seeds (the search left room
     # for them; a budget too small for any search may leave none: those are skipped)
@@ -694,9 +696,12 @@ def audit(
     )
 
 
-def _adaptive(player: _Player, tasks: str, fresh_best: Scored) -> tuple[float, float] | None:
+def _adaptive(
+    player: _Player, tasks: str, fresh_best: Scored, budget: int
+) -> tuple[float, float] | None:
     """Per family, the most accurate plan of the search block (every plan played there in
-    full), re-played on the fresh block: its gain over the best single there (± SE)."""
+    full), re-played on the fresh block: its gain over the best single there (± SE);
+    ``None`` when the re-plays do not fit in what the ``budget`` has left."""
     search_families = player.families(tasks, 0)
     fresh_families = player.families(tasks, 1)
     chosen: dict[str, Scored] = {}
@@ -709,7 +714,8 @@ def _adaptive(player: _Player, tasks: str, fresh_best: Scored) -> tuple[float, f
             best = chosen.get(family)
             if best is None or rate > _rate(best, search_families, family):
                 chosen[family] = scored
-    if not chosen:
+    unplayed = {s.plan.key() for s in chosen.values() if not player.played(s.plan, tasks, 1)}
+    if not chosen or player.episodes + len(unplayed) * player.per_plan > budget:
         return None
     outcomes = []
     for i, family in enumerate(fresh_families):
