@@ -199,7 +199,7 @@ class AuditReport:
     shuffle_workers: bool = False
     seed: int = 0
     candidates: int = 0
-    """Plans the search tried (screened on a quarter block, the promising ones in full)."""
+    """Plans the search tried (screened on a tenth of a block, the promising ones in full)."""
     adaptive_gain: tuple[float, float] | None = None
     """Per question family the best plan of the search block, re-played on fresh seeds:
     its gain over the best single worker (± paired SE): what a plan that adapts to the
@@ -598,9 +598,9 @@ def audit(
         )
 
     # A genetic search: parents from the 8 best (rank-weighted), children by mutation or
-    # crossover; each child is screened on the block's first quarter and played in full
-    # only when it may rank among the 8 best (within 2 binomial SEs of the 8th).
-    screen = max(20, per_plan // 4)
+    # crossover; each child is screened on the block's first tenth and played in full
+    # only when it may rank among the 8 best (within half a binomial SE of the 8th).
+    screen = max(20, per_plan // 10)
     candidates = 0
     while player.episodes + per_plan + reserve + room_for_calls() <= episodes:
         ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
@@ -615,7 +615,7 @@ def audit(
         candidates += 1
         bar = ranked[-1].accuracy / 100.0
         screened = player.play(child, tasks, 0, n=screen)
-        if screened.accuracy / 100.0 >= bar - 2 * math.sqrt(bar * (1 - bar) / screen):
+        if screened.accuracy / 100.0 >= bar - 0.5 * math.sqrt(bar * (1 - bar) / screen):
             population.append(player.play(child, tasks, 0))
     say(
         f"search done: {candidates} candidates, {len(population)} in full "
