@@ -814,9 +814,25 @@ def _oracle(player: _Player, singles: Mapping[Worker, Scored], tasks: str) -> tu
 
 
 def _starters(workers: Sequence[Worker], best: Worker) -> list[AuditPlan]:
-    """Seeds of the search: solvers then a checker, voter or aggregator."""
+    """Seeds of the search: solvers then a checker, voter or aggregator; and two solvers
+    reviewed by the best, a third solver, and the best voting between the last two (the
+    best fixed plan an outside optimizer found on simulator v3)."""
     others = [w for w in workers if w != best]
     plans = []
+    if len(others) >= 3:
+        a, b, c = others[:3]
+        plans.append(
+            AuditPlan(
+                "start:review-vote",
+                (
+                    AuditStep(a, FAITHFUL["solve"][0]),
+                    AuditStep(b, FAITHFUL["solve"][0]),
+                    AuditStep(best, FAITHFUL["review"][0], (0, 1), "review"),
+                    AuditStep(c, FAITHFUL["solve"][0]),
+                    AuditStep(best, FAITHFUL["vote"][0], (2, 3), "vote"),
+                ),
+            )
+        )
     for n in (2, 3, 4):
         solvers = [best, *others][:n]
         for kind in ("check", "vote", "aggregate"):
