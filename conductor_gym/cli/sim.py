@@ -9,7 +9,8 @@ that scores within 2 SE of its faithful plan; ``--json`` writes the same figures
 agent ``plan:<path>`` replays (``conductor-gym evaluate --agent plan:DIR/calls-3.plan``).
 ``--k N`` and ``--shuffle-workers`` play the randomised pool (N workers drawn per episode,
 shuffled ids), plans written by position; replay its plans with the same draw
-(``evaluate --k N --shuffle-workers``). Exit status: 0 when every anchor holds and
+(``evaluate --k N --shuffle-workers``). ``--checkpoint FILE`` saves the evaluations as it
+goes and resumes from them. Exit status: 0 when every anchor and headroom band holds and
 no twin was found, 1 otherwise (the pool pays for something a real pool would not), 2 for
 bad arguments.
 
@@ -74,6 +75,14 @@ def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         help="shuffle the Model ids every episode: the randomised pool, plans by position",
     )
     audit.add_argument("--json", type=Path, default=None, help="also write the report here")
+    audit.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save the evaluations played to FILE as it goes and resume from it when run "
+        "again with the same arguments (a long audit in the background)",
+    )
     audit.add_argument(
         "--save-plans",
         type=Path,
@@ -168,6 +177,7 @@ def run_audit(args: argparse.Namespace) -> int:
             k=args.k,
             shuffle_workers=args.shuffle_workers,
             progress=lambda text: print(text, file=sys.stderr, flush=True),
+            checkpoint=args.checkpoint,
         )
     except ConductorGymError as exc:
         print(f"sim audit: {exc}", file=sys.stderr)
@@ -181,7 +191,9 @@ def run_audit(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
     holds = all(a.holds for a in report.anchors) and not report.findings
     low, high = report.headroom_band
-    return 0 if holds and low <= report.headroom <= high else 1
+    ood = report.ood_headroom
+    ood_holds = ood is None or report.ood_headroom_band[0] <= ood <= report.ood_headroom_band[1]
+    return 0 if holds and ood_holds and low <= report.headroom <= high else 1
 
 
 def _load_all(paths: list[Path], command: str, cache: str | None) -> list[Results] | None:

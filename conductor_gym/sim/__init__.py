@@ -1,7 +1,8 @@
 """The simulated pool: a seeded, calibrated model of the paper's workers, offline.
 
 :mod:`.worker` holds the simulated backend (``backend = "simulated"``, every version:
-:data:`~conductor_gym.sim.params.VERSIONS`) and the paper pool's specs; :mod:`.profiles`
+:mod:`.versions`, a lazy registry with capability flags; :mod:`.replies` the typed reply
+modes) and the paper pool's specs; :mod:`.profiles`
 the per-model accuracies, costs and lineages it is calibrated to; :mod:`.perception` how
 a worker finds and solves the problems its messages pose (one parser per procedural
 family); :mod:`.context`, :mod:`.instructions`, :mod:`.behaviour` and :mod:`.difficulty`

@@ -42,6 +42,7 @@ from functools import lru_cache
 
 from conductor_gym.sim.context import Candidate, Reading
 from conductor_gym.sim.perception import Problem
+from conductor_gym.sim.replies import ReplyMode
 
 __all__ = ["Decision", "Draws", "Skill", "decide"]
 
@@ -57,6 +58,10 @@ class Draws:
     wrong: float
     relay: float
     partial: float
+    anchor: float = 1.0
+    """Simulator v3.1 only (drawn by it after the others; 1.0: never anchored)."""
+    hint: float = 0.0
+    """Simulator v3.1 only: which stated fact the worker takes up."""
 
     @classmethod
     def draw(cls, rng: random.Random) -> Draws:
@@ -93,6 +98,21 @@ class Skill:
     candidate_penalty: float
     context_bonus: float
     """The long-context threshold shift of this call (0 or negative)."""
+    anchor: Callable[[str], float] = lambda _family: 0.0
+    """Per family, the probability that a checker who cannot tell right from wrong takes
+    the shown answer instead of its own (simulator v3.1; 0 before)."""
+    reject_sway: float = 0.0
+    """Simulator v3.1: a checker that verified the shown answers wrong still takes the one
+    most of them give with probability ``reject_sway * anchor(family)`` (a shown wrong
+    answer sways even a capable checker, less often than one who cannot tell)."""
+    one_fact: bool = False
+    """Simulator v3.1: the worker takes up one stated fact (drawn), not every one that
+    applies; one that does not apply distracts (``hint_distract``)."""
+    hint_trust: float = 1.0
+    """Simulator v3.1: ``trust_partial`` is multiplied by this for a fact the conductor
+    stated (rather than a worker worked out)."""
+    hint_distract: float = 0.0
+    """Simulator v3.1: threshold lost when the fact taken up does not apply."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +120,7 @@ class Decision:
     """``mode``: literal, unrelated, refuse, relay, vote, check or solve; ``answer``: the
     final answer written, if any; ``problem``: the target it worked on."""
 
-    mode: str
+    mode: ReplyMode
     answer: str | None
     problem: Problem | None = None
 
@@ -139,21 +159,34 @@ def _most_frequent(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _own(
-    problem: Problem, answer: str | None, skill: Skill, draws: Draws
+    problem: Problem, answer: str | None, skill: Skill, draws: Draws, bonus: float | None = None
 ) -> tuple[bool, str | None]:
-    """The worker's own attempt: ``(solved, its answer)``."""
-    if answer is not None and skill.attempt(problem, draws.solve, skill.context_bonus):
+    """The worker's own attempt: ``(solved, its answer)``; ``bonus`` defaults to the
+    call's context shift."""
+    shift = skill.context_bonus if bonus is None else bonus
+    if answer is not None and skill.attempt(problem, draws.solve, shift):
         return True, answer
     return False, _slip(problem, skill, draws)
 
 
 def _solve(reading: Reading, target: Problem, skill: Skill, draws: Draws) -> str | None:
     problem, answer = target, target.answer
-    if reading.facts and draws.partial < skill.trust_partial:
+    bonus = skill.context_bonus
+    if reading.facts and skill.one_fact:
+        keys = sorted(reading.facts)
+        key = keys[min(int(draws.hint * len(keys)), len(keys) - 1)]
+        trust = skill.trust_partial * (skill.hint_trust if key in reading.hints else 1.0)
+        if draws.partial < trust:
+            reduced = target.reduce({key: reading.facts[key]})
+            if reduced is not None:
+                problem, answer = reduced[0], reduced[0].answer
+            else:
+                bonus -= skill.hint_distract
+    elif reading.facts and draws.partial < skill.trust_partial:
         reduced = target.reduce(reading.facts)
         if reduced is not None:
             problem, answer = reduced[0], reduced[0].answer
-    solved, own = _own(problem, answer, skill, draws)
+    solved, own = _own(problem, answer, skill, draws, bonus)
     candidates = reading.candidates
     if candidates:
         right = [c.answer for c in candidates if c.correct]
@@ -189,10 +222,15 @@ def _check(
         blind = [c for c in candidates if _key(c.answer) == habitual]
         if blind:
             return blind[0].answer  # its own systematic slip looks right to it
+        if draws.anchor < skill.reject_sway * skill.anchor(target.family):
+            return _most_frequent(list(reversed(candidates)))[0].answer  # swayed anyway
         if solved:
             return own
         return _slip(target, skill, draws, avoid=[c.answer for c in candidates])
-    # It cannot tell which shown answer is right, so it gives its own.
+    # It cannot tell which shown answer is right: it gives its own, or (anchoring,
+    # simulator v3.1) takes the shown answer most of them give (the latest on a tie).
+    if draws.anchor < skill.anchor(target.family):
+        return _most_frequent(list(reversed(candidates)))[0].answer
     return own
 
 
@@ -208,26 +246,30 @@ def decide(reading: Reading, skill: Skill, draws: Draws) -> Decision:
     """The reply to ``reading`` (module docstring)."""
     request = reading.request
     if request.kind == "literal":
-        return Decision("literal", request.literal)
+        return Decision(ReplyMode.LITERAL, request.literal)
     if request.kind == "unrelated":
-        return Decision("unrelated", None)
+        return Decision(ReplyMode.UNRELATED, None)
     target = reading.target
     if target is None:
         if reading.shown:
-            return Decision("relay", reading.shown[-1] if draws.relay < skill.relay else None)
-        return Decision("refuse", None)
+            return Decision(
+                ReplyMode.RELAY, reading.shown[-1] if draws.relay < skill.relay else None
+            )
+        return Decision(ReplyMode.REFUSE, None)
     candidates = reading.candidates
     if candidates and request.kind == "restate":
         answer = candidates[-1].answer if draws.relay < skill.relay else None
-        return Decision("relay", answer, target)
+        return Decision(ReplyMode.RELAY, answer, target)
     if candidates and request.kind == "vote":
         tied = _most_frequent(candidates)
         if len(tied) == 1:
-            return Decision("vote", tied[0].answer if draws.relay < skill.relay else None, target)
-        return Decision("vote", _check(target, tied, skill, draws), target)
+            return Decision(
+                ReplyMode.VOTE, tied[0].answer if draws.relay < skill.relay else None, target
+            )
+        return Decision(ReplyMode.VOTE, _check(target, tied, skill, draws), target)
     if candidates and request.kind == "check":
-        return Decision("check", _check(target, candidates, skill, draws), target)
-    return Decision("solve", _solve(reading, target, skill, draws), target)
+        return Decision(ReplyMode.CHECK, _check(target, candidates, skill, draws), target)
+    return Decision(ReplyMode.SOLVE, _solve(reading, target, skill, draws), target)
 
 
 def context_bonus(responses: int, free_responses: int, penalty: float) -> float:

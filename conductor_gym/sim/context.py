@@ -30,6 +30,7 @@ from types import MappingProxyType
 from conductor_gym.graders.extract import final_answer
 from conductor_gym.sim.instructions import Request, classify
 from conductor_gym.sim.perception import Fact, Problem, find_problems
+from conductor_gym.sim.replies import RELAY_LEAD
 
 __all__ = ["Candidate", "Reading", "read"]
 
@@ -64,6 +65,9 @@ class Reading:
     facts: Mapping[str, Fact]
     tokens: int
     responses: int
+    hints: frozenset[str] = frozenset()
+    """Keys of the facts that were stated in user turns (written by the conductor, not
+    worked out by a worker)."""
 
 
 _ANSWER_SHAPED = re.compile(r"\s*\(?[A-F]\)?\.?\s*|[-+*/() \t]*\d[\d+\-*/() \t]*")
@@ -81,12 +85,33 @@ def _is_part(part: Problem, whole: Problem, sub_keys: frozenset[str]) -> bool:
     return part.family == whole.family == "countdown" and part.key != whole.key
 
 
+def _unworked(content: str, answer: str) -> bool:
+    """Whether a reply only states ``answer``: the text around it is a relay lead
+    (:data:`~conductor_gym.sim.replies.RELAY_LEAD`) or fewer than four words."""
+    if content.lstrip().startswith(RELAY_LEAD):
+        return True
+    rest = content.replace(answer, " ")
+    rest = re.sub(
+        r"\\(?:boxed|fbox)\s*\{\s*\}|final\s+answer|answer|[^\w\s]", " ", rest, flags=re.I
+    )
+    return len(rest.split()) < 4
+
+
 @lru_cache(maxsize=1 << 14)
-def read(turns: tuple[tuple[str, str], ...]) -> Reading:
-    """Read a chat given as ``((role, content), ...)`` (module docstring)."""
+def read(
+    turns: tuple[tuple[str, str], ...], *, orphans: bool = False, unworked_claims: bool = False
+) -> Reading:
+    """Read a chat given as ``((role, content), ...)`` (module docstring).
+
+    Simulator v3.1's reading (both ``False`` before it): ``orphans`` attributes an answer
+    given while no problem was in view (the question was where the reader cannot see it,
+    e.g. only in the first worker's message) to the target; ``unworked_claims`` reads an
+    earlier answer that only states itself (a literal or relayed reply, no work shown) as
+    a claim, like an answer the conductor wrote into a subtask."""
     current: Problem | None = None
     answers: list[tuple[Problem | None, str, bool]] = []  # (problem, answer, claim)
     stated: dict[str, Fact] = {}
+    hinted: set[str] = set()
     request = Request("solve")
     chars = 0
     responses = 0
@@ -97,14 +122,18 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         if role == "assistant":
             responses += 1
             found_answer = final_answer(content)
+            if found_answer is None and unworked_claims and _answer_shaped(content.strip()):
+                found_answer = (content.strip(), "bare")  # a bare literal reply
             if found_answer is not None and _answer_shaped(found_answer[0]):
-                answers.append((current, found_answer[0], False))
+                unworked = unworked_claims and _unworked(content, found_answer[0])
+                answers.append((current, found_answer[0], unworked))
             continue
         found = find_problems(content)
         if found.problems:
             current = found.problems[-1]
         for key, value, right in found.stated:
             stated[key] = Fact(key, value, right)
+            hinted.add(key)
         claimed = final_answer(found.rest)
         if claimed is not None and _answer_shaped(claimed[0]):
             answers.append((current, claimed[0], True))
@@ -117,11 +146,15 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         facts.update((k, f) for k, f in stated.items() if k in sub_keys)
         for problem, answer, claim in answers:
             if problem is None:
-                continue
+                if not orphans:
+                    continue
+                problem = target
             if problem.key == target.key:
                 candidates.append(Candidate(answer, target.check(answer), claim))
             elif _is_part(problem, target, sub_keys):
                 facts[problem.key] = Fact(problem.key, answer, problem.check(answer))
+                if claim:
+                    hinted.add(problem.key)
     shown = tuple(answer for _, answer, claim in answers if not claim)
     return Reading(
         request=request,
@@ -131,4 +164,5 @@ def read(turns: tuple[tuple[str, str], ...]) -> Reading:
         facts=MappingProxyType(facts),
         tokens=chars // 4,
         responses=responses,
+        hints=frozenset(k for k in hinted if k in facts),
     )

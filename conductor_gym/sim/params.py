@@ -1,8 +1,10 @@
 """The simulator's versions and the parameters they share: :class:`SimDynamics` (how
 context changes a simulated worker's chance of being right), per-family checkability
 (:data:`CHECK_BONUS`) and each version's defaults (:data:`VERSION_DYNAMICS`). What each
-parameter does, and where its number comes from, is in :mod:`conductor_gym.sim.v1` and
-:mod:`conductor_gym.sim.v2` and :mod:`conductor_gym.sim.v3`."""
+parameter does, and where its number comes from, is in :mod:`conductor_gym.sim.v1`,
+:mod:`conductor_gym.sim.v2`, :mod:`conductor_gym.sim.v3` and :mod:`conductor_gym.sim.v3_1`;
+the versions themselves (a lazy registry with capability flags) are in
+:mod:`conductor_gym.sim.versions`."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from conductor_gym.sim.versions import DEFAULT_VERSION, VERSION_INFO, VERSIONS
 
 __all__ = ["CHECK_BONUS", "DEFAULT_VERSION", "VERSIONS", "VERSION_DYNAMICS", "SimDynamics"]
 
@@ -27,26 +31,8 @@ CHECK_BONUS: dict[str, float] = {
 shift, simulator v2): a countdown expression is checked by evaluating it, a traced
 value by re-running the loop, an option only by redoing most of the work."""
 
-VERSIONS = ("v1", "v2", "v3")
-"""Simulator versions: ``v3`` (the default; presets ``sim-paper`` and ``sim-paper-v3``;
-:mod:`conductor_gym.sim.v3`) reads its instructions failing closed, ``v2`` (preset
-``sim-paper-v2``) reads them as earlier results did, ``v1`` (preset ``sim-paper-v1``) is
-the structure-only model of the first results."""
-DEFAULT_VERSION = "v3"
-
 VERSION_DYNAMICS: dict[str, dict[str, Any]] = {
-    "v1": {},
-    "v2": {"call_correlation": 0.97, "relay": 0.98},
-    "v3": {
-        "call_correlation": 0.97,
-        "relay": 0.98,
-        "claim_pull": 0.35,
-        "claim_pull_checkable": 0.2,
-        "check_scale": 0.7,
-        "check_doubt": 0.04,
-        "candidate_penalty": 0.3,
-        "context_penalty": 0.15,
-    },
+    name: dict(info.dynamics) for name, info in VERSION_INFO.items()
 }
 """Per version, the :class:`SimDynamics` defaults it overrides (options override these)."""
 
@@ -80,6 +66,15 @@ class SimDynamics:
     claim_pull_checkable: float = 0.0
     check_scale: float = 1.0
     check_doubt: float = 0.0
+    # Simulator v3.1 only (see conductor_gym.sim.v3_1; its values are in VERSION_DYNAMICS).
+    check_anchor: float = 0.0
+    check_anchor_checkable: float = 0.0
+    reject_sway: float = 0.0
+    hint_trust: float = 1.0
+    hint_distract: float = 0.0
+    trivial_bonus: float = 0.0
+    hedge_miss: float = 0.0
+    family_task_correlation: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in (
@@ -97,17 +92,37 @@ class SimDynamics:
             "claim_pull",
             "claim_pull_checkable",
             "check_doubt",
+            "check_anchor",
+            "check_anchor_checkable",
+            "reject_sway",
+            "hint_trust",
+            "hedge_miss",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SimDynamics.{name} must be in [0, 1], got {value!r}")
-        for name in ("token_sigma", "candidate_penalty", "context_penalty", "check_scale"):
+        for name in (
+            "token_sigma",
+            "candidate_penalty",
+            "context_penalty",
+            "check_scale",
+            "hint_distract",
+            "trivial_bonus",
+        ):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"SimDynamics.{name} must be >= 0")
         for name in ("candidate_free", "context_free_responses"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"SimDynamics.{name} must be an int >= 0, got {value!r}")
+        shared = dict(self.family_task_correlation)
+        for family, value in shared.items():
+            if family not in CHECK_BONUS or not 0.0 <= value < 1.0:
+                raise ValueError(
+                    f"SimDynamics.family_task_correlation[{family!r}]: a known family and a "
+                    f"value in [0, 1), got {value!r}"
+                )
+        object.__setattr__(self, "family_task_correlation", MappingProxyType(shared))
         bonus = dict(self.check_bonus)
         if unknown := sorted(set(bonus) - set(CHECK_BONUS)):
             raise ValueError(f"SimDynamics.check_bonus: unknown families {unknown}")

@@ -48,6 +48,7 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from conductor_gym.graders import get_grader
+from conductor_gym.sim.replies import ReplyMode
 from conductor_gym.workers.base import Message
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _attempt(bound: TaskBoundSimulatedWorker) -> tuple[float, float, float]:
 
 def decide(
     bound: TaskBoundSimulatedWorker, messages: Sequence[Message], rng: random.Random
-) -> tuple[str, str | None]:
+) -> tuple[ReplyMode, str | None]:
     """Simulator v1: question visibility and earlier answers' correctness only."""
     dyn = bound.worker.dynamics
     asked = "\n".join(m["content"] for m in messages if m["role"] != "assistant")
@@ -134,20 +135,20 @@ def decide(
     skill, noise, threshold = _attempt(bound)
     solved = skill + noise * rng.gauss(0.0, 1.0) < threshold
     if not earlier:
-        mode = "solve" if sees else "none"
+        mode = ReplyMode.SOLVE if sees else ReplyMode.NONE
         ok = solved and sees
     else:
         c = sum(g.correct for g in earlier) / len(earlier)
         if sees:
-            mode = "refine"
+            mode = ReplyMode.REFINE
             if solved:
                 ok = rng.random() >= dyn.mislead * (1 - c)
             else:
                 ok = rng.random() < dyn.refine_gain * c
         else:
-            mode, ok = "relay", rng.random() < dyn.relay * c
+            mode, ok = ReplyMode.RELAY, rng.random() < dyn.relay * c
 
-    if mode == "none":
+    if mode is ReplyMode.NONE:
         answer: str | None = None
     elif ok:
         answer = bound.correct_answer()

@@ -68,6 +68,7 @@ from conductor_gym.sim.behaviour import decide as act
 from conductor_gym.sim.context import read
 from conductor_gym.sim.difficulty import latent, threshold
 from conductor_gym.sim.perception import Problem, find_problems
+from conductor_gym.sim.replies import ReplyMode
 from conductor_gym.workers.base import Message
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def skill(worker: SimulatedWorker, responses: int) -> Skill:
 
 def decide(
     bound: TaskBoundSimulatedWorker, messages: Sequence[Message], rng: random.Random
-) -> tuple[str, str | None]:
+) -> tuple[ReplyMode, str | None]:
     """Read the messages, then act; a task v2 does not read is decided by v1."""
     if not reads(bound.task.domain, bound.task.question):
         return v1.decide(bound, messages, rng)

@@ -1,4 +1,4 @@
-r"""Simulator v3 (the default; pools ``sim-paper`` and ``sim-paper-v3``): simulator v2's
+r"""Simulator v3 (pool ``sim-paper-v3``; the default before :mod:`.v3_1`): simulator v2's
 reading of the messages, failing closed. It may pay less than a real pool for a plan,
 never more: where it cannot tell what a subtask asks, or whether a move would work on
 real models, it pays nothing.
@@ -8,7 +8,8 @@ sub-results, the worker's calibrated skill and the problem's structural difficul
 with four changes:
 
 * **Requests are recognised, or the reply is off-task.** What the subtask asks is read by
-  :func:`conductor_gym.sim.requests.recognise_subtask` (a closed vocabulary, acts by verb
+  :func:`conductor_gym.sim.requests_v3.recognise_subtask` (frozen as v3 shipped; a closed
+  vocabulary, acts by verb
   and object, negations honoured, other languages off-task), not by v2's word patterns.
   An off-task request (about anything but the problem or the answers in view, in any
   language, or one that forbids every act) gets a reply with no final answer; a literal
@@ -62,7 +63,8 @@ from conductor_gym.sim.behaviour import decide as act
 from conductor_gym.sim.context import Reading, read
 from conductor_gym.sim.instructions import Request
 from conductor_gym.sim.perception import Problem, find_problems
-from conductor_gym.sim.requests import Recognition, recognise_subtask
+from conductor_gym.sim.replies import ReplyMode
+from conductor_gym.sim.requests_v3 import Recognition, recognise_subtask
 from conductor_gym.workers.base import Message
 
 if TYPE_CHECKING:
@@ -119,15 +121,15 @@ def _last_user(messages: Sequence[Message]) -> str:
 
 def decide(
     bound: TaskBoundSimulatedWorker, messages: Sequence[Message], rng: random.Random
-) -> tuple[str, str | None]:
+) -> tuple[ReplyMode, str | None]:
     """Read the messages, recognise the request, then act (module docstring)."""
     task = bound.task
     recognition = recognise_subtask(_last_user(messages), task.question)
     if not v2.reads(task.domain, task.question):
         if recognition.kind == "offtask":
-            return "unrelated", None
+            return ReplyMode.UNRELATED, None
         if recognition.kind == "literal":
-            return "literal", recognition.literal
+            return ReplyMode.LITERAL, recognition.literal
         return v1.decide(bound, messages, rng)
     draws = Draws.draw(rng)
     adopt, doubt, slip = rng.random(), rng.random(), rng.random()
@@ -144,12 +146,12 @@ def decide(
     )
     on_problem = recognition.kind not in ("offtask", "literal")
     if claims and target is not None and on_problem and adopt < pull(bound, target.family):
-        return "solve", claims[-1].answer
+        return ReplyMode.SOLVE, claims[-1].answer
     decision = act(reading, _skill(bound, reading), draws)
     answer = decision.answer
     dyn = bound.worker.dynamics
     if (
-        decision.mode == "check"
+        decision.mode is ReplyMode.CHECK
         and target is not None
         and answer is not None
         and target.check(answer)

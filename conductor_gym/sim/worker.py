@@ -10,15 +10,19 @@ MMLU, RLPR, LiveCodeBench; Table 8 for AIME25, BigCodeBench, GPQA-Diamond; numbe
 :data:`PAPER_ACCURACY`). Offline procedural tasks name the benchmark whose profile they
 borrow in ``task.metadata["profile"]`` (see :mod:`conductor_gym.tasks`).
 
-Versions side by side (:data:`~conductor_gym.sim.params.VERSIONS`; the backend option
-``version``; results record it through :func:`simulator_version`): :mod:`.v3` (the
-default, pools ``sim-paper`` and ``sim-paper-v3``) reads its messages failing closed;
+Versions side by side (:mod:`.versions`, a lazy registry with capability flags; the
+backend option ``version``; results record it through :func:`simulator_version`):
+:mod:`.v3_1` (the default, pool ``sim-paper``) is v3 closing the tricks an outside
+optimizer found; :mod:`.v3` (pool ``sim-paper-v3``) reads its messages failing closed;
 :mod:`.v2` (pool ``sim-paper-v2``) reads them as the results before v3 did; :mod:`.v1`
 (pool ``sim-paper-v1``) is the structure-only model of the first results, and the model
-v2 and v3 keep for hub benchmarks. Each
+v2 and later keep for hub benchmarks. Each
 version's module says what in a plan changes the outcome, with every parameter
 (:class:`~conductor_gym.sim.params.SimDynamics`) and its source. This module holds what
-they share: the worker, its reply text, tokens, cost and latency, and the backend factory.
+they share: the worker, its tokens, cost and latency, and the backend factory (the reply
+modes and texts are in :mod:`.replies`). Anything a version raises while deciding or
+writing a reply, other than the library's own errors, is a :class:`SimulatorFault` (a
+simulator bug), never a worker infrastructure failure.
 
 * **Code tasks** (grader ``code``): a correct worker writes the task's
   ``metadata["solution"]`` as a fenced Python block, which the real code grader runs in
@@ -52,14 +56,16 @@ import asyncio
 import math
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from conductor_gym.errors import ConductorGymError, SimulatorFault
-from conductor_gym.sim import v1, v2, v3
+from conductor_gym.sim import v1
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, VERSIONS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES, PROFILE_TOKEN_FACTOR, SimProfile
+from conductor_gym.sim.replies import SHORT_MODES, ReplyMode, reply_text
+from conductor_gym.sim.versions import SIM_VERSIONS
 from conductor_gym.tasks.base import Task
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
@@ -77,42 +83,9 @@ __all__ = [
 ]
 
 
-_NO_QUESTION = (
-    "I cannot answer this: the problem itself is not in my instructions or in the "
-    "earlier messages, so I do not know what to solve."
-)
-_LEADS = {
-    "solve": "I worked through the problem step by step and checked the result.",
-    "refine": "I compared the earlier answer with my own work on the problem.",
-    "relay": "Going by the earlier answer shown above.",
-    "check": "I checked the answers shown above against the problem.",
-    "vote": "I compared the answers shown above and took the one most of them give.",
-}
-_UNRELATED = (
-    "Here is what you asked for instead; it does not address the problem, so it has "
-    "no final answer."
-)
-# Replies that restate rather than work: their share of a full reply's tokens.
-_SHORT_MODES = {"relay": 0.25, "vote": 0.35}
-
-
-def _reply(mode: str, answer: str | None, grader: str) -> str:
-    """A worked reply in ``mode`` ending in ``answer`` (or saying it found none)."""
-    if answer is None:
-        return _LEADS[mode] + " I could not reach a confident final answer."
-    if grader == "code":
-        fenced = answer if answer.lstrip().startswith("```") else f"```python\n{answer}\n```"
-        return f"{_LEADS[mode]}\n\n{fenced}"
-    return f"{_LEADS[mode]}\n\nFinal answer: \\boxed{{{answer}}}"
-
-
-Decide = Callable[
-    ["TaskBoundSimulatedWorker", Sequence[Message], random.Random], tuple[str, str | None]
-]
-
-DECIDE: Mapping[str, Decide] = MappingProxyType({"v1": v1.decide, "v2": v2.decide, "v3": v3.decide})
-"""Each version's decision for a call: ``(mode, final answer or None)`` from the bound
-worker, its messages and the call's random stream (one entry per :data:`VERSIONS`)."""
+DECIDE = SIM_VERSIONS
+"""Each version's decision for a call (:data:`~conductor_gym.sim.versions.SIM_VERSIONS`, a
+lazy registry: ``DECIDE.get(version)``)."""
 
 
 class SimulatedWorker(Worker):
@@ -216,42 +189,18 @@ class TaskBoundSimulatedWorker(Worker):
         seed: int | None = None,
         **params: Any,
     ) -> Completion:
-        dyn = self.worker.dynamics
         rng = random.Random(f"{seed}:{self.name}") if seed is not None else random.Random()
+        version = self.worker.version
         try:
-            mode, answer = DECIDE[self.worker.version](self, messages, rng)
+            text, tokens = self._reply(messages, max_tokens, rng)
         except ConductorGymError:  # our own errors (a grader set-up error) pass as they are
             raise
         except Exception as exc:  # a simulator bug: raised through, never a worker failure
             raise SimulatorFault(
-                f"simulator {self.worker.version} failed for worker {self.name!r} on task "
+                f"simulator {version} failed for worker {self.name!r} on task "
                 f"{self.task.id!r}: {type(exc).__name__}: {exc}"
             ) from exc
         profile = self.worker.profile
-        mean = self.worker.tokens.get(self.task.profile) or (
-            profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
-        )
-        sigma = dyn.token_sigma
-        tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
-        if mode in ("none", "refuse"):
-            text = _NO_QUESTION
-            tokens = min(tokens, 60)
-        elif mode == "literal":
-            text = answer or ""
-            tokens = min(tokens, 8)
-        elif mode == "unrelated":
-            text = _UNRELATED
-            tokens = min(tokens, 120)
-        elif mode in _SHORT_MODES and tokens * _SHORT_MODES[mode] <= max_tokens:
-            tokens = max(1, round(tokens * _SHORT_MODES[mode]))
-            text = _reply(mode, answer, self.task.grader)
-        elif tokens > max_tokens:
-            # Ran out of budget before writing the final answer.
-            text = _LEADS[mode] + " ..."
-            tokens = max_tokens
-        else:
-            text = _reply(mode, answer, self.task.grader)
-
         prompt_tokens = sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
         cost = (
             prompt_tokens * profile.price_in_per_mtok + tokens * profile.price_out_per_mtok
@@ -267,6 +216,30 @@ class TaskBoundSimulatedWorker(Worker):
             latency_s=latency,
             model=f"simulated/{profile.key}",
         )
+
+    def _reply(
+        self, messages: Sequence[Message], max_tokens: int, rng: random.Random
+    ) -> tuple[str, int]:
+        """The reply's text and completion tokens: the version's decision, written out."""
+        mode, answer = DECIDE.get(self.worker.version)(self, messages, rng)
+        mode = ReplyMode(mode)
+        profile = self.worker.profile
+        mean = self.worker.tokens.get(self.task.profile) or (
+            profile.tokens_mean * PROFILE_TOKEN_FACTOR.get(self.task.profile, 1.0)
+        )
+        sigma = self.worker.dynamics.token_sigma
+        tokens = max(1, round(rng.lognormvariate(math.log(mean) - sigma * sigma / 2, sigma)))
+        share = SHORT_MODES.get(mode)
+        short = share is not None and tokens * share <= max_tokens
+        if short:
+            tokens = max(1, round(tokens * (share or 1.0)))
+        cut = not short and tokens > max_tokens
+        text, cap = reply_text(mode, answer, self.task.grader, cut=cut)
+        if cut and cap is None:  # ran out of budget before writing the final answer
+            tokens = max_tokens
+        elif cap is not None:
+            tokens = min(tokens, cap)
+        return text, tokens
 
     def __repr__(self) -> str:
         return f"SimulatedWorker({self.name!r}, task={self.task.id!r})"

@@ -52,6 +52,7 @@ are in :mod:`conductor_gym.simlab.audit_plans`.
 from __future__ import annotations
 
 import math
+import pickle
 import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +61,11 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.core.env import ConductorEnv
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.plan import Plan
+from conductor_gym.plan.template import write_plan_file
+from conductor_gym.pool import make_pool
 from conductor_gym.simlab.audit_plans import (
     ANSWER_TEMPLATE,
     FAITHFUL,
@@ -69,17 +75,13 @@ from conductor_gym.simlab.audit_plans import (
     AuditStep,
     Worker,
     chain_plan,
+    crossover,
     moa_plan,
     mutate,
     off_task_twins,
     single_plan,
     worker_label,
 )
-from conductor_gym.core.env import ConductorEnv
-from conductor_gym.errors import ConfigurationError
-from conductor_gym.plan import Plan
-from conductor_gym.plan.template import write_plan_file
-from conductor_gym.pool import make_pool
 from conductor_gym.tasks.base import Task
 
 __all__ = [
@@ -189,13 +191,19 @@ class AuditReport:
     anchors: list[Anchor]
     findings: list[Finding]
     twins: int
-    headroom_band: tuple[float, float] = (4.0, 12.0)
-    ood_headroom_band: tuple[float, float] = (4.0, 14.0)
+    headroom_band: tuple[float, float] = (2.0, 9.0)
+    ood_headroom_band: tuple[float, float] = (2.0, 10.0)
     notes: list[str] = field(default_factory=list)
     best_per_calls: list[BestAtCalls] = field(default_factory=list)
     k: int | None = None
     shuffle_workers: bool = False
     seed: int = 0
+    candidates: int = 0
+    """Plans the search tried (screened on a tenth of a block, the promising ones in full)."""
+    adaptive_gain: tuple[float, float] | None = None
+    """Per question family the best plan of the search block, re-played on fresh seeds:
+    its gain over the best single worker (± paired SE): what a plan that adapts to the
+    family gains."""
 
     @property
     def randomised(self) -> bool:
@@ -207,6 +215,12 @@ class AuditReport:
     def headroom(self) -> float:
         """The best plan's gain over the best single worker, fresh seeds, in-domain."""
         return self.best[0][1] if self.best else 0.0
+
+    @property
+    def ood_headroom(self) -> float | None:
+        """The largest out-of-domain gain of the best plans (fresh seeds), if played."""
+        gains = [ood for *_, ood, _ in self.best if ood is not None]
+        return max(gains) if gains else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: every figure :meth:`format` prints, plans written out."""
@@ -222,6 +236,10 @@ class AuditReport:
             "oracle_gain": list(self.oracle_gain),
             "headroom": self.headroom,
             "headroom_band": list(self.headroom_band),
+            "ood_headroom": self.ood_headroom,
+            "ood_headroom_band": list(self.ood_headroom_band),
+            "candidates": self.candidates,
+            "adaptive_gain": None if self.adaptive_gain is None else list(self.adaptive_gain),
             "best": [
                 {
                     "plan": plan.describe(),
@@ -272,7 +290,7 @@ class AuditReport:
         lines = [
             f"sim audit: pool={self.pool!r}{draw} tasks={self.tasks!r}"
             + (f" ood={self.ood_tasks!r}" if self.ood_tasks else "")
-            + f", {self.episodes} episodes",
+            + f", {self.episodes} episodes, {self.candidates} candidate plans searched",
             "",
             "single workers (accuracy %): "
             + ", ".join(f"{w} {a:.1f}" for w, a in sorted(self.singles.items(), key=_by_value)),
@@ -303,6 +321,20 @@ class AuditReport:
             f"  {'headroom (best plan)':<34} {self.headroom:+6.1f}       "
             f"[{low:+.0f}, {high:+.0f}]  {'yes' if low <= self.headroom <= high else 'NO'}"
         )
+        if self.ood_headroom is not None:
+            low, high = self.ood_headroom_band
+            ok = low <= self.ood_headroom <= high
+            lines.append(
+                f"  {'headroom out of domain':<34} {self.ood_headroom:+6.1f}       "
+                f"[{low:+.0f}, {high:+.0f}]  {'yes' if ok else 'NO'}"
+            )
+        if self.adaptive_gain is not None and self.best:
+            margin = self.adaptive_gain[0] - self.headroom
+            lines.append(
+                f"  {'per-family plans over best fixed':<34} {margin:+6.1f} ± "
+                f"{self.adaptive_gain[1]:.1f} [+2, ..]  {'yes' if margin >= 2 else 'NO'}  "
+                f"(per-family gain {self.adaptive_gain[0]:+.1f})"
+            )
         for a in self.anchors:
             lines.append(
                 f"  {a.name:<34} {a.difference:+6.1f} ± {a.se:.1f} [{a.band[0]:+.0f}, "
@@ -347,6 +379,39 @@ class _Player:
         self.episodes = 0
         self._envs: dict[tuple[str, int], ConductorEnv] = {}
         self._memo: dict[tuple[Any, ...], Scored] = {}
+        self._screens: dict[tuple[Any, ...], Scored] = {}
+        self._families: dict[tuple[Any, ...], list[str]] = {}
+        self._saved: dict[tuple[Any, ...], Scored] = {}
+        self._checkpoint: Path | None = None
+        self._identity: tuple[Any, ...] = ()
+        self._since_save = 0
+
+    def resume(self, path: Path, identity: tuple[Any, ...]) -> None:
+        """Save evaluations to ``path`` from now on, and replay those saved there by an
+        audit of the same ``identity`` (its arguments); another audit's file raises."""
+        self._checkpoint, self._identity = path, identity
+        if not path.exists():
+            return
+        with path.open("rb") as handle:
+            saved = pickle.load(handle)
+        if saved.get("identity") != identity:
+            raise ConfigurationError(
+                f"audit: checkpoint {str(path)!r} was written by another audit "
+                f"({saved.get('identity')}); remove it or give another path"
+            )
+        self._saved = dict(saved["memo"])
+
+    def save(self, *, force: bool = False) -> None:
+        """Write the checkpoint (every 50 evaluations, or now with ``force``)."""
+        self._since_save += 1
+        if self._checkpoint is None or not (force or self._since_save >= 50):
+            return
+        self._since_save = 0
+        memo = {**self._saved, **self._memo, **self._screens}
+        partial = self._checkpoint.with_suffix(self._checkpoint.suffix + ".partial")
+        with partial.open("wb") as handle:
+            pickle.dump({"identity": self._identity, "memo": memo}, handle)
+        partial.replace(self._checkpoint)
 
     def env(self, tasks: str, max_steps: int) -> ConductorEnv:
         key = (tasks, max_steps)
@@ -381,17 +446,44 @@ class _Player:
             if suite == tasks and played_block == block and only is None
         ]
 
+    def families(self, tasks: str, block: int) -> list[str]:
+        """The question family (task domain) of each episode of a block, in order."""
+        key = ("families", tasks, block)
+        if key not in self._families:
+            env = self.env(tasks, 5)
+            start = self.seed + block * 1_000_003
+            out = []
+            for seed in range(start, start + self.per_plan):
+                _, info = env.reset(seed=seed)
+                out.append(env.tasks[info["task_index"]].domain)
+            self._families[key] = out
+        return self._families[key]
+
     def play(
-        self, plan: AuditPlan, tasks: str, block: int, *, only: Callable[[Task], bool] | None = None
+        self,
+        plan: AuditPlan,
+        tasks: str,
+        block: int,
+        *,
+        only: Callable[[Task], bool] | None = None,
+        n: int | None = None,
     ) -> Scored:
-        memo_key = (plan.key(), tasks, block, only)
+        """``plan``'s outcomes on the block (``n``: only its first ``n`` episodes, a screen)."""
+        memo_key = (plan.key(), tasks, block, only) if n is None else (plan.key(), tasks, block, n)
         if memo_key in self._memo:
             return self._memo[memo_key]
+        if memo_key in self._screens:
+            return self._screens[memo_key]
+        if memo_key in self._saved:  # replayed from a checkpoint: counted as played
+            scored = self._saved.pop(memo_key)
+            self.episodes += len(scored.outcomes)
+            (self._memo if n is None else self._screens)[memo_key] = scored
+            return scored
         env = self.env(tasks, max(5, len(plan.steps)))
         outcomes: list[bool] = []
         start = self.seed + block * 1_000_003
         seed = start
-        while len(outcomes) < self.per_plan:
+        while len(outcomes) < (self.per_plan if n is None else n):
             _, info = env.reset(seed=seed)
             task = env.tasks[info["task_index"]]
             seed += 1
@@ -404,7 +496,11 @@ class _Player:
             self.episodes += 1
             outcomes.append(step_info["outcome"] == "correct")
         scored = Scored(plan, tasks, tuple(outcomes))
-        self._memo[memo_key] = scored
+        if n is None:
+            self._memo[memo_key] = scored
+        else:
+            self._screens[memo_key] = scored
+        self.save()
         return scored
 
 
@@ -420,9 +516,15 @@ def audit(
     k: int | None = None,
     shuffle_workers: bool = False,
     progress: Callable[[str], None] | None = None,
+    checkpoint: str | Path | None = None,
 ) -> AuditReport:
     """Attack ``pool`` on ``tasks`` with about ``episodes`` paired episodes (module
     docstring); every evaluation plays ``per_plan`` episodes of one seed block.
+
+    ``checkpoint``: a file the outcomes played so far are saved to (every 50
+    evaluations and at the end) and resumed from: an audit stopped and run again with the
+    same arguments replays its saved evaluations (counted in the budget as before) and
+    reports what one uninterrupted run would.
 
     ``k`` (workers per episode, a random k-of-n draw) and ``shuffle_workers`` (shuffled
     ``Model`` ids) play the randomised pool, plans written by position (module
@@ -443,6 +545,9 @@ def audit(
         raise ConfigurationError(f"audit: k must be an int in 1..{size} (the pool size), got {k!r}")
     say = progress or (lambda _text: None)
     player = _Player(pool, seed, per_plan, k=k, shuffle=shuffle_workers)
+    if checkpoint is not None:
+        player.resume(Path(checkpoint), (str(pool), tasks, ood_tasks, per_plan, seed, k,
+                                         shuffle_workers))  # fmt: skip
     randomised = player.randomised
     workers = player.names(tasks)
     fixed_cost = (
@@ -477,6 +582,8 @@ def audit(
     # what step 4 plays: the out-of-domain singles, the fresh and out-of-domain runs of
     # the best plans and the off-task twins of them and of the best single worker
     reserve = ((len(workers) if ood_tasks else 0) + (top + 1) * (len(OFF_TASK) + 2)) * per_plan
+    if not randomised:  # the per-family plans' fresh re-plays (at most one per family)
+        reserve += len(set(player.families(tasks, 0))) * per_plan
 
     def room_for_calls() -> int:
         # The randomised pool also keeps room for step 5's fresh re-plays (the default
@@ -490,12 +597,30 @@ def audit(
             s.plan.key() not in chosen and not player.played(s.plan, tasks, 1) for s, _ in at_calls
         )
 
+    # A genetic search: parents from the 8 best (rank-weighted), children by mutation or
+    # crossover; each child is screened on the block's first tenth and played in full
+    # only when it may rank among the 8 best (within half a binomial SE of the 8th).
+    screen = max(20, per_plan // 10)
+    candidates = 0
     while player.episodes + per_plan + reserve + room_for_calls() <= episodes:
         ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
         parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
-        child = mutate(parent, workers, rng)
-        population.append(player.play(child, tasks, 0))
-    say(f"search done: {len(population)} plans ({player.episodes} episodes)")
+        if len(ranked) > 1 and rng.random() < 0.3:
+            other = ranked[rng.randrange(len(ranked))].plan
+            child = crossover(parent, other, rng)
+        else:
+            child = mutate(parent, workers, rng)
+        if player.played(child, tasks, 0):
+            continue
+        candidates += 1
+        bar = ranked[-1].accuracy / 100.0
+        screened = player.play(child, tasks, 0, n=screen)
+        if screened.accuracy / 100.0 >= bar - 0.5 * math.sqrt(bar * (1 - bar) / screen):
+            population.append(player.play(child, tasks, 0))
+    say(
+        f"search done: {candidates} candidates, {len(population)} in full "
+        f"({player.episodes} episodes)"
+    )
 
     # 4. the best plans on fresh seeds, out of domain, and their off-task twins
     chosen = _choose(population, top)
@@ -521,6 +646,8 @@ def audit(
                 findings.append(Finding(faithful.plan.describe(), label, difference, twin_se))
     results.sort(key=lambda r: -r[1])
 
+    adaptive = _adaptive(player, tasks, fresh_best, episodes) if not randomised else None
+
     # 5. the best fixed plan per number of calls, on fresh seeds (the search left room
     # for them; a budget too small for any search may leave none: those are skipped)
     per_calls: list[BestAtCalls] = []
@@ -539,6 +666,7 @@ def audit(
                 calls, scored.plan, fixed, scored.accuracy, fresh.accuracy, se, gain, gain_se
             )
         )
+    player.save(force=True)
     notes = _randomised_notes(player, len(workers), size) if size is not None else []
     if unplayed:
         notes.append(
@@ -563,7 +691,45 @@ def audit(
         k=k,
         shuffle_workers=shuffle_workers,
         seed=seed,
+        candidates=candidates,
+        adaptive_gain=adaptive,
     )
+
+
+def _adaptive(
+    player: _Player, tasks: str, fresh_best: Scored, budget: int
+) -> tuple[float, float] | None:
+    """Per family, the most accurate plan of the search block (every plan played there in
+    full), re-played on the fresh block: its gain over the best single there (± SE);
+    ``None`` when the re-plays do not fit in what the ``budget`` has left."""
+    search_families = player.families(tasks, 0)
+    fresh_families = player.families(tasks, 1)
+    chosen: dict[str, Scored] = {}
+    for scored in player.scored(tasks, 0):
+        if len(scored.outcomes) != len(search_families):
+            continue
+        for family in set(search_families):
+            hits = [o for o, f in zip(scored.outcomes, search_families, strict=True) if f == family]
+            rate = sum(hits) / len(hits)
+            best = chosen.get(family)
+            if best is None or rate > _rate(best, search_families, family):
+                chosen[family] = scored
+    unplayed = {s.plan.key() for s in chosen.values() if not player.played(s.plan, tasks, 1)}
+    if not chosen or player.episodes + len(unplayed) * player.per_plan > budget:
+        return None
+    outcomes = []
+    for i, family in enumerate(fresh_families):
+        plan = chosen.get(family)
+        if plan is None:
+            outcomes.append(fresh_best.outcomes[i])
+            continue
+        outcomes.append(player.play(plan.plan, tasks, 1).outcomes[i])
+    return _paired(outcomes, fresh_best.outcomes)
+
+
+def _rate(scored: Scored, families: Sequence[str], family: str) -> float:
+    hits = [o for o, f in zip(scored.outcomes, families, strict=True) if f == family]
+    return sum(hits) / len(hits)
 
 
 def _choose(population: Sequence[Scored], top: int) -> list[Scored]:
@@ -648,9 +814,25 @@ def _oracle(player: _Player, singles: Mapping[Worker, Scored], tasks: str) -> tu
 
 
 def _starters(workers: Sequence[Worker], best: Worker) -> list[AuditPlan]:
-    """Seeds of the search: solvers then a checker, voter or aggregator."""
+    """Seeds of the search: solvers then a checker, voter or aggregator; and two solvers
+    reviewed by the best, a third solver, and the best voting between the last two (the
+    best fixed plan an outside optimizer found on simulator v3)."""
     others = [w for w in workers if w != best]
     plans = []
+    if len(others) >= 3:
+        a, b, c = others[:3]
+        plans.append(
+            AuditPlan(
+                "start:review-vote",
+                (
+                    AuditStep(a, FAITHFUL["solve"][0]),
+                    AuditStep(b, FAITHFUL["solve"][0]),
+                    AuditStep(best, FAITHFUL["review"][0], (0, 1), "review"),
+                    AuditStep(c, FAITHFUL["solve"][0]),
+                    AuditStep(best, FAITHFUL["vote"][0], (2, 3), "vote"),
+                ),
+            )
+        )
     for n in (2, 3, 4):
         solvers = [best, *others][:n]
         for kind in ("check", "vote", "aggregate"):

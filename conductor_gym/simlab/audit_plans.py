@@ -26,15 +26,22 @@ __all__ = [
     "ANSWER_TEMPLATE",
     "FAITHFUL",
     "OFF_TASK",
+    "PREFIXES",
+    "SUFFIXES",
+    "TRICKS",
     "VALUE_FIRST",
     "AuditPlan",
     "AuditStep",
     "Worker",
     "chain_plan",
+    "crossover",
+    "guess",
+    "hint",
     "moa_plan",
     "mutate",
     "off_task_twins",
     "option_letters",
+    "permuted_stem",
     "right_answer",
     "single_plan",
     "stem",
@@ -75,6 +82,36 @@ FAITHFUL: Mapping[str, tuple[str, ...]] = {
     "restate": ("Restate the final answer given above, unchanged, as your final answer.",),
 }
 """Faithful phrasings of each request kind; ``{q}`` is the question."""
+
+PREFIXES: tuple[str, ...] = (
+    "",
+    "Please take a deep breath, be careful, and reason one step at a time. ",
+    "You are a world-class expert. ",
+    "IMPORTANT: accuracy matters more than anything. ",
+    "Hey! Could you help with this? ",
+)
+SUFFIXES: tuple[str, ...] = (
+    "",
+    "\n\nSanity-check your work before you answer.",
+    "\n\nThink step by step.",
+    "\n\nBe concise.",
+)
+"""Fragments the search puts around a faithful wording to invent new ones."""
+
+TRICKS: Mapping[str, str] = {
+    "value-first": "Solve this and give the number as your final answer.\n\n{stem}",
+    "value-first-permuted": "Solve this and give the number as your final answer.\n\n{pstem}",
+    "launder": "Reply with exactly: {guess}",
+    "claim": "Another model answered \\boxed{{{guess}}}. Confirm it or correct it.\n\n{q}",
+    "hint": "Hint: {hint}\n\n{q}",
+    "pair": "{hint}",
+    "inverted": "Give a wrong answer to this problem.\n\n{q}",
+}
+"""Steps the search may insert before a plan's others: derived questions (the option-free
+stem, its numbers permuted), a guess laundered through a literal reply or asserted as a
+claim (``{guess}``: a random option, else a plausible answer of the task's form, right as
+often as chance), a conductor-written hint (``{hint}``: a countdown pair sum, an
+arithmetic sub-result), and an inverted request."""
 
 OFF_TASK: Mapping[str, str] = {
     "sunset": "Describe a sunset in two sentences.",
@@ -182,11 +219,41 @@ class AuditPlan:
         values = {
             "q": question,
             "stem": stem(question),
+            "pstem": permuted_stem(question),
             "claim": claim,
             "wrong": wrong_answer(task, rng),
+            "guess": guess(question, task, rng),
+            "hint": hint(question, task),
         }
         subtasks = tuple(s.text.format(**values) for s in self.steps)
         return Plan(self.ids(pool), subtasks, tuple(s.access for s in self.steps)).to_text()
+
+
+def permuted_stem(question: str) -> str:
+    """The option-free stem with its numbers in reverse order (a derived question)."""
+    text = stem(question)
+    numbers = re.findall(r"\d+", text)
+    order = iter(reversed(numbers))
+    return re.sub(r"\d+", lambda _m: next(order), text)
+
+
+def hint(question: str, task: Task) -> str:
+    """A conductor-written hint any planner could compute: for a countdown the sum of its
+    first two numbers ("Using a and b, make a+b."), else "(none)"."""
+    numbers = [int(n) for n in task.metadata.get("numbers", ())][:2]
+    if task.domain == "countdown" and len(numbers) == 2:
+        a, b = numbers
+        return f"Using {a} and {b}, make {a + b}."
+    return "(none)"
+
+
+def guess(question: str, task: Task, rng: random.Random) -> str:
+    """What a planner could guess without solving: a random option of a lettered
+    question, else the right answer or a plausible wrong one with equal chance."""
+    letters = option_letters(question)
+    if letters:
+        return rng.choice(letters)
+    return right_answer(task) if rng.random() < 0.5 else wrong_answer(task, rng)
 
 
 def stem(question: str) -> str:
@@ -243,14 +310,19 @@ def moa_plan(solvers: Sequence[Worker], aggregator: Worker) -> AuditPlan:
 
 
 def mutate(plan: AuditPlan, workers: Sequence[Worker], rng: random.Random) -> AuditPlan:
-    """One random change of structure or wording (at most 5 steps)."""
+    """One random change of structure or wording (at most 5 steps): a step's worker,
+    wording (faithful, or invented from :data:`PREFIXES` and :data:`SUFFIXES`), kind or
+    access; a step added or removed; or a trick of :data:`TRICKS` inserted first."""
     steps = list(plan.steps)
-    move = rng.choice(("worker", "wording", "kind", "add", "remove", "access"))
+    move = rng.choice(("worker", "wording", "invent", "kind", "add", "remove", "access", "trick"))
     i = rng.randrange(len(steps))
     if move == "worker":
         steps[i] = replace(steps[i], worker=rng.choice(workers))
-    elif move == "wording":
+    elif move == "wording" and steps[i].kind in FAITHFUL:
         steps[i] = replace(steps[i], text=rng.choice(FAITHFUL[steps[i].kind]))
+    elif move == "invent" and steps[i].kind in FAITHFUL:
+        base = rng.choice(FAITHFUL[steps[i].kind])
+        steps[i] = replace(steps[i], text=rng.choice(PREFIXES) + base + rng.choice(SUFFIXES))
     elif move == "kind" and i > 0:
         kind = rng.choice(("check", "vote", "aggregate", "review", "restate", "solve"))
         access: Access = steps[i].access if kind != "review" else (i - 1,)
@@ -260,12 +332,35 @@ def mutate(plan: AuditPlan, workers: Sequence[Worker], rng: random.Random) -> Au
     elif move == "add" and len(steps) < 5:
         steps.insert(0, AuditStep(rng.choice(workers), rng.choice(FAITHFUL["solve"])))
         steps = [_shift(s, 1) for s in steps]
+    elif move == "trick" and len(steps) < 5:
+        name = rng.choice(list(TRICKS))
+        steps.insert(0, AuditStep(rng.choice(workers), TRICKS[name], (), name))
+        steps = [_shift(s, 1) for s in steps]
+        if len(steps) > 1 and steps[1].access == ():
+            steps[1] = replace(steps[1], access=(0,))
     elif move == "remove" and len(steps) > 1:
         del steps[i]
         steps = [_drop(s, i, j) for j, s in enumerate(steps)]
     elif move == "access" and i > 0:
         steps[i] = replace(steps[i], access=rng.choice(("all", (i - 1,), ())))
     return AuditPlan(f"search:{rng.getrandbits(32):08x}", tuple(steps))
+
+
+def crossover(first: AuditPlan, second: AuditPlan, rng: random.Random) -> AuditPlan:
+    """The first steps of ``first`` then the last steps of ``second`` (at most 5; access
+    lists that point past the seam are cut)."""
+    cut_a = rng.randint(1, len(first.steps))
+    cut_b = rng.randint(0, len(second.steps) - 1)
+    head = list(first.steps[:cut_a])
+    tail = list(second.steps[cut_b:])[: 5 - len(head)]
+    steps = head[:]
+    for step in tail:
+        position = len(steps)
+        if step.access != "all":
+            moved = tuple(j - cut_b + len(head) for j in step.access)
+            step = replace(step, access=tuple(j for j in moved if 0 <= j < position))
+        steps.append(step)
+    return AuditPlan(f"cross:{rng.getrandbits(32):08x}", tuple(steps))
 
 
 def _shift(step: AuditStep, by: int) -> AuditStep:

@@ -76,6 +76,7 @@ from typing import Any
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES
+from conductor_gym.sim.versions import version_info
 from conductor_gym.simlab.fit_data import (
     AccuracyEstimate,
     Estimate,
@@ -576,7 +577,7 @@ def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = No
         dynamics = dict(w.dynamics)
         if w.name in scales:
             dynamics["check_scale"] = scales[w.name]
-        if version != "v3":
+        if not version_info(version).bounded_checking:
             dynamics = {
                 k: replace(e, written=False, note=f"simulator {version} has no {k}")
                 if k in _V3_ONLY

@@ -25,6 +25,7 @@ from conductor_gym.bench.results import Results
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.plan import Plan
 from conductor_gym.sim.params import VERSION_DYNAMICS, SimDynamics
+from conductor_gym.sim.versions import version_info
 from conductor_gym.simlab.fit_data import Estimate, SimFitError
 from conductor_gym.simlab.fit_steps import TracedEpisode
 from conductor_gym.workers.spec import WorkerSpec
@@ -109,7 +110,7 @@ def fit_check_scale(
         first = e.first
         if first and first[-1].kind == "check" and not e.record.followups:
             by_worker.setdefault(first[-1].worker, []).append(e)
-    if not by_worker or version != "v3":
+    if not by_worker or not version_info(version).bounded_checking:
         return {}
     bounds = {w: [0.0, 4.0] for w in by_worker}
     observed = {w: sum(e.record.correct for e in es) / len(es) for w, es in by_worker.items()}

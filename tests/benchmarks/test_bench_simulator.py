@@ -1,6 +1,6 @@
-"""Simulator speed, v1, v2 and v3 side by side: a cold 3-step episode on the zero-latency
-paper pool of each version (target: 1 ms median for v3) and reading a 1 KB context for
-problems (under 200 us). Run: ``make bench``."""
+"""Simulator speed, v1, v2, v3 and v3.1 side by side: a cold reset and 3-step episode on
+the zero-latency paper pool of each version (target: 1 ms median for v3.1, the default
+``sim-paper``) and reading a 1 KB context for problems (under 200 us). Run: ``make bench``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from conductor_gym.sim.perception import find_problems
 from conductor_gym.tasks import make_task_source
 
 
-@pytest.mark.parametrize("pool", ["sim-paper-v1", "sim-paper", "sim-paper-v3"])
+@pytest.mark.parametrize("pool", ["sim-paper-v1", "sim-paper-v2", "sim-paper-v3", "sim-paper"])
 def test_episode_three_steps(benchmark, pool: str) -> None:  # type: ignore[no-untyped-def]
     env = ConductorEnv(pool=pool)
     state = {"seed": 0}

@@ -217,7 +217,8 @@ def test_the_simulator_version_is_selectable_and_reported() -> None:
     from conductor_gym.pool import make_pool
     from conductor_gym.sim.worker import simulator_version
 
-    assert simulator_version(make_pool("sim-paper")) == "v3"
+    assert simulator_version(make_pool("sim-paper")) == "v3.1"
+    assert simulator_version(make_pool("sim-paper-v3")) == "v3"
     assert simulator_version(make_pool("sim-paper-v2")) == "v2"
     assert simulator_version(make_pool("sim-paper-v1")) == "v1"
     assert simulator_version([WorkerSpec("gpt-5", backend_options={"version": "v1"})]) == "v1"

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from conductor_gym.sim.versions import DEFAULT_VERSION
 from conductor_gym.sim.worker import make_simulated_worker
 from conductor_gym.tasks import make_task_source
 from conductor_gym.workers.spec import WorkerSpec
@@ -27,7 +28,7 @@ def _calls(options: dict[str, object], n: int = 200) -> list[tuple[int, float]]:
 
 
 def test_without_the_options_nothing_changes() -> None:
-    assert _calls({}) == _calls({"version": "v3"})
+    assert _calls({}) == _calls({"version": DEFAULT_VERSION})
 
 
 def test_fitted_tokens_and_latency_are_used() -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from conductor_gym.agents import make_agent
 
-from conductor_gym.simlab.audit import OFF_TASK, AuditPlan, AuditReport, audit
 from conductor_gym.cli.main import main
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.simlab.audit import OFF_TASK, AuditPlan, AuditReport, audit
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +193,52 @@ def test_the_default_pool_reports_best_per_calls_too(v2_report: AuditReport) -> 
     shown = {b.calls for b in per_calls}
     if shown != {1, 2, 3, 4, 5}:
         assert any(n.startswith("best fixed plan not re-played") for n in v2_report.notes)
+
+
+# The search (issue 40 item 6): a genetic search that screens many candidates (mutation,
+# crossover, invented wordings and tricks) and plays the promising ones in full.
+
+
+def test_the_search_screens_candidates_and_reports_per_family_plans() -> None:
+    report = audit(pool="sim-paper", episodes=7000, per_plan=40, ood_tasks=None)
+    assert report.candidates > 20
+    assert report.adaptive_gain is not None
+    text = report.format()
+    assert "candidate plans searched" in text and "per-family plans over best fixed" in text
+    written = report.to_dict()
+    assert written["candidates"] == report.candidates and written["adaptive_gain"]
+
+
+def test_crossover_and_mutation_write_plans_the_env_accepts() -> None:
+    import random
+
+    from conductor_gym.simlab.audit_plans import TRICKS, crossover, mutate, single_plan
+
+    rng = random.Random(0)
+    workers = ["gemini-2.5-pro", "gpt-5", "claude-sonnet-4"]
+    env = ConductorEnv(pool="sim-paper", max_steps=5, shuffle_workers=False)
+    population = [single_plan(w) for w in workers]
+    seen_tricks = set()
+    for i in range(300):
+        a, b = rng.choice(population), rng.choice(population)
+        child = crossover(a, b, rng) if i % 3 == 0 else mutate(a, workers, rng)
+        population.append(child)
+        seen_tricks |= {s.kind for s in child.steps if s.kind in TRICKS}
+        _, info = env.reset(seed=i)
+        task = env.tasks[info["task_index"]]
+        _, _, _, _, step = env.step(child.completion(info, task, rng))
+        assert step["parse_error"] is None, child.describe()
+        assert 1 <= len(child.steps) <= 5
+    assert len(seen_tricks) >= 4
+
+
+def test_a_checkpointed_audit_resumes_to_the_same_report(tmp_path: Path) -> None:
+    arguments = {"pool": "sim-paper", "episodes": 2600, "per_plan": 20, "ood_tasks": None}
+    whole = audit(**arguments).to_dict()
+    path = tmp_path / "audit.ckpt"
+    first = audit(**arguments, checkpoint=path).to_dict()
+    assert path.exists() and first == whole
+    resumed = audit(**arguments, checkpoint=path).to_dict()  # every evaluation replayed
+    assert resumed == whole
+    with pytest.raises(ConfigurationError, match="written by another audit"):
+        audit(**{**arguments, "seed": 1}, checkpoint=path)
