@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from conductor_gym.bench.results import Results, WorkerRecord
 from conductor_gym.core.config import EnvConfig
+from conductor_gym.pool.splits import parse_split_pool_name
 
 if TYPE_CHECKING:
     from conductor_gym.bench.replay import Replay
@@ -365,6 +366,8 @@ def lookalike_preset(name: str) -> str | None:
     from conductor_gym.bench.replay import shipped_presets
 
     presets = shipped_presets()
+    if (split := parse_split_pool_name(name)) is not None:
+        name = split[0]  # a preset's held-out split ("sim-paper@heldout-sizes") is that preset's
     if name in presets:
         return None
     if not _POOL_NAME.fullmatch(name):
@@ -390,7 +393,9 @@ def custom_pool(results: Results) -> bool:
     from conductor_gym.bench.replay import shipped_presets
 
     simulated = any(r.get("backend") == "simulated" for r in _worker_records(results))
-    return simulated and results.pool.get("name") not in shipped_presets()
+    name = str(results.pool.get("name"))
+    base = split[0] if (split := parse_split_pool_name(name)) is not None else name
+    return simulated and base not in shipped_presets()
 
 
 def draw_setting(results: Results) -> str:

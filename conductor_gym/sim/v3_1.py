@@ -88,14 +88,6 @@ if TYPE_CHECKING:
 __all__ = ["decide", "decisive_values", "rated", "trivial"]
 
 
-def _flags(recognition: Recognition) -> tuple[bool, bool]:
-    """``(inverted, hedged)`` as the recogniser reports them (fields it may not have yet
-    read as ``False``)."""
-    inverted = bool(getattr(recognition, "inverted", False))
-    hedged = bool(getattr(recognition, "hedged", False) or getattr(recognition, "hedge", False))
-    return inverted, hedged
-
-
 def decisive_values(whole: Problem) -> frozenset[str]:
     """The answers that determine ``whole``'s: its own, and for a lettered question the
     value its right option shows."""
@@ -167,7 +159,7 @@ def decide(
     draws = Draws(d.solve, d.verify, d.trust, d.pick, d.wrong, d.relay, d.partial,
                   anchor=rng.random(), hint=rng.random())  # fmt: skip
     hedge = rng.random()
-    inverted, hedged = _flags(recognition)
+    inverted, hedged = recognition.inverted, recognition.hedge
     reading = read(turns, orphans=True, unworked_claims=True)
     claims = [c for c in reading.candidates if c.claim]
     kept = (

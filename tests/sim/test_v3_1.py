@@ -255,14 +255,6 @@ def test_blind_countdown_hints_do_not_pay() -> None:
 
 
 def test_an_inverted_request_is_acted_on_inverted() -> None:
-    """Needs the v3.1 recogniser's ``Recognition.inverted`` (helper sim-understand's
-    ``sim/requests.py``); skipped on a checkout whose recogniser has no such field."""
-    from dataclasses import fields
-
-    from conductor_gym.sim.requests import Recognition
-
-    if "inverted" not in {f.name for f in fields(Recognition)}:
-        pytest.skip("the recogniser in this checkout reads no inverted requests yet")
     alone, inverted = [], []
     for i, task in enumerate(ALL[:200]):
         got = answer(GEMINI, task, [("user", task.question)], i)
