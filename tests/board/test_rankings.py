@@ -29,6 +29,7 @@ from conductor_gym.board.submissions import (
     make_submission,
     validate_submission,
 )
+from conductor_gym.pool.config import PoolConfigError
 from conductor_gym.sim.profiles import PAPER_PROFILES
 
 BOARD = Path(__file__).resolve().parents[2] / "leaderboard" / SUBMISSIONS_DIR
@@ -162,10 +163,15 @@ def _fitted_pool(folder: Path, name: str) -> Path:
 
 
 def test_a_fitted_pool_under_a_preset_look_alike_is_refused(tmp_path: Path) -> None:
-    pool = _fitted_pool(tmp_path, "s\u0456m-paper")
+    # the pool loader refuses the name first (tests/pool/test_pool_names.py) ...
+    with pytest.raises(PoolConfigError, match="looks like the preset 'sim-paper'"):
+        evaluate("single:0", "offline", pool=str(_fitted_pool(tmp_path, "s\u0456m-paper")))
+    # ... and the board, a results file that claims it however it was written
+    pool = _fitted_pool(tmp_path, "myteam-fit")
     results = evaluate("single:0", "offline", pool=str(pool), repeats=1, limit=4, progress=False)
     assert results.metrics["overall"].accuracy == 1.0  # the attack's 100 %
-    report = validate_submission(wrap(results))
+    renamed = {**results.pool, "name": "s\u0456m-paper"}
+    report = validate_submission(wrap(results.model_copy(update={"pool": renamed})))
     assert messages(report) == [
         "pool: pool name 's\u0456m-paper' is not printable ASCII (at most 200 characters): a board "
         "pool name is plain text, so that no letter of another script or NFKC form can make "
