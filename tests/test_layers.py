@@ -52,7 +52,19 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     # the simulator's research tools (fit, fidelity, audit, calibration) use evaluation
     "simlab": frozenset(
-        {BASE, API, "bench", "training", "core", "pool", "sim", "workers", "plan", "tasks", "graders"}
+        {
+            BASE,
+            API,
+            "bench",
+            "training",
+            "core",
+            "pool",
+            "sim",
+            "workers",
+            "plan",
+            "tasks",
+            "graders",
+        }
     ),
     "board": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "tasks"}),
     "view": frozenset({BASE, API, "bench", "core", "pool", "sim", "workers", "plan", "tasks"}),

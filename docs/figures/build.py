@@ -21,8 +21,8 @@ from pathlib import Path
 from types import ModuleType
 
 from conductor_gym.bench import readme_figures
-from conductor_gym.simlab import calibration
 from conductor_gym.bench.frontier import FrontierPoint
+from conductor_gym.simlab import calibration
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

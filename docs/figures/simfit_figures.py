@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from conductor_gym.bench.readme_figures import StaleProseError, wrap
+from conductor_gym.sim.profiles import PAPER_PROFILES
 from conductor_gym.simlab.fit_recovery import (
     ACCURACY,
     DYNAMICS,
@@ -33,7 +34,6 @@ from conductor_gym.simlab.fit_recovery import (
     mean,
     run_recovery,
 )
-from conductor_gym.sim.profiles import PAPER_PROFILES
 
 RECOVERY_HEAD = "| tasks per run (`n`) | episodes in all | mean abs. error |\n|---|---|---|"
 IDENTIFIED_SE = 0.3
