@@ -252,7 +252,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     validate = board_commands.add_parser(
         "validate", help="check submission files and say where each one goes"
     )
-    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument(
+        "files", nargs="+", metavar="FILE", help="submission JSON files (leaderboard submit)"
+    )
     validate.add_argument(
         "--no-replay", action="store_true", help="skip the re-play (entries are unverified)"
     )
@@ -269,10 +271,20 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
     submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
     submit.add_argument("--name", required=True, help="the entry's name on the board")
-    submit.add_argument("--author", dest="authors", action="append", required=True)
+    submit.add_argument(
+        "--author",
+        dest="authors",
+        action="append",
+        required=True,
+        help="an author's name (repeat for each author)",
+    )
     submit.add_argument("--training-data", required=True, help="what the agent was trained on")
     submit.add_argument(
-        "--pool-setting", required=True, choices=("constrained", "unconstrained", "simulated")
+        "--pool-setting",
+        required=True,
+        choices=("constrained", "unconstrained", "simulated"),
+        help="the workers' setting: the paper's constrained or unconstrained budgets, or a "
+        "simulated pool",
     )
     submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
     submit.add_argument("--url", help="an http(s) URL about the entry")
@@ -281,7 +293,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="the Agent column's name for a policy, llm or agent-file entry, shown as "
         "KIND:NAME instead of the spec's local path (letters, digits, . _ + -)",
     )
-    submit.add_argument("--notes")
+    submit.add_argument("--notes", help="free text shown with the entry (method, caveats)")
     submit.add_argument(
         "--cache", default=None, help="the run's response cache (real pools): shipped beside it"
     )
