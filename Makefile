@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE_STAMP := $(VENV)/.installed-base
 
-.PHONY: demo test lint bench docs-figures release-check clean system-packages
+.PHONY: demo test figures-check lint bench docs-figures release-check clean system-packages
 
 # The library alone (the demo needs nothing more)...
 $(BASE_STAMP): pyproject.toml
@@ -62,7 +62,11 @@ demo: $(BASE_STAMP)
 	$(BIN)/conductor-gym demo --episodes 8 --seed 0
 
 test: $(STAMP) system-packages
-	$(BIN)/pytest --durations=15
+	$(BIN)/pytest --durations=15 -m "not figures"
+
+# the committed figures that take minutes to regenerate in full (tests marked figures)
+figures-check: $(STAMP)
+	$(BIN)/pytest --durations=5 -m figures
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -59,7 +59,9 @@ class SimDynamics:
     context_free_responses: int = 4
     context_penalty: float = 0.2
     check_bonus: Mapping[str, float] = field(default_factory=lambda: dict(CHECK_BONUS))
-    family_structure: Mapping[str, float] = field(default_factory=dict)
+    # compared but not hashed (a read-only mapping has no hash; the workers' skill caches
+    # hash their dynamics)
+    family_structure: Mapping[str, float] = field(default_factory=dict, hash=False)
     """Per family, a ``structure_share`` replacing the worker's (a fitted pool's; 0: off)."""
     # Simulator v3 only (see conductor_gym.sim.v3; its values are in VERSION_DYNAMICS).
     claim_pull: float = 0.0

@@ -21,7 +21,9 @@ A call is decided as in :mod:`.v3`, with these changes (parameters of
 * **Trivial problems are easy.** A one-operation arithmetic expression or a two-number
   countdown gets ``trivial_bonus`` (1.5) of threshold: outside every generated family's
   range, where the calibrated structure model would leave them at a worker's ordinary
-  accuracy (Gemini 72 % on ``a, b -> a + b``).
+  accuracy (Gemini 72 % on ``a, b -> a + b``). It is part of the structure effect: a
+  family whose structure share is 0 (a fitted pool whose recordings do not identify a
+  size effect, ``family_structure``) gets none, so a fitted accuracy is what it plays.
 * **Shown answers sway checkers** (anchoring). A checker whose verification fails (it
   cannot tell right from wrong) takes the shown answer most candidates give with
   probability ``check_anchor`` (0.35) on lettered families and ``check_anchor_checkable``
@@ -209,10 +211,12 @@ def _inverted(target: Problem, answer: str, reading: Reading, u: float) -> str:
 
 def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float]:
     """v2's ``(sqrt(call_correlation) * L, t)`` with the family's own task correlation
-    (``family_task_correlation``, else ``task_correlation``)."""
+    (``family_task_correlation``, else ``task_correlation``) and structure share
+    (``family_structure``, a fitted pool's, else ``structure_share``)."""
     dyn = worker.dynamics
     shared = dyn.family_task_correlation.get(problem.family, dyn.task_correlation)
-    a = math.sqrt(dyn.call_correlation * shared * dyn.structure_share)
+    structure = dyn.structure(problem.family)
+    a = math.sqrt(dyn.call_correlation * shared * structure)
     t = threshold(worker.profile.p_correct(v2.family_profile(problem.family)), problem.family, a)
     level = latent(
         problem.key,
@@ -221,7 +225,7 @@ def _fixed_part(worker: SimulatedWorker, problem: Problem) -> tuple[float, float
         worker.profile.key,
         worker.profile.lineage,
         task_correlation=shared,
-        structure_share=dyn.structure_share,
+        structure_share=structure,
         lineage_share=dyn.lineage_share,
     )
     return math.sqrt(dyn.call_correlation) * level, t
@@ -240,7 +244,8 @@ def _skill(worker: SimulatedWorker, responses: int) -> Skill:
 
     def attempt_31(problem: Problem, noise: float, shift: float) -> bool:
         fixed, t = _fixed_part(worker, problem)
-        extra = bonus if trivial(problem) else 0.0
+        # part of the structure effect: none where a fitted pool switched it off
+        extra = bonus if trivial(problem) and dyn.structure(problem.family) > 0 else 0.0
         return fixed + spread * noise < t + shift + extra
 
     def weak(problem: Problem) -> bool:

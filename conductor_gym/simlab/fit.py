@@ -49,10 +49,11 @@ Contract.
   accuracy's and the plays' binomial error divided by the slope.
 * **The pool file** (:meth:`FittedPool.to_toml`, :meth:`FittedPool.specs`): one simulated
   worker per recorded worker, in pool order, at the simulator version the records name
-  (else the default), each preceded by comments naming which of its parameters were
-  fitted and which are priors; ``backend_options`` carry the fitted ``accuracy`` (for a
-  procedural family's profile, the one its fitted size effect needs; a profile with no
-  single call keeps a recorded simulated worker's option, else the base profile's),
+  (else :data:`FIT_VERSION`, for a real pool), each preceded by comments naming which of
+  its parameters were fitted and which are priors; ``backend_options`` carry the fitted
+  ``accuracy`` (for a procedural family's profile, the one its fitted size effect needs;
+  a profile with no single call keeps a recorded simulated worker's option, else the base
+  profile's),
   ``tokens`` per profile, ``latency_base_s``, ``tokens_per_s`` and ``dynamics`` (every
   written estimate; a recorded simulated worker's own ``dynamics`` are *not* copied);
   prices are the fitted ones. The base profile is the recorded model when it names a
@@ -100,6 +101,13 @@ from conductor_gym.simlab.fit_steps import Observed, observe
 from conductor_gym.simlab.fit_structure import StructureFit, call_sizes, fit_structure
 from conductor_gym.tasks.procedural.source import FAMILIES
 from conductor_gym.workers.spec import WorkerSpec
+
+FIT_VERSION = "v3"
+"""The simulator version a fitted *real* pool plays on: the latest whose dynamics the fit
+identifies. v3.1's additions (trivial problems made easy, checkers anchored by shown
+answers, hints) are not fitted from recordings yet, so they would play at v3.1's priors
+for the paper's models; a real pool's fit stays on v3 until they are."""
+
 
 __all__ = [
     "IDENTIFIES",
@@ -179,7 +187,7 @@ class FittedPool:
     used: int
     skipped: int
     sources: tuple[str, ...] = field(default=())
-    version: str = DEFAULT_VERSION
+    version: str = FIT_VERSION
     traced: int = 0
     steps: int = 0
     untraced: int = 0
@@ -393,7 +401,7 @@ def _version(records: Mapping[str, WorkerRecord | None]) -> str:
         for r in records.values()
         if r is not None and r.backend == "simulated"
     }
-    return versions.pop() if len(versions) == 1 else DEFAULT_VERSION
+    return versions.pop() if len(versions) == 1 else FIT_VERSION
 
 
 def _checks(observed: Observed) -> dict[str, dict[str, Estimate]]:

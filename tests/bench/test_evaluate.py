@@ -61,7 +61,7 @@ def test_random_agent_on_offline_gives_plausible_metrics(tmp_path: Path) -> None
     assert [w["name"] for w in data["workers"]] == [w["name"] for w in data["pool"]["workers"]]
     assert data["workers"][2] == {
         "name": "gpt-5", "backend": "simulated", "model": "gpt-5", "max_tokens": 4096,
-        "temperature": 0.2, "params": {}, "options": {"version": "v3"}, "price_in_per_mtok": None,
+        "temperature": 0.2, "params": {}, "options": {"version": "v3.1"}, "price_in_per_mtok": None,
         "price_out_per_mtok": None,
     }  # fmt: skip
     right = [e for e in results.episodes if e.outcome == "correct"]

@@ -32,6 +32,6 @@ def test_a_randomised_pool_run_is_ranked_apart_under_a_heading_that_names_the_dr
     assert section != fixed_section and section.pool == fixed_section.pool == "sim-paper"
     assert section.pool_fingerprint != fixed_section.pool_fingerprint
     assert section_heading(section).endswith(
-        ", simulator v3, 4 of 7 workers per question, shuffled ids"
+        ", simulator v3.1, 4 of 7 workers per question, shuffled ids"
     )
-    assert section.title().endswith(", simulator v3, 4 of 7 workers per question, shuffled ids")
+    assert section.title().endswith(", simulator v3.1, 4 of 7 workers per question, shuffled ids")

@@ -65,7 +65,8 @@ def test_self_reported_best_of_singles_never_outranks_the_re_derived(
 ) -> None:
     best = _committed("baseline-best-single").results.metrics["overall"].accuracy
     forged = best_of_singles.metrics["overall"].accuracy
-    assert forged > best + 0.1  # the attack: 86.2 % against best-single's 69.0 %
+    # the attack: on simulator v3 86.2 % against best-single's 69.0 %; v3.1 80.8 against 72.1
+    assert forged > best + 0.05
     loaded = _board(tmp_path, best_of_singles, "My conductor")
     assert all(report.ok for _, report in loaded), [messages(r) for _, r in loaded]
     entries = entries_from([(p.stem, r) for p, r in loaded])

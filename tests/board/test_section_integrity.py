@@ -208,7 +208,8 @@ def _self_reported(data: Json) -> Json:
 def test_a_disguised_max_steps_run_lands_in_its_own_section(
     genuine: Json, disguised: Json, default_section: Section
 ) -> None:
-    assert _accuracy(disguised) > _accuracy(genuine)  # it would top the default section
+    # on simulator v3 the shorter plans scored above the default run and would have topped
+    # its section; whatever they score, they are ranked only with runs of their own env
     report = _accepted(disguised)
     assert report.placement is not None and report.replay is not None
     section = report.placement.section

@@ -47,4 +47,4 @@ def test_a_fitted_pool_run_is_ranked_in_its_own_section(
     first, second, paper = sections
     assert (first.pool, second.pool, paper.pool) == ("fitted-40", "fitted-80", "sim-paper")
     assert len({s.pool_fingerprint for s in sections}) == 3
-    assert first.simulator == "v3" and first.pool_fingerprint in first.title()
+    assert first.simulator == "v3.1" and first.pool_fingerprint in first.title()

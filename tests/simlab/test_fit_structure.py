@@ -50,8 +50,8 @@ def _sums(path: Path, n: int) -> str:
 def _hidden(path: Path) -> Path:
     path.write_text(
         'name = "hidden"\ndescription = "accuracy flat in size"\n\n[[workers]]\nname = "w0"\n'
-        'model = "gemma-3-27b-it"\nbackend_options = { accuracy = { math500 = 0.55 }, '
-        "dynamics = { family_structure = { arithmetic = 0.0 } } }\n"
+        'model = "gemma-3-27b-it"\nbackend_options = { version = "v3", '
+        "accuracy = { math500 = 0.55 }, dynamics = { family_structure = { arithmetic = 0.0 } } }\n"
     )
     return path
 

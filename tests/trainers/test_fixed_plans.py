@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.figures]
 
 
 def test_the_committed_fixed_plans_are_the_audits(tmp_path: Path) -> None:

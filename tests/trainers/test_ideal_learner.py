@@ -79,6 +79,7 @@ def test_the_command_prints_the_curve_beside_best_single(
 
 
 @pytest.mark.slow
+@pytest.mark.figures
 def test_the_docs_block_is_what_the_yardstick_prints() -> None:
     # three seeds of 2,000 steps (about two and a half minutes): the figures and the
     # sentence docs/training-cpu.md quotes, with the generator's check of its prose

@@ -29,8 +29,10 @@ def _section() -> str:
 
 
 def _documented_lines() -> dict[str, str]:
-    """The section's bash block, one logical line per command, keyed by its program."""
-    (block,) = re.findall(r"```bash\n(.*?)```", _section(), flags=re.S)
+    """The section's bash block that runs ``vf-eval``, one logical line per command, keyed
+    by its program."""
+    blocks = re.findall(r"```bash\n(.*?)```", _section(), flags=re.S)
+    (block,) = [b for b in blocks if "vf-eval" in b]
     commands = block.replace("\\\n", " ").splitlines()
     return {line.split()[0] if line.split()[0] != "python" else " ".join(line.split()[:3]): line
             for line in commands if line.strip()}  # fmt: skip
