@@ -13,14 +13,24 @@ plays the same seeds, so the same tasks and the same worker draws) it
    answers that are right as often as the worker alone, and random claimed options;
 3. **searches** plan structures *and* subtask wordings (which workers, how many
    candidates, who checks, votes, aggregates, reviews or restates, access patterns, the
-   faithful phrasings of each request) with a small evolutionary search on one block of
-   seeds, then re-plays the best plans on a fresh block (so their gains carry no
-   selection bias) and on the out-of-domain suite;
+   faithful phrasings of each request, invented wordings, claims, hints and derived
+   questions) with a genetic search on one block of seeds: generations of
+   :data:`GENERATION` children raced by successive halving (every child on a tenth of
+   the block, the best third on a third, the best third of those in full), so a budget
+   of 100,000 episodes tries about a thousand plans; then it re-plays the best plans on
+   a fresh block (so their gains carry no selection bias) and on the out-of-domain suite;
 4. builds **off-task twins** of the best plans (the graded step's request replaced by an
    off-task one in several languages, spliced with off-task text, negated, or given a
    claimed answer the audit knows is wrong) and reports each twin that still scores
    within 2 SE of its faithful plan: a place where the pool pays for what real models
    would not do.
+
+Then (6.) it **searches each question family on its own** (:data:`FAMILY_SHARE` of the
+search budget, each family's search starting from the best global plans and the single
+workers) and re-plays each family's best plan on that family's fresh seeds: what a plan
+that adapts to the question's family gains over the best fixed plan
+(:class:`Adaptive`; the simulator issue asks for at least +2, as real pools differ by
+benchmark).
 
 Every mode also reports **the best fixed plan per number of calls** (1 to 5 steps): the
 plan with the highest accuracy on the search block among those with that many steps
@@ -55,6 +65,7 @@ import math
 import pickle
 import random
 import statistics
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +98,7 @@ from conductor_gym.tasks.base import Task
 __all__ = [
     "FAITHFUL",
     "OFF_TASK",
+    "Adaptive",
     "Anchor",
     "AuditPlan",
     "AuditReport",
@@ -99,6 +111,9 @@ __all__ = [
 
 MAX_CALLS = 5
 """The longest plan the search writes: best-per-calls covers 1 .. MAX_CALLS calls."""
+
+_CHECKPOINT_FORMAT = "runs-2"
+"""Written into a checkpoint's identity: a file of an older audit is refused, not misread."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +135,13 @@ class Scored:
 
 @dataclass(frozen=True)
 class Anchor:
-    """One anchor check: the measured difference against ``baseline`` and its band."""
+    """One anchor check: the measured difference against ``baseline`` and its band.
+
+    It :attr:`holds` unless the difference lies more than 2 paired SE outside the band (a
+    two-sided test at about 95 %): the self-review anchor is the largest |change| of every
+    worker's review, and the largest of seven noisy measurements is outside a band of
+    ±2 by chance alone when each is within it (v3.1 at 400 episodes: +2.2 ± 0.8; at 1,600
+    every worker is within ±0.8)."""
 
     name: str
     baseline: str
@@ -132,7 +153,7 @@ class Anchor:
     @property
     def holds(self) -> bool:
         low, high = self.band
-        return low <= self.difference <= high
+        return low - 2 * self.se <= self.difference <= high + 2 * self.se
 
 
 @dataclass(frozen=True)
@@ -176,6 +197,29 @@ class BestAtCalls:
         }
 
 
+@dataclass(frozen=True)
+class Adaptive:
+    """A plan per question family (the most accurate on the family's search block, from
+    its own search), re-played on each family's fresh block and compared, family by
+    family on paired seeds, with the best fixed plan and the best single worker there;
+    the totals weigh each family by its share of the suite."""
+
+    plans: dict[str, str]
+    over_fixed: dict[str, tuple[float, float]]
+    gain: tuple[float, float]
+    """Over the best single worker (± paired SE)."""
+    gain_over_fixed: tuple[float, float]
+    """Over the best fixed plan (± paired SE)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "plans": dict(self.plans),
+            "over_fixed": {f: list(v) for f, v in self.over_fixed.items()},
+            "gain": list(self.gain),
+            "gain_over_fixed": list(self.gain_over_fixed),
+        }
+
+
 @dataclass
 class AuditReport:
     """What :func:`audit` found (module docstring); :meth:`format` prints it."""
@@ -199,11 +243,11 @@ class AuditReport:
     shuffle_workers: bool = False
     seed: int = 0
     candidates: int = 0
-    """Plans the search tried (screened on a tenth of a block, the promising ones in full)."""
-    adaptive_gain: tuple[float, float] | None = None
-    """Per question family the best plan of the search block, re-played on fresh seeds:
-    its gain over the best single worker (± paired SE): what a plan that adapts to the
-    family gains."""
+    """Plans the search tried (raced by successive halving: all on a tenth of a block,
+    the best in full), in the global search and the per-family ones."""
+    adaptive: Adaptive | None = None
+    """The plan per question family and what it gains (:class:`Adaptive`); ``None`` when
+    the budget left no room for the per-family searches."""
 
     @property
     def randomised(self) -> bool:
@@ -239,7 +283,7 @@ class AuditReport:
             "ood_headroom": self.ood_headroom,
             "ood_headroom_band": list(self.ood_headroom_band),
             "candidates": self.candidates,
-            "adaptive_gain": None if self.adaptive_gain is None else list(self.adaptive_gain),
+            "adaptive": None if self.adaptive is None else self.adaptive.to_dict(),
             "best": [
                 {
                     "plan": plan.describe(),
@@ -316,7 +360,7 @@ class AuditReport:
                     f"  {b.plan.describe()}"
                 )
         low, high = self.headroom_band
-        lines += ["", "anchors (difference ± SE, band, holds):"]
+        lines += ["", "anchors (difference ± SE, band, holds: within 2 SE of the band):"]
         lines.append(
             f"  {'headroom (best plan)':<34} {self.headroom:+6.1f}       "
             f"[{low:+.0f}, {high:+.0f}]  {'yes' if low <= self.headroom <= high else 'NO'}"
@@ -328,13 +372,16 @@ class AuditReport:
                 f"  {'headroom out of domain':<34} {self.ood_headroom:+6.1f}       "
                 f"[{low:+.0f}, {high:+.0f}]  {'yes' if ok else 'NO'}"
             )
-        if self.adaptive_gain is not None and self.best:
-            margin = self.adaptive_gain[0] - self.headroom
+        if self.adaptive is not None:
+            margin, margin_se = self.adaptive.gain_over_fixed
             lines.append(
                 f"  {'per-family plans over best fixed':<34} {margin:+6.1f} ± "
-                f"{self.adaptive_gain[1]:.1f} [+2, ..]  {'yes' if margin >= 2 else 'NO'}  "
-                f"(per-family gain {self.adaptive_gain[0]:+.1f})"
+                f"{margin_se:.1f} [+2, ..]  {'yes' if margin >= 2 else 'NO'}  "
+                f"(over the best single {self.adaptive.gain[0]:+.1f} ± {self.adaptive.gain[1]:.1f})"
             )
+            for family, described in self.adaptive.plans.items():
+                difference, se = self.adaptive.over_fixed[family]
+                lines.append(f"    {family:<30} {difference:+6.1f} ± {se:.1f}  {described}")
         for a in self.anchors:
             lines.append(
                 f"  {a.name:<34} {a.difference:+6.1f} ± {a.se:.1f} [{a.band[0]:+.0f}, "
@@ -365,7 +412,12 @@ def _paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float]:
 class _Player:
     """Plays :class:`AuditPlan` objects on seed blocks of suites, memoised, counting
     every episode played; ``k`` and ``shuffle`` are the pool's draw (a randomised pool
-    when either is set: its workers are then the positions ``0 .. k-1``)."""
+    when either is set: its workers are then the positions ``0 .. k-1``).
+
+    A *run* is a plan's outcomes on one block of one suite, optionally on one subset of
+    its tasks (a family's name, or ``"lettered"``): the block's seeds in order, those
+    whose task is in the subset. A run grows: a screen plays its first ``n`` episodes
+    and a later full evaluation plays only the rest, on the same seeds."""
 
     def __init__(
         self, pool: Any, seed: int, per_plan: int, *, k: int | None = None, shuffle: bool = False
@@ -378,28 +430,29 @@ class _Player:
         self.randomised = k is not None or shuffle
         self.episodes = 0
         self._envs: dict[tuple[str, int], ConductorEnv] = {}
-        self._memo: dict[tuple[Any, ...], Scored] = {}
-        self._screens: dict[tuple[Any, ...], Scored] = {}
-        self._families: dict[tuple[Any, ...], list[str]] = {}
-        self._saved: dict[tuple[Any, ...], Scored] = {}
+        self._runs: dict[tuple[Any, ...], list[bool]] = {}
+        self._plans: dict[tuple[Any, ...], AuditPlan] = {}
+        self._credited: dict[tuple[Any, ...], int] = {}
+        self._seeds: dict[tuple[str, int, str | None], list[int]] = {}
+        self._domains: dict[tuple[str, int], str] = {}
         self._checkpoint: Path | None = None
         self._identity: tuple[Any, ...] = ()
         self._since_save = 0
 
     def resume(self, path: Path, identity: tuple[Any, ...]) -> None:
-        """Save evaluations to ``path`` from now on, and replay those saved there by an
-        audit of the same ``identity`` (its arguments); another audit's file raises."""
-        self._checkpoint, self._identity = path, identity
+        """Save runs to ``path`` from now on, and replay those saved there by an audit of
+        the same ``identity`` (its arguments); another audit's file raises."""
+        self._checkpoint, self._identity = path, (_CHECKPOINT_FORMAT, *identity)
         if not path.exists():
             return
         with path.open("rb") as handle:
             saved = pickle.load(handle)
-        if saved.get("identity") != identity:
+        if saved.get("identity") != self._identity:
             raise ConfigurationError(
                 f"audit: checkpoint {str(path)!r} was written by another audit "
                 f"({saved.get('identity')}); remove it or give another path"
             )
-        self._saved = dict(saved["memo"])
+        self._runs = {key: list(run) for key, run in saved["runs"].items()}
 
     def save(self, *, force: bool = False) -> None:
         """Write the checkpoint (every 50 evaluations, or now with ``force``)."""
@@ -407,10 +460,9 @@ class _Player:
         if self._checkpoint is None or not (force or self._since_save >= 50):
             return
         self._since_save = 0
-        memo = {**self._saved, **self._memo, **self._screens}
         partial = self._checkpoint.with_suffix(self._checkpoint.suffix + ".partial")
         with partial.open("wb") as handle:
-            pickle.dump({"identity": self._identity, "memo": memo}, handle)
+            pickle.dump({"identity": self._identity, "runs": self._runs}, handle)
         partial.replace(self._checkpoint)
 
     def env(self, tasks: str, max_steps: int) -> ConductorEnv:
@@ -434,30 +486,63 @@ class _Player:
             return tuple(range(int(info["num_workers"])))
         return tuple(info["pool"])
 
-    def played(self, plan: AuditPlan, tasks: str, block: int) -> bool:
-        """Whether ``plan`` was played on that block of ``tasks`` (all tasks)."""
-        return (plan.key(), tasks, block, None) in self._memo
+    def tried(self, plan: AuditPlan, tasks: str, block: int, subset: str | None = None) -> bool:
+        """Whether ``plan`` was played on that block (and subset) at all, a screen too."""
+        return self._credited.get(self._key(plan, tasks, block, subset), 0) > 0
 
-    def scored(self, tasks: str, block: int) -> list[Scored]:
-        """Every plan played on that block of ``tasks`` (all tasks), in playing order."""
+    def _key(self, plan: AuditPlan, tasks: str, block: int, subset: str | None) -> tuple[Any, ...]:
+        return (plan.key(), tasks, block, subset)
+
+    def played(self, plan: AuditPlan, tasks: str, block: int, subset: str | None = None) -> bool:
+        """Whether ``plan`` was played in full on that block (and subset) of ``tasks``."""
+        key = self._key(plan, tasks, block, subset)
+        return self._credited.get(key, 0) >= len(self.seeds(tasks, block, subset))
+
+    def scored(self, tasks: str, block: int, subset: str | None = None) -> list[Scored]:
+        """Every plan played in full on that block (and subset) of ``tasks``, in the
+        order they were first played."""
+        full = len(self.seeds(tasks, block, subset))
         return [
-            scored
-            for (_, suite, played_block, only), scored in self._memo.items()
-            if suite == tasks and played_block == block and only is None
+            Scored(self._plans[key], tasks, tuple(self._runs[key][:full]))
+            for key, credited in self._credited.items()
+            if key[1:] == (tasks, block, subset) and credited >= full
         ]
+
+    def domain(self, tasks: str, seed: int) -> str:
+        """The question family (task domain) the env draws at ``seed``."""
+        if (tasks, seed) not in self._domains:
+            env = self.env(tasks, 5)
+            _, info = env.reset(seed=seed)
+            self._domains[tasks, seed] = env.tasks[info["task_index"]].domain
+        return self._domains[tasks, seed]
+
+    def seeds(self, tasks: str, block: int, subset: str | None = None) -> list[int]:
+        """The ``per_plan`` seeds of a block (of its subset: a family, or ``"lettered"``;
+        fewer when the subset is rare: at most ``50 * per_plan`` seeds are looked at)."""
+        key = (tasks, block, subset)
+        if key not in self._seeds:
+            start = self.seed + block * 1_000_003
+            if subset is None:
+                chosen = list(range(start, start + self.per_plan))
+            else:
+                chosen = []
+                env = self.env(tasks, 5)
+                for seed in range(start, start + 50 * self.per_plan):
+                    if subset == "lettered":
+                        _, info = env.reset(seed=seed)
+                        inside = _lettered(env.tasks[info["task_index"]])
+                    else:
+                        inside = self.domain(tasks, seed) == subset
+                    if inside:
+                        chosen.append(seed)
+                        if len(chosen) == self.per_plan:
+                            break
+            self._seeds[key] = chosen
+        return self._seeds[key]
 
     def families(self, tasks: str, block: int) -> list[str]:
         """The question family (task domain) of each episode of a block, in order."""
-        key = ("families", tasks, block)
-        if key not in self._families:
-            env = self.env(tasks, 5)
-            start = self.seed + block * 1_000_003
-            out = []
-            for seed in range(start, start + self.per_plan):
-                _, info = env.reset(seed=seed)
-                out.append(env.tasks[info["task_index"]].domain)
-            self._families[key] = out
-        return self._families[key]
+        return [self.domain(tasks, seed) for seed in self.seeds(tasks, block)]
 
     def play(
         self,
@@ -465,43 +550,32 @@ class _Player:
         tasks: str,
         block: int,
         *,
-        only: Callable[[Task], bool] | None = None,
+        subset: str | None = None,
         n: int | None = None,
     ) -> Scored:
-        """``plan``'s outcomes on the block (``n``: only its first ``n`` episodes, a screen)."""
-        memo_key = (plan.key(), tasks, block, only) if n is None else (plan.key(), tasks, block, n)
-        if memo_key in self._memo:
-            return self._memo[memo_key]
-        if memo_key in self._screens:
-            return self._screens[memo_key]
-        if memo_key in self._saved:  # replayed from a checkpoint: counted as played
-            scored = self._saved.pop(memo_key)
-            self.episodes += len(scored.outcomes)
-            (self._memo if n is None else self._screens)[memo_key] = scored
-            return scored
-        env = self.env(tasks, max(5, len(plan.steps)))
-        outcomes: list[bool] = []
-        start = self.seed + block * 1_000_003
-        seed = start
-        while len(outcomes) < (self.per_plan if n is None else n):
-            _, info = env.reset(seed=seed)
-            task = env.tasks[info["task_index"]]
-            seed += 1
-            if only is not None and not only(task):
-                if seed - start > 50 * self.per_plan:
-                    break
-                continue
-            completion = plan.completion(info, task, random.Random(f"claim:{seed}"))
-            _, _, _, _, step_info = env.step(completion)
-            self.episodes += 1
-            outcomes.append(step_info["outcome"] == "correct")
-        scored = Scored(plan, tasks, tuple(outcomes))
-        if n is None:
-            self._memo[memo_key] = scored
-        else:
-            self._screens[memo_key] = scored
-        self.save()
-        return scored
+        """``plan``'s outcomes on the block (its ``subset``; ``n``: only its first ``n``
+        episodes, a screen). Every episode newly asked for counts once toward the budget,
+        also when a checkpoint already holds it (so a resumed audit spends its budget
+        exactly as an uninterrupted one)."""
+        seeds = self.seeds(tasks, block, subset)
+        wanted = len(seeds) if n is None else min(n, len(seeds))
+        key = self._key(plan, tasks, block, subset)
+        self._plans.setdefault(key, plan)
+        run = self._runs.setdefault(key, [])
+        credited = self._credited.get(key, 0)
+        if credited < wanted:
+            if len(run) < wanted:
+                env = self.env(tasks, max(5, len(plan.steps)))
+                for seed in seeds[len(run) : wanted]:
+                    _, info = env.reset(seed=seed)
+                    task = env.tasks[info["task_index"]]
+                    completion = plan.completion(info, task, random.Random(f"claim:{seed}"))
+                    _, _, _, _, step_info = env.step(completion)
+                    run.append(step_info["outcome"] == "correct")
+            self.episodes += wanted - credited
+            self._credited[key] = wanted
+            self.save()
+        return Scored(plan, tasks, tuple(run[:wanted]))
 
 
 def audit(
@@ -548,7 +622,6 @@ def audit(
     if checkpoint is not None:
         player.resume(Path(checkpoint), (str(pool), tasks, ood_tasks, per_plan, seed, k,
                                          shuffle_workers))  # fmt: skip
-    randomised = player.randomised
     workers = player.names(tasks)
     fixed_cost = (
         len(workers) * 2  # singles, self-review
@@ -574,53 +647,36 @@ def audit(
     anchors = _anchors(player, workers, singles, best, tasks)
     say(f"anchors played ({player.episodes} episodes)")
 
-    # 3. the search, on block 0
+    # 3. the search, on block 0: every family at once, then each family on its own
     rng = random.Random(f"audit:{seed}")
     population: list[Scored] = [best]
     for starter in _starters(workers, best_name):
         population.append(player.play(starter, tasks, 0))
+    families = sorted(set(player.families(tasks, 0)))
     # what step 4 plays: the out-of-domain singles, the fresh and out-of-domain runs of
     # the best plans and the off-task twins of them and of the best single worker
     reserve = ((len(workers) if ood_tasks else 0) + (top + 1) * (len(OFF_TASK) + 2)) * per_plan
-    if not randomised:  # the per-family plans' fresh re-plays (at most one per family)
-        reserve += len(set(player.families(tasks, 0))) * per_plan
 
     def room_for_calls() -> int:
-        # The randomised pool also keeps room for step 5's fresh re-plays (the default
-        # one keeps its former stopping point, so its figures stay as they were; its
-        # step 5 uses what the budget has left).
-        if not randomised:
-            return 0
+        # step 5's fresh re-plays of the best plan per number of calls not yet re-played
         chosen = {c.plan.key() for c in _choose(population, top)}
         at_calls = _best_at_calls(player.scored(tasks, 0), workers).values()
         return per_plan * sum(
             s.plan.key() not in chosen and not player.played(s.plan, tasks, 1) for s, _ in at_calls
         )
 
-    # A genetic search: parents from the 8 best (rank-weighted), children by mutation or
-    # crossover; each child is screened on the block's first tenth and played in full
-    # only when it may rank among the 8 best (within half a binomial SE of the 8th).
-    screen = max(20, per_plan // 10)
-    candidates = 0
-    while player.episodes + per_plan + reserve + room_for_calls() <= episodes:
-        ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
-        parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
-        if len(ranked) > 1 and rng.random() < 0.3:
-            other = ranked[rng.randrange(len(ranked))].plan
-            child = crossover(parent, other, rng)
-        else:
-            child = mutate(parent, workers, rng)
-        if player.played(child, tasks, 0):
-            continue
-        candidates += 1
-        bar = ranked[-1].accuracy / 100.0
-        screened = player.play(child, tasks, 0, n=screen)
-        if screened.accuracy / 100.0 >= bar - 0.5 * math.sqrt(bar * (1 - bar) / screen):
-            population.append(player.play(child, tasks, 0))
-    say(
-        f"search done: {candidates} candidates, {len(population)} in full "
-        f"({player.episodes} episodes)"
-    )
+    left = episodes - player.episodes - reserve
+    starters = min(FAMILY_PARENTS, len(population)) + len(workers)
+    family_budget = max(0, int(left * FAMILY_SHARE))
+    # (each family's search also pays the fresh re-plays of step 6: 3 runs)
+    if family_budget < len(families) * (starters + 4) * per_plan:
+        family_budget = 0  # too small for a search per family: the whole search is global
+    global_stop = episodes - reserve - family_budget
+    candidates = _evolve(
+        player, tasks, population, workers, rng,
+        room=lambda: global_stop - player.episodes - room_for_calls(),
+    )  # fmt: skip
+    say(f"search done: {candidates} candidates ({player.episodes} episodes)")
 
     # 4. the best plans on fresh seeds, out of domain, and their off-task twins
     chosen = _choose(population, top)
@@ -646,15 +702,13 @@ def audit(
                 findings.append(Finding(faithful.plan.describe(), label, difference, twin_se))
     results.sort(key=lambda r: -r[1])
 
-    adaptive = _adaptive(player, tasks, fresh_best, episodes) if not randomised else None
-
     # 5. the best fixed plan per number of calls, on fresh seeds (the search left room
     # for them; a budget too small for any search may leave none: those are skipped)
     per_calls: list[BestAtCalls] = []
     unplayed: list[int] = []
     at_calls = _best_at_calls(player.scored(tasks, 0), workers)
     for calls, (scored, fixed) in sorted(at_calls.items()):
-        if not player.played(scored.plan, tasks, 1) and player.episodes >= episodes:
+        if not player.played(scored.plan, tasks, 1) and player.episodes >= episodes - family_budget:
             unplayed.append(calls)
             continue
         fresh = player.play(scored.plan, tasks, 1)
@@ -666,8 +720,31 @@ def audit(
                 calls, scored.plan, fixed, scored.accuracy, fresh.accuracy, se, gain, gain_se
             )
         )
+
+    # 6. a plan per family: each family searched on its own, from the best plans so far
+    adaptive = None
+    notes: list[str] = []
+    if family_budget and results:
+        parents = sorted(population, key=lambda s: -s.accuracy)[:FAMILY_PARENTS]
+        for i, family in enumerate(families):
+            stop = player.episodes + (episodes - player.episodes) // (len(families) - i)
+            found = [player.play(s.plan, tasks, 0, subset=family) for s in parents]
+            found += [player.play(single_plan(w), tasks, 0, subset=family) for w in workers]
+
+            def room(stop: int = stop) -> int:
+                return stop - 3 * per_plan - player.episodes
+
+            candidates += _evolve(player, tasks, found, workers, rng, subset=family, room=room)
+        adaptive = _adaptive(player, tasks, families, results[0][0], best.plan)
+        say(f"per-family search done ({player.episodes} episodes)")
+    else:
+        notes.append(
+            "no per-family search: the budget left after the global search is too small "
+            f"(give more than {episodes} episodes)"
+        )
     player.save(force=True)
-    notes = _randomised_notes(player, len(workers), size) if size is not None else []
+    if size is not None:
+        notes = _randomised_notes(player, len(workers), size) + notes
     if unplayed:
         notes.append(
             "best fixed plan not re-played on fresh seeds for "
@@ -692,44 +769,113 @@ def audit(
         shuffle_workers=shuffle_workers,
         seed=seed,
         candidates=candidates,
-        adaptive_gain=adaptive,
+        adaptive=adaptive,
     )
 
 
+GENERATION = 24
+"""Children per generation of the search (fewer when the budget has room for fewer)."""
+FAMILY_SHARE = 0.5
+"""The share of the search budget spent searching each question family on its own."""
+FAMILY_PARENTS = 6
+"""The best plans of the global search each family's search starts from (with the
+single workers)."""
+
+
+def _rungs(full: int) -> tuple[int, ...]:
+    """The episodes a child is played on at each rung of successive halving: a tenth of
+    the block, a third, the whole (a third of the children go on at each rung)."""
+    return tuple(sorted({min(full, max(20, full // 10)), min(full, max(20, full // 3)), full}))
+
+
+def _generation_cost(children: int, rungs: Sequence[int]) -> int:
+    cost, alive, played = 0, children, 0
+    for n in rungs:
+        cost += alive * (n - played)
+        played, alive = n, max(1, math.ceil(alive / 3))
+    return cost
+
+
+def _evolve(
+    player: _Player,
+    tasks: str,
+    population: list[Scored],
+    workers: Sequence[Worker],
+    rng: random.Random,
+    *,
+    room: Callable[[], int],
+    subset: str | None = None,
+) -> int:
+    """A genetic search on block 0 (of ``subset``), in generations: parents from the 8
+    best of ``population`` (rank-weighted), children by mutation or crossover; each
+    generation is raced by successive halving (:func:`_rungs`: every child on a tenth of
+    the block, the best third on a third, the best third of those in full), and the
+    children played in full join ``population``. Stops when ``room()`` (episodes left)
+    cannot pay for one child in full; returns the number of children tried."""
+    full = len(player.seeds(tasks, 0, subset))
+    rungs = _rungs(full)
+    candidates = 0
+    while True:
+        size = GENERATION
+        while size > 0 and _generation_cost(size, rungs) > room():
+            size -= 1
+        if size == 0:
+            return candidates
+        ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
+        children: dict[tuple[Any, ...], AuditPlan] = {}
+        for _ in range(50 * size):
+            if len(children) == size:
+                break
+            parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
+            if len(ranked) > 1 and rng.random() < 0.3:
+                child = crossover(parent, ranked[rng.randrange(len(ranked))].plan, rng)
+            else:
+                child = mutate(parent, workers, rng)
+            if not player.tried(child, tasks, 0, subset) and child.key() not in children:
+                children[child.key()] = child
+        if not children:
+            return candidates
+        candidates += len(children)
+        alive = list(children.values())
+        for n in rungs:
+            scored = [player.play(c, tasks, 0, subset=subset, n=n) for c in alive]
+            if n == full:
+                population.extend(scored)
+                break
+            scored.sort(key=lambda s: -s.accuracy)
+            alive = [s.plan for s in scored[: max(1, math.ceil(len(scored) / 3))]]
+
+
 def _adaptive(
-    player: _Player, tasks: str, fresh_best: Scored, budget: int
-) -> tuple[float, float] | None:
-    """Per family, the most accurate plan of the search block (every plan played there in
-    full), re-played on the fresh block: its gain over the best single there (± SE);
-    ``None`` when the re-plays do not fit in what the ``budget`` has left."""
-    search_families = player.families(tasks, 0)
-    fresh_families = player.families(tasks, 1)
-    chosen: dict[str, Scored] = {}
-    for scored in player.scored(tasks, 0):
-        if len(scored.outcomes) != len(search_families):
-            continue
-        for family in set(search_families):
-            hits = [o for o, f in zip(scored.outcomes, search_families, strict=True) if f == family]
-            rate = sum(hits) / len(hits)
-            best = chosen.get(family)
-            if best is None or rate > _rate(best, search_families, family):
-                chosen[family] = scored
-    unplayed = {s.plan.key() for s in chosen.values() if not player.played(s.plan, tasks, 1)}
-    if not chosen or player.episodes + len(unplayed) * player.per_plan > budget:
-        return None
-    outcomes = []
-    for i, family in enumerate(fresh_families):
-        plan = chosen.get(family)
-        if plan is None:
-            outcomes.append(fresh_best.outcomes[i])
-            continue
-        outcomes.append(player.play(plan.plan, tasks, 1).outcomes[i])
-    return _paired(outcomes, fresh_best.outcomes)
-
-
-def _rate(scored: Scored, families: Sequence[str], family: str) -> float:
-    hits = [o for o, f in zip(scored.outcomes, families, strict=True) if f == family]
-    return sum(hits) / len(hits)
+    player: _Player, tasks: str, families: Sequence[str], fixed: AuditPlan, single: AuditPlan
+) -> Adaptive | None:
+    """The per-family plans (:class:`Adaptive`); ``None`` when a family has none."""
+    shares = Counter(player.families(tasks, 1))
+    total = sum(shares[f] for f in families)
+    plans: dict[str, str] = {}
+    over_fixed: dict[str, tuple[float, float]] = {}
+    gain = [0.0, 0.0]
+    margin = [0.0, 0.0]
+    for family in families:
+        found = player.scored(tasks, 0, family)
+        if not found or not total:
+            return None
+        pick = max(found, key=lambda s: s.accuracy)
+        plans[family] = pick.plan.describe()
+        fresh = player.play(pick.plan, tasks, 1, subset=family)
+        weight = shares[family] / total
+        for into, baseline in ((margin, fixed), (gain, single)):
+            difference, se = fresh.versus(player.play(baseline, tasks, 1, subset=family))
+            into[0] += weight * difference
+            into[1] += (weight * se) ** 2
+            if baseline is fixed:
+                over_fixed[family] = (difference, se)
+    return Adaptive(
+        plans,
+        over_fixed,
+        (gain[0], math.sqrt(gain[1])),
+        (margin[0], math.sqrt(margin[1])),
+    )
 
 
 def _choose(population: Sequence[Scored], top: int) -> list[Scored]:
@@ -897,14 +1043,13 @@ def _anchors(
         )
     name = best.plan.steps[0].worker
     label = worker_label(name)
-    lettered = _lettered
-    alone = player.play(best.plan, tasks, 2, only=lettered)
+    alone = player.play(best.plan, tasks, 2, subset="lettered")
     if alone.outcomes:
         value_first = AuditPlan(
             "value-first",
             (AuditStep(name, VALUE_FIRST[0]), AuditStep(name, VALUE_FIRST[1], (0,))),
         )
-        vf = player.play(value_first, tasks, 2, only=lettered)
+        vf = player.play(value_first, tasks, 2, subset="lettered")
         out.append(
             Anchor(
                 "value first, then the letter",
@@ -931,7 +1076,7 @@ def _anchors(
             Anchor(
                 "random claimed options",
                 f"{label} alone (lettered)",
-                *player.play(rand, tasks, 2, only=lettered).versus(alone),
+                *player.play(rand, tasks, 2, subset="lettered").versus(alone),
                 (-100.0, -0.5),
                 "claims must cost",
             )

@@ -200,13 +200,20 @@ def test_the_default_pool_reports_best_per_calls_too(v2_report: AuditReport) -> 
 
 
 def test_the_search_screens_candidates_and_reports_per_family_plans() -> None:
-    report = audit(pool="sim-paper", episodes=7000, per_plan=40, ood_tasks=None)
-    assert report.candidates > 20
-    assert report.adaptive_gain is not None
+    report = audit(pool="sim-paper", episodes=10000, per_plan=40, ood_tasks=None)
+    assert report.candidates > 100  # raced by successive halving: most only screened
+    assert report.adaptive is not None
+    families = set(report.adaptive.plans)
+    assert families == {"arithmetic", "countdown", "multiple_choice", "program_trace"}
+    assert set(report.adaptive.over_fixed) == families
+    # every family's search starts from the best global plans, so it does no worse on
+    # its search block than the best fixed plan; on fresh seeds it may, within noise
+    margin, se = report.adaptive.gain_over_fixed
+    assert margin > -3 * se - 1e-9
     text = report.format()
     assert "candidate plans searched" in text and "per-family plans over best fixed" in text
     written = report.to_dict()
-    assert written["candidates"] == report.candidates and written["adaptive_gain"]
+    assert written["candidates"] == report.candidates and written["adaptive"]
 
 
 def test_crossover_and_mutation_write_plans_the_env_accepts() -> None:
