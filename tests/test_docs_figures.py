@@ -16,7 +16,7 @@ from conductor_gym.bench.frontier import FrontierPoint
 from conductor_gym.bench.readme_figures import StaleProseError, cost_sweep_paragraph
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 build = docs_figures_build()

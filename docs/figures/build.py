@@ -44,6 +44,7 @@ def _sibling(name: str) -> ModuleType:
 training = _sibling("training_baselines")
 simfit = _sibling("simfit_figures")
 grader_agreement = _sibling("grader_agreement")
+fingerprints = _sibling("fingerprints")
 
 
 class BlockNotFoundError(LookupError):
@@ -248,6 +249,20 @@ BLOCKS: tuple[Block, ...] = (
         simfit.cost_block,
         RECOVERY_COMMAND,
         fast=False,
+    ),
+    Block(
+        "fingerprint-audit",
+        "docs/figures/fingerprints.md",
+        fingerprints.audit_fingerprint,
+        fingerprints.AUDIT_COMMAND,
+        fast=True,
+    ),
+    Block(
+        "fingerprint-ideal-learner",
+        "docs/figures/fingerprints.md",
+        fingerprints.ideal_learner_fingerprint,
+        fingerprints.IDEAL_COMMAND,
+        fast=True,
     ),
 )
 """Every generated block of the docs, in the order the docs hold them."""
