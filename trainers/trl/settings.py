@@ -18,8 +18,7 @@ default applies (:func:`values_from_arguments` reads back only the flags given).
 
 :func:`check_fields` checks every value against its annotation when the dataclass is
 built and raises :class:`~conductor_gym.errors.ConfigurationError` naming the field.
-A subclass that redeclares a field only to change its default keeps the base's
-``help`` and flag (the metadata is looked up along the class's bases).
+Each recipe declares every field of its ``Args`` itself (no recipe extends another's).
 """
 
 from __future__ import annotations
@@ -82,14 +81,12 @@ class Flag:
 
 
 def _metadata(cls: type, name: str) -> Mapping[str, Any]:
-    """The field's metadata, from the first class along ``cls``'s bases that declares it
-    with :func:`setting`."""
-    for klass in cls.__mro__:
-        declared = getattr(klass, "__dataclass_fields__", {}).get(name)
-        if declared is not None and "help" in declared.metadata:
-            metadata: Mapping[str, Any] = declared.metadata
-            return metadata
-    raise TypeError(f"{cls.__name__}.{name} is not declared with setting(help=...)")
+    """The metadata :func:`setting` gave the field ``name`` of dataclass ``cls``."""
+    declared = getattr(cls, "__dataclass_fields__", {}).get(name)
+    if declared is None or "help" not in declared.metadata:
+        raise TypeError(f"{cls.__name__}.{name} is not declared with setting(help=...)")
+    metadata: Mapping[str, Any] = declared.metadata
+    return metadata
 
 
 def _plain(hint: Any) -> tuple[Any, bool]:
