@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from support import require, require_smollm2
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.training.scoring import Scorer
 
 PLAN = 'model_id = [{m}]\nsubtasks = ["Answer the question."]\naccess_list = [[]]'
@@ -309,8 +310,9 @@ def test_cpu_recipe_precision_is_measured_not_hard_coded(
         settings = stack.train.make_args(precision=given)
         assert stack.train.choose_precision(settings) == {"bf16": expected, "source": "--precision"}
     assert stack.train.choose_precision(stack.train.make_args(recipe="paper"))["bf16"]
-    with pytest.raises(ValueError, match="precision must be one of"):
+    with pytest.raises(ConfigurationError, match="must be one of") as bad:
         stack.train.choose_precision(stack.train.make_args(precision="fp16"))
+    assert bad.value.field == "precision"
 
 
 def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> None:
