@@ -22,13 +22,21 @@ plug-in is ignored, so installing a package never changes what a built-in name m
 two installed distributions offering one name raise on lookup of that name, naming
 both. :meth:`Registry.rescan` forgets what was read (after installing in a running
 process).
+
+**Discovery.** A registry built with ``discover=`` calls that function once, the first
+time it is asked for a name it does not hold or for all its names (``get``, ``in``,
+``names``; never ``register``), and before any plug-in is read, so that what the
+function registers counts as registered in code. The graders' registry imports every
+module of :mod:`conductor_gym.graders` this way (each registers its graders), and the
+TRL recipes' registers every module of their package: a new module needs no import line
+or table entry anywhere.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from conductor_gym.errors import ConfigurationError, UnknownNameError
@@ -58,12 +66,24 @@ class Registry(Generic[T]):
     objects or lazy ``"module:attr"`` paths; ``field`` is the setting whose value is such a
     name (``"pool.backend"``, ``"tasks"``), named by the errors; ``group``, when given, is
     the entry-point group whose installed plug-ins the registry also holds (module
+    docstring); ``discover``, when given, registers the names found by discovery (module
     docstring)."""
 
-    def __init__(self, kind: str, *, field: str | None = None, group: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        field: str | None = None,
+        group: str | None = None,
+        discover: Callable[[], None] | None = None,
+    ) -> None:
         self.kind = kind
         self.field = field or kind
         self.group = group
+        self._discover_with = discover
+        # Held while discovery runs (never together with _lock, which registering takes):
+        # another thread's lookup waits for it to finish.
+        self._discovery = threading.RLock()
         self._targets: dict[str, str | T] = {}
         self._loaded: dict[str, T] = {}
         # Entry points by name, read on first need (None: not read yet); a name offered
@@ -93,6 +113,10 @@ class Registry(Generic[T]):
         with self._lock:
             if name in self._loaded:
                 return self._loaded[name]
+            known = name in self._targets
+        if not known:
+            self._discover()
+        with self._lock:
             target = self._targets.get(name)
             offers = self._scan().get(name, []) if target is None else []
         if target is not None:
@@ -120,6 +144,20 @@ class Registry(Generic[T]):
                     if name not in self._targets:
                         self._loaded.pop(name, None)
             self._plugins = None
+
+    def _discover(self) -> None:
+        """Run ``discover`` once, before any plug-in is read (what it registers is
+        registered in code, and wins); a failure is raised and leaves it to run again on
+        the next lookup. Called without ``_lock`` held: discovery registers."""
+        with self._discovery:
+            discover, self._discover_with = self._discover_with, None
+            if discover is None:  # done, or running in this thread (a re-entrant lookup)
+                return
+            try:
+                discover()
+            except BaseException:
+                self._discover_with = discover
+                raise
 
     def _scan(self) -> dict[str, list[EntryPoint]]:
         with self._lock:
@@ -156,12 +194,19 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Every registered name, and every installed plug-in's, sorted."""
+        self._discover()
         with self._lock:
             return sorted({*self._targets, *self._scan()})
 
     def __contains__(self, name: object) -> bool:
         with self._lock:
-            return name in self._targets or (isinstance(name, str) and name in self._scan())
+            if name in self._targets:
+                return True
+        if not isinstance(name, str):
+            return False
+        self._discover()
+        with self._lock:
+            return name in self._targets or name in self._scan()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

@@ -73,3 +73,50 @@ def test_registering_agents_imports_no_agent_module() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     names, imported = out.stdout.rsplit(" ", 1)
     assert "random" in names and imported.strip() == "False"
+
+
+def test_discovery_runs_once_at_the_first_lookup_it_is_needed_for() -> None:
+    calls: list[str] = []
+    registry: Registry[object] = Registry("thing", field="thing")
+
+    def discover() -> None:
+        calls.append("discover")
+        registry.register("found", 1)
+        assert "found" in registry.names()  # a lookup while discovering does not recurse
+
+    registry._discover_with = discover  # as Registry(..., discover=discover) sets it
+    registry.register("given", 2)
+    assert calls == [] and registry.get("given") == 2  # a held name: no discovery
+    assert registry.get("found") == 1 and calls == ["discover"]
+    assert registry.names() == ["found", "given"] and "missing" not in registry
+    assert calls == ["discover"]
+
+
+def test_a_failed_discovery_is_raised_and_runs_again_at_the_next_lookup() -> None:
+    attempts: list[int] = []
+
+    def discover() -> None:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("a broken module")
+        registry.register("found", 1)
+
+    registry: Registry[object] = Registry("thing", field="thing", discover=discover)
+    with pytest.raises(RuntimeError, match="a broken module"):
+        registry.names()
+    assert "found" in registry and len(attempts) == 2
+
+
+def test_what_discovery_registers_wins_over_an_installed_plugin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    offered = [EntryPoint("numeric", "json:loads", "test.discovery")]
+    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: offered)
+    registry: Registry[object] = Registry(
+        "thing", group="test.discovery", discover=lambda: registry.register("numeric", "json:dumps")
+    )
+    import json
+
+    assert registry.get("numeric") is json.dumps

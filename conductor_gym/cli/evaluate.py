@@ -1,6 +1,6 @@
 """``conductor-gym evaluate`` and ``conductor-gym suites list``.
 
-Contract. :func:`add_arguments` declares the ``evaluate`` options on a parser;
+Contract. :class:`EvaluateCommand` declares the ``evaluate`` options;
 :func:`run_evaluate` runs :func:`conductor_gym.bench.evaluate.evaluate` with them, prints
 :func:`format_results` (one row per benchmark, then ``overall``), :func:`format_latency`
 (mean latency per sample, steps in order and in parallel) and the wall time, and
@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.cli.command import Command, CommandGroup, Subparsers
 from conductor_gym.cli.table import text_table
 from conductor_gym.core.config import add_config_arguments, settings_from_arguments
 from conductor_gym.core.reward import COST_UNITS
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     from conductor_gym.bench.results import Metrics, Results
 
 __all__ = [
-    "add_arguments",
+    "EvaluateCommand",
+    "SuitesCommand",
     "format_latency",
     "format_results",
     "format_suites",
@@ -102,74 +104,99 @@ def _lambdas(text: str) -> list[float]:
     return values
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``evaluate`` options."""
-    parser.add_argument("--agent", default="random", help="agent spec (default: random)")
-    parser.add_argument(
-        "--suite", default="offline", help="suite name or jsonl:<path> (default: offline)"
-    )
-    parser.add_argument("--repeats", type=int, default=4, help="repeats per task (default 4)")
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="run seed: every episode's seed derives from it, the source and the repeat (0)",
-    )
-    parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
-    parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
-    parser.add_argument(
-        "--task-range", default=None, metavar="A:B",
-        help="play tasks A..B-1 of each source (indices and seeds as in a whole run)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--tasks-from", default=None, metavar="FILE",
-        help="play the tasks FILE lists (task ids or indices, one per line)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--task-split", default=None, choices=("fit", "heldout"),
-        help="play a named split of the tasks: heldout (a quarter, by a hash of the task "
-        "id) or fit (the rest); with --task-range/--tasks-from, within them",
-    )  # fmt: skip
-    parser.add_argument("--concurrency", type=int, default=64, help="episodes in flight")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--json", action="store_true", help="print the metrics as JSON instead of tables"
-    )
-    parser.add_argument(
-        "--no-resume", action="store_true", help="restart the episodes file from scratch"
-    )
-    parser.add_argument(
-        "--cost-lambda",
-        type=_lambdas,
-        default=None,
-        metavar="L1,L2,...",
-        help="sweep these prices under a cost-aware reward (accuracy-cost frontier)",
-    )
-    parser.add_argument(
-        "--cost-unit",
-        choices=COST_UNITS,
-        default="usd",
-        help="what --cost-lambda prices: usd (default), ktokens or calls",
-    )
-    parser.add_argument(
-        "--sweep-agent",
-        action="append",
-        default=[],
-        metavar="AGENT",
-        help="another agent for the --cost-lambda sweep (repeatable)",
-    )
-    parser.add_argument("--frontier", default=None, metavar="PNG", help="draw the sweep here")
-    parser.add_argument(
-        "--env",
-        type=_env_pair,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="any EnvConfig setting by name, VALUE read as JSON when it parses "
-        "(repeatable), e.g. max_recursions=1",
-    )
-    # the suite gives the tasks; every other setting has its flag
-    add_config_arguments(parser, exclude=("tasks", "task_options"))
+class EvaluateCommand(Command):
+    """``conductor-gym evaluate`` (module docstring): :func:`run_evaluate`."""
+
+    name = "evaluate"
+    help = "run an agent over a suite with repeats; print and save the metrics"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        parser = self.add_parser(subparsers)
+        parser.add_argument("--agent", default="random", help="agent spec (default: random)")
+        parser.add_argument(
+            "--suite", default="offline", help="suite name or jsonl:<path> (default: offline)"
+        )
+        parser.add_argument("--repeats", type=int, default=4, help="repeats per task (default 4)")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="run seed: every episode's seed derives from it, the source and the repeat (0)",
+        )
+        parser.add_argument("--out", default=None, help="results JSON (episodes journaled beside)")
+        parser.add_argument("--limit", type=int, default=None, help="first N tasks per source")
+        parser.add_argument(
+            "--task-range", default=None, metavar="A:B",
+            help="play tasks A..B-1 of each source (indices and seeds as in a whole run)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--tasks-from", default=None, metavar="FILE",
+            help="play the tasks FILE lists (task ids or indices, one per line)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--task-split", default=None, choices=("fit", "heldout"),
+            help="play a named split of the tasks: heldout (a quarter, by a hash of the task "
+            "id) or fit (the rest); with --task-range/--tasks-from, within them",
+        )  # fmt: skip
+        parser.add_argument("--concurrency", type=int, default=64, help="episodes in flight")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--json", action="store_true", help="print the metrics as JSON instead of tables"
+        )
+        parser.add_argument(
+            "--no-resume", action="store_true", help="restart the episodes file from scratch"
+        )
+        parser.add_argument(
+            "--cost-lambda",
+            type=_lambdas,
+            default=None,
+            metavar="L1,L2,...",
+            help="sweep these prices under a cost-aware reward (accuracy-cost frontier)",
+        )
+        parser.add_argument(
+            "--cost-unit",
+            choices=COST_UNITS,
+            default="usd",
+            help="what --cost-lambda prices: usd (default), ktokens or calls",
+        )
+        parser.add_argument(
+            "--sweep-agent",
+            action="append",
+            default=[],
+            metavar="AGENT",
+            help="another agent for the --cost-lambda sweep (repeatable)",
+        )
+        parser.add_argument("--frontier", default=None, metavar="PNG", help="draw the sweep here")
+        parser.add_argument(
+            "--env",
+            type=_env_pair,
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="any EnvConfig setting by name, VALUE read as JSON when it parses "
+            "(repeatable), e.g. max_recursions=1",
+        )
+        # the suite gives the tasks; every other setting has its flag
+        add_config_arguments(parser, exclude=("tasks", "task_options"))
+        return parser
+
+    def run(self, args: argparse.Namespace) -> int:
+        return run_evaluate(args)
+
+
+class SuitesCommand(CommandGroup):
+    """``conductor-gym suites list [--json]``: :func:`run_suites_list`."""
+
+    name = "suites"
+    help = "evaluation suites"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        suites = self.add_parser(subparsers)
+        commands = suites.add_subparsers(dest="suites_command", required=True)
+        listing = commands.add_parser("list", help="every suite and its sources")
+        listing.add_argument("--json", action="store_true", help="print a JSON list")
+        listing.set_defaults(handler=run_suites_list)
+        return suites
 
 
 def _pm(value: float, se: float | None, fmt: str) -> str:

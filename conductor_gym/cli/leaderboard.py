@@ -48,7 +48,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_parser"]
+from conductor_gym.cli.command import CommandGroup, Subparsers
+
+__all__ = ["LeaderboardCommand"]
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -242,86 +244,94 @@ def _spot_check(args: argparse.Namespace) -> int:
     return 0 if found.agreement >= args.min_agreement else 1
 
 
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``leaderboard`` (``validate``, ``render``, ``submit``, ``spot-check``) to
-    ``commands`` (the top-level subparsers); returns the ``leaderboard`` parser."""
-    board: argparse.ArgumentParser = commands.add_parser(
-        "leaderboard", help="validate (re-playing every episode), submit and render the board"
-    )
-    board_commands = board.add_subparsers(dest="leaderboard_command", required=True)
-    validate = board_commands.add_parser(
-        "validate", help="check submission files and say where each one goes"
-    )
-    validate.add_argument(
-        "files", nargs="+", metavar="FILE", help="submission JSON files (leaderboard submit)"
-    )
-    validate.add_argument(
-        "--no-replay", action="store_true", help="skip the re-play (entries are unverified)"
-    )
-    validate.add_argument(
-        "--cache", default=None, help="response cache to re-play one real-pool FILE from"
-    )
-    validate.add_argument(
-        "--json", action="store_true", help="print one JSON array, an object per FILE"
-    )
-    validate.set_defaults(handler=_validate)
-    render = board_commands.add_parser("render", help="write README.md, index.html, plot")
-    render.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
-    render.set_defaults(handler=_render)
-    submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
-    submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
-    submit.add_argument("--name", required=True, help="the entry's name on the board")
-    submit.add_argument(
-        "--author",
-        dest="authors",
-        action="append",
-        required=True,
-        help="an author's name (repeat for each author)",
-    )
-    submit.add_argument("--training-data", required=True, help="what the agent was trained on")
-    submit.add_argument(
-        "--pool-setting",
-        required=True,
-        choices=("constrained", "unconstrained", "simulated"),
-        help="the workers' setting: the paper's constrained or unconstrained budgets, or a "
-        "simulated pool",
-    )
-    submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
-    submit.add_argument("--url", help="an http(s) URL about the entry")
-    submit.add_argument(
-        "--display-name",
-        help="the Agent column's name for a policy, llm or agent-file entry, shown as "
-        "KIND:NAME instead of the spec's local path (letters, digits, . _ + -)",
-    )
-    submit.add_argument("--notes", help="free text shown with the entry (method, caveats)")
-    submit.add_argument(
-        "--cache", default=None, help="the run's response cache (real pools): shipped beside it"
-    )
-    submit.add_argument("--dir", default="leaderboard", help="board folder (default leaderboard)")
-    submit.add_argument("--force", action="store_true", help="replace an existing entry")
-    submit.set_defaults(handler=_submit)
-    spot = board_commands.add_parser(
-        "spot-check", help="re-ask live endpoints a sample of a submission's cached calls"
-    )
-    spot.add_argument("submission", metavar="SUBMISSION", help="a submission JSON file")
-    spot.add_argument(
-        "--pool", required=True, help="pool file (or preset) naming the run's live endpoints"
-    )
-    spot.add_argument("--cache", default=None, help="response cache (default: the one beside it)")
-    spot.add_argument("--sample", type=int, default=20, help="cached calls to re-ask (20)")
-    spot.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="seed of the sample draw (default: a fresh random seed, printed for a re-run)",
-    )
-    spot.add_argument(
-        "--min-agreement", type=float, default=0.9, help="share that must agree (0.9)"
-    )
-    spot.add_argument(
-        "--trust-pool-credentials",
-        action="store_true",
-        help="let the pool file send a non-provider key variable to its address",
-    )
-    spot.set_defaults(handler=_spot_check)
-    return board
+class LeaderboardCommand(CommandGroup):
+    """``conductor-gym leaderboard validate | render | submit | spot-check`` (module docstring)."""
+
+    name = "leaderboard"
+    help = "validate (re-playing every episode), submit and render the board"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        board = self.add_parser(subparsers)
+        board_commands = board.add_subparsers(dest="leaderboard_command", required=True)
+        validate = board_commands.add_parser(
+            "validate", help="check submission files and say where each one goes"
+        )
+        validate.add_argument(
+            "files", nargs="+", metavar="FILE", help="submission JSON files (leaderboard submit)"
+        )
+        validate.add_argument(
+            "--no-replay", action="store_true", help="skip the re-play (entries are unverified)"
+        )
+        validate.add_argument(
+            "--cache", default=None, help="response cache to re-play one real-pool FILE from"
+        )
+        validate.add_argument(
+            "--json", action="store_true", help="print one JSON array, an object per FILE"
+        )
+        validate.set_defaults(handler=_validate)
+        render = board_commands.add_parser("render", help="write README.md, index.html, plot")
+        render.add_argument(
+            "--dir", default="leaderboard", help="board folder (default leaderboard)"
+        )
+        render.set_defaults(handler=_render)
+        submit = board_commands.add_parser("submit", help="wrap a results file into a submission")
+        submit.add_argument("results", metavar="RESULTS", help="a results JSON from evaluate")
+        submit.add_argument("--name", required=True, help="the entry's name on the board")
+        submit.add_argument(
+            "--author",
+            dest="authors",
+            action="append",
+            required=True,
+            help="an author's name (repeat for each author)",
+        )
+        submit.add_argument("--training-data", required=True, help="what the agent was trained on")
+        submit.add_argument(
+            "--pool-setting",
+            required=True,
+            choices=("constrained", "unconstrained", "simulated"),
+            help="the workers' setting: the paper's constrained or unconstrained budgets, or a "
+            "simulated pool",
+        )
+        submit.add_argument("--date", type=datetime.date.fromisoformat, help="YYYY-MM-DD (today)")
+        submit.add_argument("--url", help="an http(s) URL about the entry")
+        submit.add_argument(
+            "--display-name",
+            help="the Agent column's name for a policy, llm or agent-file entry, shown as "
+            "KIND:NAME instead of the spec's local path (letters, digits, . _ + -)",
+        )
+        submit.add_argument("--notes", help="free text shown with the entry (method, caveats)")
+        submit.add_argument(
+            "--cache", default=None, help="the run's response cache (real pools): shipped beside it"
+        )
+        submit.add_argument(
+            "--dir", default="leaderboard", help="board folder (default leaderboard)"
+        )
+        submit.add_argument("--force", action="store_true", help="replace an existing entry")
+        submit.set_defaults(handler=_submit)
+        spot = board_commands.add_parser(
+            "spot-check", help="re-ask live endpoints a sample of a submission's cached calls"
+        )
+        spot.add_argument("submission", metavar="SUBMISSION", help="a submission JSON file")
+        spot.add_argument(
+            "--pool", required=True, help="pool file (or preset) naming the run's live endpoints"
+        )
+        spot.add_argument(
+            "--cache", default=None, help="response cache (default: the one beside it)"
+        )
+        spot.add_argument("--sample", type=int, default=20, help="cached calls to re-ask (20)")
+        spot.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help="seed of the sample draw (default: a fresh random seed, printed for a re-run)",
+        )
+        spot.add_argument(
+            "--min-agreement", type=float, default=0.9, help="share that must agree (0.9)"
+        )
+        spot.add_argument(
+            "--trust-pool-credentials",
+            action="store_true",
+            help="let the pool file send a non-provider key variable to its address",
+        )
+        spot.set_defaults(handler=_spot_check)
+        return board

@@ -62,16 +62,19 @@ and 2 when the pool itself does not load (its problems go to stderr, one per lin
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.cli.command import CommandGroup, Subparsers
 from conductor_gym.cli.table import text_table
 
 if TYPE_CHECKING:
@@ -84,6 +87,7 @@ __all__ = [
     "DESCRIPTION_WIDTH",
     "LIST_COLUMNS",
     "PING_MESSAGES",
+    "PoolsCommand",
     "WorkerCheck",
     "check_pool",
     "credential_routes_of",
@@ -455,3 +459,83 @@ def _table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
     cells = [[c.replace("_", " ") for c in columns]]
     cells += [[_cell(row.get(c)) for c in columns] for row in rows]
     return text_table(cells[0], cells[1:])
+
+
+# ---------------------------------------------------------------- the command
+
+
+class PoolsCommand(CommandGroup):
+    """``conductor-gym pools list [--json]`` and ``pools check NAME_OR_PATH`` (module
+    docstring)."""
+
+    name = "pools"
+    help = "worker pools"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        pools = self.add_parser(subparsers)
+        commands = pools.add_subparsers(dest="pools_command", required=True)
+        listing = commands.add_parser(
+            "list", help="every pool preset: workers, k, backends, description"
+        )
+        listing.add_argument("--json", action="store_true", help="print a JSON list")
+        listing.set_defaults(handler=_list)
+        check = commands.add_parser(
+            "check", help="credentials and a one-token ping for every worker of a pool"
+        )
+        check.add_argument("pool", metavar="NAME_OR_PATH", help="a preset or a .toml file")
+        check.add_argument(
+            "--timeout", type=_positive_seconds, default=30.0, help="seconds per ping (default 30)"
+        )
+        check.add_argument(
+            "--skip-ping", action="store_true", help="check credentials only; build nothing"
+        )
+        check.add_argument("--json", action="store_true", help="print a JSON list")
+        check.add_argument(
+            "--trust-pool-credentials", action="store_true",
+            help="send the keys the pool file names wherever it says (default: only a "
+            "provider's API-key variables, to its hosts or to loopback)",
+        )  # fmt: skip
+        check.set_defaults(handler=_check)
+        return pools
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = list_pools()
+    print(list_json(rows) if args.json else format_list(rows))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from conductor_gym.pool.config import PoolConfigError
+    from conductor_gym.workers.credentials import CredentialPolicyError, format_routes
+
+    try:
+        name, specs = load_specs(args.pool, trust_credentials=args.trust_pool_credentials)
+    except PoolConfigError as exc:
+        for line in exc.errors:
+            print(line, file=sys.stderr)
+        return 2
+    except CredentialPolicyError as exc:
+        print(format_routes(exc.routes))
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return 2
+    ping = "no ping" if args.skip_ping else f"ping timeout {args.timeout:g} s"
+    workers = f"{len(specs)} worker" + ("" if len(specs) == 1 else "s")
+    say = sys.stderr if args.json else sys.stdout  # --json: stdout holds the JSON only
+    print(f"pool {name!r}: {workers}, {ping}", file=say)
+    # before anything is sent
+    print(format_routes(credential_routes_of(specs)), file=say, flush=True)
+    checks = check_pool(specs, timeout_s=args.timeout, ping=not args.skip_ping)
+    print(list_json([c.to_dict() for c in checks]) if args.json else format_checks(checks))
+    return 0 if all(check.ok for check in checks) else 1

@@ -24,10 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conductor_gym.cli.command import Command, Subparsers
+
 if TYPE_CHECKING:  # the command line imports no pydantic until a command runs
     from conductor_gym.bench.replay import GraderChoice
 
-__all__ = ["add_rescore_parser", "grader_choice", "run_rescore"]
+__all__ = ["RescoreCommand", "grader_choice", "run_rescore"]
 
 
 def grader_choice(values: Sequence[str] | None) -> GraderChoice:
@@ -76,26 +78,32 @@ def run_rescore(args: argparse.Namespace) -> int:
     return 1 if rescored.misses else 0
 
 
-def add_rescore_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``rescore`` on the ``conductor-gym`` subcommands."""
-    parser = commands.add_parser(
-        "rescore", help="re-grade a stored run's answers (or re-play it) without calling a worker"
-    )
-    parser.add_argument("results", metavar="RESULTS", help="a results JSON or episodes journal")
-    parser.add_argument(
-        "--grader",
-        action="append",
-        metavar="NAME|OLD=NEW",
-        help="the grader for every task, or OLD=NEW per task grader (repeatable)",
-    )
-    parser.add_argument("--out", help="the new results file (default RESULTS.rescored.json)")
-    parser.add_argument(
-        "--replay",
-        nargs="?",
-        const="",
-        metavar="CACHE",
-        help="re-run the episodes through the env (from the run's response cache, if given)",
-    )
-    parser.add_argument("--pool", help="with --replay: the pool preset or file to rebuild")
-    parser.add_argument("--force", action="store_true", help="replace an existing --out")
-    parser.set_defaults(handler=run_rescore)
+class RescoreCommand(Command):
+    """``conductor-gym rescore RESULTS`` (module docstring): :func:`run_rescore`."""
+
+    name = "rescore"
+    help = "re-grade a stored run's answers (or re-play it) without calling a worker"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        parser = self.add_parser(subparsers)
+        parser.add_argument("results", metavar="RESULTS", help="a results JSON or episodes journal")
+        parser.add_argument(
+            "--grader",
+            action="append",
+            metavar="NAME|OLD=NEW",
+            help="the grader for every task, or OLD=NEW per task grader (repeatable)",
+        )
+        parser.add_argument("--out", help="the new results file (default RESULTS.rescored.json)")
+        parser.add_argument(
+            "--replay",
+            nargs="?",
+            const="",
+            metavar="CACHE",
+            help="re-run the episodes through the env (from the run's response cache, if given)",
+        )
+        parser.add_argument("--pool", help="with --replay: the pool preset or file to rebuild")
+        parser.add_argument("--force", action="store_true", help="replace an existing --out")
+        return parser
+
+    def run(self, args: argparse.Namespace) -> int:
+        return run_rescore(args)

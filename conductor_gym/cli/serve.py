@@ -1,6 +1,6 @@
 """``conductor-gym serve``: run a conductor behind an OpenAI-compatible API (uvicorn).
 
-Contract. :func:`add_parser` adds the ``serve`` command; :func:`run_serve` builds one
+Contract. :class:`ServeCommand` is the ``serve`` command; :func:`run_serve` builds one
 :class:`~conductor_gym.serve.service.ConductorModel` named ``--name`` from ``--agent``
 (an agent spec; ``--agent-arg KEY=VALUE`` passes keyword arguments to it), ``--pool``
 the env settings' generated flags (``--max-steps``, ``--reward``, ...:
@@ -31,97 +31,104 @@ import os
 import sys
 from typing import Any
 
+from conductor_gym.cli.command import Command, Subparsers
 from conductor_gym.cli.evaluate import _env_pair
 from conductor_gym.core.config import add_config_arguments, settings_from_arguments
 from conductor_gym.pool.pool import DEFAULT_POOL
 
-__all__ = ["DEFAULT_API_KEY_ENV", "add_parser", "run_serve"]
+__all__ = ["DEFAULT_API_KEY_ENV", "ServeCommand", "run_serve"]
 
 DEFAULT_API_KEY_ENV = "CONDUCTOR_GYM_API_KEY"
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``conductor-gym serve`` to ``commands``."""
-    serve = commands.add_parser(
-        "serve", help="serve a conductor over a pool behind an OpenAI-compatible HTTP API"
-    )
-    serve.add_argument("--agent", required=True, help="the conductor: an agent spec")
-    serve.add_argument("--pool", default=DEFAULT_POOL, help="pool preset or .toml file")
-    serve.add_argument("--name", default="conductor", help="the model id clients ask for")
-    serve.add_argument(
-        "--agent-arg", type=_env_pair, action="append", default=[], metavar="KEY=VALUE",
-        help="a keyword argument of the agent (repeatable), e.g. api_base=http://...",
-    )  # fmt: skip
-    serve.add_argument(
-        "--env", type=_env_pair, action="append", default=[], metavar="KEY=VALUE",
-        help="a ConductorEnv argument (repeatable), e.g. max_recursions=1",
-    )  # fmt: skip
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    serve.add_argument(
-        "--port", type=int, default=8000, help="the TCP port to listen on (default: 8000)"
-    )
-    serve.add_argument("--max-concurrency", type=int, default=64, help="episodes at once")
-    serve.add_argument("--max-queue", type=int, default=256, help="requests waiting at most")
-    serve.add_argument(
-        "--max-request-bytes", type=int, default=1 << 20, help="largest request body (1 MiB)"
-    )
-    serve.add_argument(
-        "--max-question-chars", type=int, default=16_384,
-        help="longest question, in characters (default 16384; longer: 413)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--header-timeout", type=float, default=10.0, metavar="S",
-        help="seconds a connection has to send a request head (default 10)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--body-timeout", type=float, default=30.0, metavar="S",
-        help="seconds a request body has to arrive (default 30; slower: 408)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--keep-alive", type=float, default=5.0, metavar="S",
-        help="seconds an idle connection is kept (default 5)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--max-connections", type=int, default=512,
-        help="connections open at once; more close the oldest idle one (default 512)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--write-timeout", type=float, default=10.0, metavar="S",
-        help="seconds a client may leave its responses unread past --max-unread-bytes "
-        "before its connection is dropped (default 10)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--max-unread-bytes", type=int, default=65_536, metavar="N",
-        help="most response bytes held for a client that does not read (default 65536)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--log-interval", type=float, default=10.0, metavar="S",
-        help="log at most one line per kind of error per this many seconds (default 10)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--trust-pool-credentials", action="store_true",
-        help="send the keys the pool file names wherever it says (default: only a "
-        "provider's API-key variables, to its hosts or to loopback)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
-        help=f"environment variable holding the bearer token (default {DEFAULT_API_KEY_ENV}; "
-        "unset or empty: no authentication)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--private-monitoring", action="store_true",
-        help="/health and /metrics ask for the bearer token too (they name the models and "
-        "the spend; default: open, for probes and scrapers)",
-    )  # fmt: skip
-    serve.add_argument(
-        "--log-level",
-        default="info",
-        choices=("debug", "info", "warning"),
-        help="the server log's level (default: info)",
-    )
-    # the clients give the questions; every other env setting has its flag
-    add_config_arguments(serve, exclude=("tasks", "task_options", "pool"))
-    serve.set_defaults(handler=run_serve)
+class ServeCommand(Command):
+    """``conductor-gym serve`` (module docstring): :func:`run_serve`."""
+
+    name = "serve"
+    help = "serve a conductor over a pool behind an OpenAI-compatible HTTP API"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        serve = self.add_parser(subparsers)
+        serve.add_argument("--agent", required=True, help="the conductor: an agent spec")
+        serve.add_argument("--pool", default=DEFAULT_POOL, help="pool preset or .toml file")
+        serve.add_argument("--name", default="conductor", help="the model id clients ask for")
+        serve.add_argument(
+            "--agent-arg", type=_env_pair, action="append", default=[], metavar="KEY=VALUE",
+            help="a keyword argument of the agent (repeatable), e.g. api_base=http://...",
+        )  # fmt: skip
+        serve.add_argument(
+            "--env", type=_env_pair, action="append", default=[], metavar="KEY=VALUE",
+            help="a ConductorEnv argument (repeatable), e.g. max_recursions=1",
+        )  # fmt: skip
+        serve.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+        serve.add_argument(
+            "--port", type=int, default=8000, help="the TCP port to listen on (default: 8000)"
+        )
+        serve.add_argument("--max-concurrency", type=int, default=64, help="episodes at once")
+        serve.add_argument("--max-queue", type=int, default=256, help="requests waiting at most")
+        serve.add_argument(
+            "--max-request-bytes", type=int, default=1 << 20, help="largest request body (1 MiB)"
+        )
+        serve.add_argument(
+            "--max-question-chars", type=int, default=16_384,
+            help="longest question, in characters (default 16384; longer: 413)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--header-timeout", type=float, default=10.0, metavar="S",
+            help="seconds a connection has to send a request head (default 10)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--body-timeout", type=float, default=30.0, metavar="S",
+            help="seconds a request body has to arrive (default 30; slower: 408)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--keep-alive", type=float, default=5.0, metavar="S",
+            help="seconds an idle connection is kept (default 5)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--max-connections", type=int, default=512,
+            help="connections open at once; more close the oldest idle one (default 512)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--write-timeout", type=float, default=10.0, metavar="S",
+            help="seconds a client may leave its responses unread past --max-unread-bytes "
+            "before its connection is dropped (default 10)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--max-unread-bytes", type=int, default=65_536, metavar="N",
+            help="most response bytes held for a client that does not read (default 65536)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--log-interval", type=float, default=10.0, metavar="S",
+            help="log at most one line per kind of error per this many seconds (default 10)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--trust-pool-credentials", action="store_true",
+            help="send the keys the pool file names wherever it says (default: only a "
+            "provider's API-key variables, to its hosts or to loopback)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--api-key-env", default=DEFAULT_API_KEY_ENV, metavar="VAR",
+            help=f"environment variable holding the bearer token (default {DEFAULT_API_KEY_ENV}; "
+            "unset or empty: no authentication)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--private-monitoring", action="store_true",
+            help="/health and /metrics ask for the bearer token too (they name the models and "
+            "the spend; default: open, for probes and scrapers)",
+        )  # fmt: skip
+        serve.add_argument(
+            "--log-level",
+            default="info",
+            choices=("debug", "info", "warning"),
+            help="the server log's level (default: info)",
+        )
+        # the clients give the questions; every other env setting has its flag
+        add_config_arguments(serve, exclude=("tasks", "task_options", "pool"))
+        return serve
+
+    def run(self, args: argparse.Namespace) -> int:
+        return run_serve(args)
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -32,71 +32,80 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conductor_gym.cli.command import CommandGroup, Subparsers
 from conductor_gym.errors import ConductorGymError
 
 if TYPE_CHECKING:
     from conductor_gym.bench.results import Results
 
-__all__ = ["add_sim_parser", "run_audit", "run_fidelity", "run_fit"]
+__all__ = ["SimCommand", "run_audit", "run_fidelity", "run_fit"]
 
 
-def add_sim_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``sim`` and its ``audit``, ``fit`` and ``fidelity`` subcommands."""
-    sim = commands.add_parser("sim", help="the simulated pool: audit it, fit it, score it")
-    sim_commands = sim.add_subparsers(dest="sim_command", required=True)
-    audit = sim_commands.add_parser(
-        "audit",
-        help="search plans and wordings on paired episodes for what the pool over-pays",
-        description="Search plan structures and subtask wordings on paired episodes; "
-        "print the best plans' gains over the best single worker, the anchor checks and "
-        "every off-task twin that scores within 2 SE of its faithful plan.",
-    )
-    audit.add_argument("--pool", default="sim-paper", help="a simulated pool: preset or .toml")
-    audit.add_argument("--tasks", default="offline", help="in-domain suite (default offline)")
-    audit.add_argument("--ood-tasks", default="offline-ood", help="out-of-domain suite; '' to skip")
-    audit.add_argument(
-        "--episodes", type=int, default=50_000, help="about how many episodes to play"
-    )
-    audit.add_argument(
-        "--per-plan", type=int, default=400, help="episodes per evaluation (paired seeds)"
-    )
-    audit.add_argument("--top", type=int, default=3, help="best plans to report")
-    audit.add_argument("--seed", type=int, default=0, help="first seed of the blocks")
-    audit.add_argument(
-        "--k",
-        type=int,
-        default=None,
-        help="workers drawn per episode (a random k of the pool): the randomised pool, plans "
-        "by position",
-    )
-    audit.add_argument(
-        "--shuffle-workers",
-        action="store_true",
-        help="shuffle the Model ids every episode: the randomised pool, plans by position",
-    )
-    audit.add_argument("--json", type=Path, default=None, help="also write the report here")
-    audit.add_argument(
-        "--checkpoint",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="save the evaluations played to FILE as it goes and resume from it when run "
-        "again with the same arguments (a long audit in the background)",
-    )
-    audit.add_argument(
-        "--save-plans",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write the best plan per number of calls as DIR/calls-<n>.plan (agent plan:<path>)",
-    )
-    audit.set_defaults(handler=run_audit)
+class SimCommand(CommandGroup):
+    """``conductor-gym sim audit | fit | fidelity`` (module docstring)."""
 
-    fit = sim_commands.add_parser(
-        "fit",
-        help="fit a simulated pool to your recorded episodes",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="""\
+    name = "sim"
+    help = "the simulated pool: audit it, fit it, score it"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        sim = self.add_parser(subparsers)
+        sim_commands = sim.add_subparsers(dest="sim_command", required=True)
+        audit = sim_commands.add_parser(
+            "audit",
+            help="search plans and wordings on paired episodes for what the pool over-pays",
+            description="Search plan structures and subtask wordings on paired episodes; "
+            "print the best plans' gains over the best single worker, the anchor checks and "
+            "every off-task twin that scores within 2 SE of its faithful plan.",
+        )
+        audit.add_argument("--pool", default="sim-paper", help="a simulated pool: preset or .toml")
+        audit.add_argument("--tasks", default="offline", help="in-domain suite (default offline)")
+        audit.add_argument(
+            "--ood-tasks", default="offline-ood", help="out-of-domain suite; '' to skip"
+        )
+        audit.add_argument(
+            "--episodes", type=int, default=50_000, help="about how many episodes to play"
+        )
+        audit.add_argument(
+            "--per-plan", type=int, default=400, help="episodes per evaluation (paired seeds)"
+        )
+        audit.add_argument("--top", type=int, default=3, help="best plans to report")
+        audit.add_argument("--seed", type=int, default=0, help="first seed of the blocks")
+        audit.add_argument(
+            "--k",
+            type=int,
+            default=None,
+            help="workers drawn per episode (a random k of the pool): the randomised pool, plans "
+            "by position",
+        )
+        audit.add_argument(
+            "--shuffle-workers",
+            action="store_true",
+            help="shuffle the Model ids every episode: the randomised pool, plans by position",
+        )
+        audit.add_argument("--json", type=Path, default=None, help="also write the report here")
+        audit.add_argument(
+            "--checkpoint",
+            type=Path,
+            default=None,
+            metavar="FILE",
+            help="save the evaluations played to FILE as it goes and resume from it when run "
+            "again with the same arguments (a long audit in the background)",
+        )
+        audit.add_argument(
+            "--save-plans",
+            type=Path,
+            default=None,
+            metavar="DIR",
+            help="write the best plan per number of calls as DIR/calls-<n>.plan "
+            "(agent plan:<path>)",
+        )
+        audit.set_defaults(handler=run_audit)
+
+        fit = sim_commands.add_parser(
+            "fit",
+            help="fit a simulated pool to your recorded episodes",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            description="""\
 Fit a pool of simulated workers to runs recorded on your pool (results files of
 `conductor-gym evaluate`, with the response cache they were recorded with for real
 workers) and write it as a pool file that --pool and ConductorEnv(pool=...) load offline.
@@ -112,54 +121,56 @@ What each kind of recorded plan fits (everything else stays at the simulator's p
 Each estimate is printed with its 95% interval and the prior it replaces.
 Plans other than single calls are re-played to read their steps: from --cache for real
 workers (nothing is called), by the simulator for simulated ones.""",
-        epilog="""\
+            epilog="""\
 example (docs/bring-your-own-pool.md):
   conductor-gym evaluate --agent single:0 --pool my.toml --suite offline --repeats 1 \\
       --cache calls.sqlite --out s0.json        (the same for single:1, ..., reflect:0:2)
   conductor-gym sim fit s0.json s1.json r0.json --cache calls.sqlite --out fitted.toml
   conductor-gym sim fidelity fitted.toml heldout.json --cache calls.sqlite""",
-    )
-    fit.add_argument("results", nargs="+", type=Path, help="results files (.json) to fit to")
-    fit.add_argument("--out", type=Path, required=True, help="pool file (.toml) to write")
-    fit.add_argument("--name", default="fitted", help="the pool's name in the file")
-    fit.add_argument(
-        "--cache",
-        default=None,
-        help="the response cache (.sqlite) the runs were recorded with (needed to read the "
-        "steps of real workers' multi-step plans)",
-    )
-    fit.set_defaults(handler=run_fit)
+        )
+        fit.add_argument("results", nargs="+", type=Path, help="results files (.json) to fit to")
+        fit.add_argument("--out", type=Path, required=True, help="pool file (.toml) to write")
+        fit.add_argument("--name", default="fitted", help="the pool's name in the file")
+        fit.add_argument(
+            "--cache",
+            default=None,
+            help="the response cache (.sqlite) the runs were recorded with (needed to read the "
+            "steps of real workers' multi-step plans)",
+        )
+        fit.set_defaults(handler=run_fit)
 
-    fid = sim_commands.add_parser(
-        "fidelity",
-        help="score a simulated pool against held-out recorded episodes",
-        description="Compare a simulated pool with recorded episodes it was not fitted to: "
-        "every episode, single calls included, is played on the pool with its recorded task "
-        "and seed, each step sent to the worker that ran it; per plan shape, worker and task "
-        "family, recorded and predicted accuracy with their standard errors, cells off by "
-        "more than 2 SE flagged; each plan shape's effect over single calls, observed and "
-        "predicted, "
-        "and whether their signs and sizes agree; the calibration of the per-episode "
-        "probabilities; the Brier score; and the summary, the episode-weighted mean absolute "
-        "accuracy error in points (lower is better).",
-        epilog="example: conductor-gym sim fidelity fitted.toml heldout.json --cache calls.sqlite",
-    )
-    fid.add_argument("pool", help="a pool file (.toml) or preset of simulated workers")
-    fid.add_argument("results", nargs="+", type=Path, help="held-out results files (.json)")
-    fid.add_argument("--cache", default=None, help="the response cache of the runs")
-    fid.add_argument(
-        "--seeds", type=int, default=4, help="plays per multi-step episode (default 4)"
-    )
-    fid.add_argument("--json", type=Path, default=None, help="also write the figures here")
-    fid.add_argument(
-        "--max-error",
-        type=float,
-        default=None,
-        metavar="POINTS",
-        help="exit 1 when the overall error (the episode-weighted mean absolute accuracy "
-        "error, in points) exceeds POINTS",
-    )
-    fid.set_defaults(handler=run_fidelity)
+        fid = sim_commands.add_parser(
+            "fidelity",
+            help="score a simulated pool against held-out recorded episodes",
+            description="Compare a simulated pool with recorded episodes it was not fitted to: "
+            "every episode, single calls included, is played on the pool with its recorded task "
+            "and seed, each step sent to the worker that ran it; per plan shape, worker and task "
+            "family, recorded and predicted accuracy with their standard errors, cells off by "
+            "more than 2 SE flagged; each plan shape's effect over single calls, observed and "
+            "predicted, "
+            "and whether their signs and sizes agree; the calibration of the per-episode "
+            "probabilities; the Brier score; and the summary, the episode-weighted mean absolute "
+            "accuracy error in points (lower is better).",
+            epilog="example: conductor-gym sim fidelity fitted.toml heldout.json "
+            "--cache calls.sqlite",
+        )
+        fid.add_argument("pool", help="a pool file (.toml) or preset of simulated workers")
+        fid.add_argument("results", nargs="+", type=Path, help="held-out results files (.json)")
+        fid.add_argument("--cache", default=None, help="the response cache of the runs")
+        fid.add_argument(
+            "--seeds", type=int, default=4, help="plays per multi-step episode (default 4)"
+        )
+        fid.add_argument("--json", type=Path, default=None, help="also write the figures here")
+        fid.add_argument(
+            "--max-error",
+            type=float,
+            default=None,
+            metavar="POINTS",
+            help="exit 1 when the overall error (the episode-weighted mean absolute accuracy "
+            "error, in points) exceeds POINTS",
+        )
+        fid.set_defaults(handler=run_fidelity)
+        return sim
 
 
 def run_audit(args: argparse.Namespace) -> int:

@@ -16,19 +16,23 @@ Contract. :func:`list_sources` builds each registered source with its default op
   for a source of unknown kind.
 
 Listing never reads a dataset, downloads anything or imports ``datasets``.
-:func:`format_table` renders the rows as an aligned plain-text table.
+:func:`format_table` renders the rows as an aligned plain-text table;
+``tasks list --json`` prints them as a JSON list (:class:`TasksCommand`).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conductor_gym.cli.command import CommandGroup, Subparsers
 from conductor_gym.cli.table import text_table
 from conductor_gym.tasks import ProceduralTasks, make_task_source, task_source_names
 from conductor_gym.tasks.jsonl import JSONL_PREFIX
 
-__all__ = ["COLUMNS", "format_table", "list_sources"]
+__all__ = ["COLUMNS", "TasksCommand", "format_table", "list_sources"]
 
 COLUMNS = ("name", "size", "domain", "offline_available")
 """The keys of every row of :func:`list_sources`, in display order."""
@@ -81,3 +85,24 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return text_table(
         [header[c] for c in COLUMNS], [[_cell(row.get(c)) for c in COLUMNS] for row in rows]
     )
+
+
+class TasksCommand(CommandGroup):
+    """``conductor-gym tasks list [--json]``."""
+
+    name = "tasks"
+    help = "task sources"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        tasks = self.add_parser(subparsers)
+        commands = tasks.add_subparsers(dest="tasks_command", required=True)
+        listing = commands.add_parser("list", help="every source, size, domain, offline?")
+        listing.add_argument("--json", action="store_true", help="print a JSON list")
+        listing.set_defaults(handler=_list)
+        return tasks
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = list_sources()
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+    return 0

@@ -1,7 +1,6 @@
 """``conductor-gym train ...``: prepare data for the conductor trainers and run them.
 
-Contract. :func:`add_train_parser` adds a ``train`` command to an argparse
-sub-parsers object, with
+Contract. :class:`TrainCommand` is the ``train`` command, with
 
 * ``train prepare --out PROMPTS.jsonl [--seed S] [--limit N] [--chat-format F]
   [ENV SETTINGS]``: writes one prompt row per task and the train config next to it
@@ -31,8 +30,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
 
+from conductor_gym.cli.command import CommandGroup, Subparsers
 from conductor_gym.core.config import (
     add_config_arguments,
     config_from_arguments,
@@ -42,63 +41,65 @@ from conductor_gym.errors import ConductorGymError
 from conductor_gym.registry import Registry, load_path
 from conductor_gym.training.prepare import CONFIG_ENV, prepare_prompts
 
-__all__ = ["add_train_parser", "train_agent_path", "train_prepare", "train_run"]
+__all__ = ["TrainCommand", "train_agent_path", "train_prepare", "train_run"]
 
 
-def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``train`` (with ``prepare`` and ``agent-path``) to ``subparsers``; returns the
-    ``train`` parser."""
-    train: argparse.ArgumentParser = subparsers.add_parser(
-        "train", help="train a conductor (TRL or OpenRLHF) and prepare its data"
-    )
-    commands = train.add_subparsers(dest="train_command", required=True)
-    prepare = commands.add_parser(
-        "prepare",
-        help="write prompt rows (prompt, label) and the env config for a trainer",
-        description="One JSONL row per task: the conductor prompt and an EpisodeRef label "
-        "(task index, group seed, task-source fingerprint); the env config JSON is written "
-        "next to it as <stem>.env.json.",
-    )
-    prepare.add_argument("--out", required=True, help="the prompts file (.jsonl) to write")
-    prepare.add_argument("--seed", type=int, default=0, help="seed of the group seeds")
-    prepare.add_argument("--limit", type=int, default=None, help="only the first N tasks")
-    prepare.add_argument(
-        "--chat-format",
-        default="chatml",
-        choices=["chatml", "plain"],
-        help="how a multi-turn episode's next observation joins the token stream (chatml)",
-    )
-    add_config_arguments(prepare)
-    prepare.set_defaults(handler=train_prepare)
-    agent = commands.add_parser(
-        "agent-path", help="print the OpenRLHF agent file (--train.agent_func_path)"
-    )
-    agent.set_defaults(handler=train_agent_path)
-    run = commands.add_parser(
-        "run",
-        help="train with TRL (this node) or OpenRLHF (a Ray cluster), same env arguments",
-        description="Pass trainer-specific options after `--`.",
-    )
-    run.add_argument(
-        "--trainer", required=True, choices=TRAINERS.names(), help="the trainer adapter to run"
-    )
-    run.add_argument("--model", default=None, help="base policy (trainer default if unset)")
-    run.add_argument(
-        "--output-dir",
-        default="runs/conductor",
-        help="checkpoints and logs go here (runs/conductor)",
-    )
-    run.add_argument("--seed", type=int, default=0, help="training seed (0)")
-    run.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="print what the trainer would run, train nothing (openrlhf still writes the "
-        "prompts and train config its launch script checks)",
-    )
-    add_config_arguments(run)
-    run.add_argument("trainer_args", nargs=argparse.REMAINDER, help="after --: trainer options")
-    run.set_defaults(handler=train_run)
-    return train
+class TrainCommand(CommandGroup):
+    """``conductor-gym train prepare | agent-path | run`` (module docstring)."""
+
+    name = "train"
+    help = "train a conductor (TRL or OpenRLHF) and prepare its data"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        train = self.add_parser(subparsers)
+        commands = train.add_subparsers(dest="train_command", required=True)
+        prepare = commands.add_parser(
+            "prepare",
+            help="write prompt rows (prompt, label) and the env config for a trainer",
+            description="One JSONL row per task: the conductor prompt and an EpisodeRef label "
+            "(task index, group seed, task-source fingerprint); the env config JSON is written "
+            "next to it as <stem>.env.json.",
+        )
+        prepare.add_argument("--out", required=True, help="the prompts file (.jsonl) to write")
+        prepare.add_argument("--seed", type=int, default=0, help="seed of the group seeds")
+        prepare.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+        prepare.add_argument(
+            "--chat-format",
+            default="chatml",
+            choices=["chatml", "plain"],
+            help="how a multi-turn episode's next observation joins the token stream (chatml)",
+        )
+        add_config_arguments(prepare)
+        prepare.set_defaults(handler=train_prepare)
+        agent = commands.add_parser(
+            "agent-path", help="print the OpenRLHF agent file (--train.agent_func_path)"
+        )
+        agent.set_defaults(handler=train_agent_path)
+        run = commands.add_parser(
+            "run",
+            help="train with TRL (this node) or OpenRLHF (a Ray cluster), same env arguments",
+            description="Pass trainer-specific options after `--`.",
+        )
+        run.add_argument(
+            "--trainer", required=True, choices=TRAINERS.names(), help="the trainer adapter to run"
+        )
+        run.add_argument("--model", default=None, help="base policy (trainer default if unset)")
+        run.add_argument(
+            "--output-dir",
+            default="runs/conductor",
+            help="checkpoints and logs go here (runs/conductor)",
+        )
+        run.add_argument("--seed", type=int, default=0, help="training seed (0)")
+        run.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print what the trainer would run, train nothing (openrlhf still writes the "
+            "prompts and train config its launch script checks)",
+        )
+        add_config_arguments(run)
+        run.add_argument("trainer_args", nargs=argparse.REMAINDER, help="after --: trainer options")
+        run.set_defaults(handler=train_run)
+        return train
 
 
 TRAINERS: Registry[Callable[..., int]] = Registry("trainer", field="trainer")

@@ -22,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["PROGRESS_FROM", "add_view_parser", "default_page", "run_view"]
+from conductor_gym.cli.command import Command, Subparsers
+
+__all__ = ["PROGRESS_FROM", "ViewCommand", "default_page", "run_view"]
 
 PROGRESS_FROM = 1000
 """From this many episodes on, a terminal's stderr also counts the episodes done."""
@@ -84,31 +86,37 @@ def run_view(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_view_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``view`` on the ``conductor-gym`` subcommands."""
-    view = commands.add_parser(
-        "view", help="one HTML page of a results file, episodes journal or trace list"
-    )
-    view.add_argument("input", metavar="INPUT", help="results JSON, journal or trace list")
-    view.add_argument("--out", help="the page to write (default: INPUT's name with .html)")
-    mode = view.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--replay", metavar="CACHE", help="re-play the steps from the run's response cache"
-    )
-    mode.add_argument(
-        "--no-replay", action="store_true", help="show the stored records only (no re-play)"
-    )
-    view.add_argument(
-        "--pool",
-        metavar="POOL",
-        help="rebuild the run's workers from this pool (preset name or pool file) to re-play",
-    )
-    view.add_argument(
-        "--max-text",
-        type=int,
-        default=4000,
-        metavar="N",
-        help="embed at most N characters of each completion and response (0: all)",
-    )
-    view.add_argument("--title", help="the page's title")
-    view.set_defaults(handler=run_view)
+class ViewCommand(Command):
+    """``conductor-gym view INPUT`` (module docstring): :func:`run_view`."""
+
+    name = "view"
+    help = "one HTML page of a results file, episodes journal or trace list"
+
+    def register(self, subparsers: Subparsers) -> argparse.ArgumentParser:
+        view = self.add_parser(subparsers)
+        view.add_argument("input", metavar="INPUT", help="results JSON, journal or trace list")
+        view.add_argument("--out", help="the page to write (default: INPUT's name with .html)")
+        mode = view.add_mutually_exclusive_group()
+        mode.add_argument(
+            "--replay", metavar="CACHE", help="re-play the steps from the run's response cache"
+        )
+        mode.add_argument(
+            "--no-replay", action="store_true", help="show the stored records only (no re-play)"
+        )
+        view.add_argument(
+            "--pool",
+            metavar="POOL",
+            help="rebuild the run's workers from this pool (preset name or pool file) to re-play",
+        )
+        view.add_argument(
+            "--max-text",
+            type=int,
+            default=4000,
+            metavar="N",
+            help="embed at most N characters of each completion and response (0: all)",
+        )
+        view.add_argument("--title", help="the page's title")
+        return view
+
+    def run(self, args: argparse.Namespace) -> int:
+        return run_view(args)

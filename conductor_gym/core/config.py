@@ -47,6 +47,7 @@ from pydantic import (
     model_validator,
 )
 
+from conductor_gym.core.flags import add_flag, json_or_text
 from conductor_gym.core.prompts import PromptTemplates
 from conductor_gym.core.reward import RewardScheme
 from conductor_gym.errors import ConfigurationError
@@ -389,8 +390,9 @@ def add_config_arguments(
     :class:`EnvConfig`'s defaults). ``--tasks``, ``--task-option KEY=VALUE``
     (repeatable), ``--pool`` and ``--cache`` are added too unless in ``exclude``. Bool
     settings take ``--name`` / ``--no-name``; ints and floats a number; the others a JSON
-    value (``--episode-budget '{"max_calls": 4}'``, ``--reward binary``). Read them back
-    with :func:`config_from_arguments`.
+    value (``--episode-budget '{"max_calls": 4}'``, ``--reward binary``), as
+    :func:`~conductor_gym.core.flags.add_flag`, the project's one flag generator, makes
+    them. Read them back with :func:`config_from_arguments`.
     """
     group = parser.add_argument_group("env settings (EnvConfig)")
     skip = set(exclude)
@@ -411,22 +413,10 @@ def add_config_arguments(
                 default=None,
                 help=f"{doc}; VALUE is read as JSON when it parses, else as text (repeatable)",
             )
-        elif name in {"tasks", "pool", "cache"}:
-            group.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=help_text)
-        elif _is_plain(info.annotation, bool):
-            group.add_argument(
-                flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text
-            )
-        elif _is_plain(info.annotation, int):
-            group.add_argument(flag, dest=name, type=int, default=None, metavar="N", help=help_text)
-        elif _is_plain(info.annotation, float):
-            group.add_argument(
-                flag, dest=name, type=float, default=None, metavar="X", help=help_text
-            )
+        elif name in {"tasks", "pool", "cache"}:  # a name or a path
+            add_flag(group, flag, dest=name, annotation=str, metavar=name.upper(), help=help_text)
         else:
-            group.add_argument(
-                flag, dest=name, type=_json_or_text, default=None, metavar="JSON", help=help_text
-            )
+            add_flag(group, flag, dest=name, annotation=info.annotation, help=help_text)
     return group
 
 
@@ -458,15 +448,8 @@ def config_from_arguments(args: argparse.Namespace, base: EnvConfig | None = Non
     return base.replace(**changes) if changes else base
 
 
-def _json_or_text(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def _key_value(item: str, flag: str) -> tuple[str, Any]:
     key, sep, value = item.partition("=")
     if not sep or not key:
         raise ConfigurationError(f"{flag} takes KEY=VALUE, got {item!r}", field="task_options")
-    return key, _json_or_text(value)
+    return key, json_or_text(value)

@@ -10,7 +10,9 @@ answer. The one exception raised as it is, :class:`GraderSetupError`, says that 
 install itself cannot grade as defined (math-verify on an ANTLR runtime whose LaTeX
 parser differs from the one it is verified with).
 
-Importing this package registers the built-in graders (importing only the standard library):
+The built-in graders, each in its own module (this package imports none of them: the
+registry imports every module here the first time a grader is looked up, and each
+module registers its own, so a new grader module needs no line here):
 
 * ``"numeric"`` (:mod:`~conductor_gym.graders.numeric`): exact rational comparison of the
   final number;
@@ -31,7 +33,6 @@ Answer extraction shared by them lives in :mod:`~conductor_gym.graders.extract`.
 
 from __future__ import annotations
 
-from conductor_gym.graders import choice, code, countdown, freeform, math, numeric
 from conductor_gym.graders.base import (
     Grade,
     GraderError,
@@ -49,15 +50,9 @@ __all__ = [
     "GraderError",
     "GraderFn",
     "GraderSetupError",
-    "choice",
-    "code",
-    "countdown",
-    "freeform",
     "get_grader",
     "grade",
     "grader_blocks",
-    "math",
-    "numeric",
     "register_grader",
     "registered_graders",
 ]

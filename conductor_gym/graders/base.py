@@ -1,7 +1,16 @@
-"""The grader interface and registry."""
+"""The grader interface and registry.
+
+The registry finds the built-in graders itself: the first time it is asked for a name
+it does not hold (or for every name), it imports each module of
+:mod:`conductor_gym.graders` (:func:`_import_grader_modules`), and each module registers
+its graders with :func:`register_grader`. A new grader is a module with a decorated
+function; no import line or table lists it.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -58,7 +67,17 @@ class GraderSetupError(ConfigurationError):
 GraderFn = Callable[[str, str, Mapping[str, Any]], Grade]
 """``grader(response, reference, metadata) -> Grade``."""
 
-GRADERS: Registry[GraderFn] = Registry("grader", field="grader", group="conductor_gym.graders")
+
+def _import_grader_modules() -> None:
+    """Import every module of :mod:`conductor_gym.graders` (each registers its graders)."""
+    package = importlib.import_module("conductor_gym.graders")
+    for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+        importlib.import_module(module.name)
+
+
+GRADERS: Registry[GraderFn] = Registry(
+    "grader", field="grader", group="conductor_gym.graders", discover=_import_grader_modules
+)
 """Graders: name -> ``grader(response, reference, metadata) -> Grade``."""
 _BLOCKING: set[str] = set()
 
@@ -81,7 +100,7 @@ def register_grader(name: str, *, blocking: bool = False) -> Callable[[GraderFn]
 
 def grader_blocks(name: str) -> bool:
     """Whether the grader ``name`` was registered as ``blocking``."""
-    return name in _BLOCKING
+    return name in GRADERS and name in _BLOCKING  # `in` finds the built-ins first
 
 
 def get_grader(name: str) -> GraderFn:

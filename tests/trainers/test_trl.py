@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from support import require, require_smollm2
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.training.scoring import Scorer
 
 PLAN = 'model_id = [{m}]\nsubtasks = ["Answer the question."]\naccess_list = [[]]'
@@ -35,11 +36,12 @@ def stack() -> SimpleNamespace:
         require(module)
     require_smollm2()
     from conductor_gym.trainers.trl import data, policy, reward, rollout, train
-    from conductor_gym.trainers.trl.recipes import cpu_demo
+    from conductor_gym.trainers.trl.recipes import common, cpu_demo
 
     torch.set_num_threads(1)
     return SimpleNamespace(
         torch=torch,
+        common=common,
         cpu_demo=cpu_demo,
         data=data,
         policy=policy,
@@ -118,7 +120,7 @@ def _changed(model: Any, before: dict[str, Any]) -> bool:
 
 
 def _config(stack: SimpleNamespace, tmp_path: Any) -> Any:
-    return stack.cpu_demo.cpu_demo_config(
+    return stack.common.cpu_config(
         str(tmp_path),
         max_steps=2,
         num_generations=4,
@@ -293,12 +295,12 @@ def test_cpu_recipe_precision_is_measured_not_hard_coded(
 ) -> None:
     import inspect
 
-    assert inspect.signature(stack.cpu_demo.cpu_demo_config).parameters["bf16"].default is None
+    assert inspect.signature(stack.common.cpu_config).parameters["bf16"].default is None
     precision = importlib.import_module("conductor_gym.trainers.trl.precision")
     for times, expected in (({False: 4.1, True: 30.8}, False), ({False: 6.0, True: 2.0}, True)):
         # Fault injection: the probe's measurement is replaced by fixed timings.
         monkeypatch.setattr(precision, "measure_probe", times.__getitem__)
-        assert stack.cpu_demo.cpu_demo_config(str(tmp_path)).bf16 is expected
+        assert stack.common.cpu_config(str(tmp_path)).bf16 is expected
         settings = stack.train.make_args()
         chosen = stack.train.choose_precision(settings)
         assert chosen["bf16"] is expected and chosen["source"] == "measured"
@@ -308,8 +310,9 @@ def test_cpu_recipe_precision_is_measured_not_hard_coded(
         settings = stack.train.make_args(precision=given)
         assert stack.train.choose_precision(settings) == {"bf16": expected, "source": "--precision"}
     assert stack.train.choose_precision(stack.train.make_args(recipe="paper"))["bf16"]
-    with pytest.raises(ValueError, match="precision must be one of"):
+    with pytest.raises(ConfigurationError, match="must be one of") as bad:
         stack.train.choose_precision(stack.train.make_args(precision="fp16"))
+    assert bad.value.field == "precision"
 
 
 def test_main_runs_and_writes_results(stack: SimpleNamespace, tmp_path: Any) -> None:

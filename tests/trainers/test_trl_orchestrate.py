@@ -206,14 +206,17 @@ def test_orchestrate_stages_outside_cpu_orchestrate_are_refused(tmp_path: Path, 
 
 def test_float32_shortens_grpo_unless_the_user_set_its_steps() -> None:
     require("trl")
+    from conductor_gym.trainers.trl.recipes.common import schedule_for_precision as schedule
     from conductor_gym.trainers.trl.recipes.cpu_orchestrate import (
         FLOAT32_ITERATIONS,
         ITERATIONS,
         grpo_config,
         resolve,
-        schedule_for_precision,
     )
     from conductor_gym.trainers.trl.train import make_args
+
+    def schedule_for_precision(args: Any, requested: Any, *, bf16: bool) -> Any:
+        return schedule(args, requested, bf16=bf16, float32_iterations=FLOAT32_ITERATIONS)
 
     requested = make_args(recipe="cpu-orchestrate", output_dir="unused")
     settings = resolve(requested)

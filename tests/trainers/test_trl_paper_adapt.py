@@ -23,7 +23,7 @@ from conductor_gym.trainers.trl.recipes.cpu_adapt import K
 from conductor_gym.trainers.trl.warm_start import WarmStart
 from support import require
 
-from conductor_gym.cli.train import add_train_parser
+from conductor_gym.cli.train import TrainCommand
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
 from conductor_gym.errors import ConfigurationError
@@ -163,10 +163,11 @@ def test_the_documented_prepare_command_writes_the_same_randomised_pool(
             del flags[at : at + 2]
     out = tmp_path / "prompts.jsonl"
     parser = argparse.ArgumentParser(prog="conductor-gym")
-    add_train_parser(parser.add_subparsers(dest="command", required=True))
+    command = TrainCommand()
+    command.register(parser.add_subparsers(dest="command", required=True))
     argv = ["train", "prepare", *flags, "--pool", "sim-paper", "--tasks", "offline"]
     namespace = parser.parse_args([*argv, "--out", str(out), "--limit", "3"])
-    assert namespace.handler(namespace) == 0
+    assert command.run(namespace) == 0
     capsys.readouterr()
     config = TrainConfig.load(config_path_for(out))
     assert config.env == paper_adapt.adaptive_env().replace(tasks="offline")

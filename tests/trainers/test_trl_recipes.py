@@ -1,18 +1,25 @@
 """The TRL recipes' settings: each declared once, as an ``Args`` field, and its flag
-generated from it (name, type, default, help), read back to the same value."""
+generated from it (name, type, default, help), read back to the same value. Each recipe
+reads on its own: found by its registry, its ``Args`` complete, no recipe importing
+another (issue 43)."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import pkgutil
+import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
+from conductor_gym.trainers.trl import recipes, train
 from conductor_gym.trainers.trl import settings as flags
-from conductor_gym.trainers.trl import train
 from conductor_gym.trainers.trl.plan_prior import PlanSearch
 from conductor_gym.trainers.trl.recipes import (
     common,
+    cpu_adapt,
     cpu_demo,
     cpu_orchestrate,
     paper,
@@ -28,6 +35,7 @@ RECIPES = {
     "paper-adapt": paper_adapt,
     "cpu-demo": cpu_demo,
     "cpu-orchestrate": cpu_orchestrate,
+    "cpu-adapt": cpu_adapt,
 }
 
 LEGACY_FLAGS = (
@@ -158,7 +166,7 @@ def test_the_recipes_defaults_are_the_documented_ones() -> None:
     assert (gpu.eval_tasks, gpu.eval_repeats, gpu.train_tasks, gpu.workers) == (0, 4, None, None)
     assert gpu.on_gpu and not demo.on_gpu
     # results.json records the recipe and every setting
-    names = [f.name for f in dataclasses.fields(common.Args) if f.name != "env"]
+    names = [name for name in _settings() if name != "env"]
     recorded = common.TrainResult(gpu, []).to_dict()["settings"]
     assert list(recorded) == ["recipe", *names, "env"] and recorded["recipe"] == "paper"
 
@@ -202,3 +210,63 @@ def test_a_field_without_a_flag_kind_is_refused_at_declaration() -> None:
 
     with pytest.raises(TypeError, match="flag=None"):
         flags.flags(Odd)
+
+
+def _settings() -> list[str]:
+    """The fields every recipe's ``Args`` declares, in order (:class:`common.Args`)."""
+    hints = typing.get_type_hints(common.Args)
+    return [name for name, hint in hints.items() if typing.get_origin(hint) is not typing.ClassVar]
+
+
+def test_the_registry_finds_every_recipe_module_and_train_uses_it() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(recipes.__path__)} - recipes.SHARED
+    assert recipes.RECIPES.names() == sorted(recipes.recipe_name(m) for m in modules)
+    assert recipes.RECIPES.names() == sorted(RECIPES)
+    for name, module in RECIPES.items():
+        assert recipes.RECIPES.get(name) is module.Args is train.RECIPES.get(name)
+    assert train.RECIPES.names() == recipes.RECIPES.names()
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_each_recipes_args_is_complete_and_extends_no_other(recipe: str) -> None:
+    cls = RECIPES[recipe].Args
+    assert cls.__bases__ == (object,), cls.__mro__
+    assert [f.name for f in dataclasses.fields(cls)] == _settings()
+    declared = cls.__dict__["__dataclass_fields__"]
+    assert all("help" in declared[name].metadata for name in _settings())
+    assert typing.get_type_hints(cls)["env"] is EnvConfig
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """The modules ``path`` imports, relative ones as ``.name`` / ``..name``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            joiner = "" if base.endswith(".") else "."
+            found |= {base} | {f"{base}{joiner}{alias.name}" for alias in node.names}
+    return found
+
+
+def test_no_recipe_module_imports_another_recipe_module() -> None:
+    folder = Path(recipes.__file__).parent
+    names = {m.name for m in pkgutil.iter_modules(recipes.__path__)} - recipes.SHARED
+    assert names == {"paper", "paper_adapt", "cpu_demo", "cpu_orchestrate", "cpu_adapt"}
+    spellings = {
+        name: {f".{name}", f"..recipes.{name}", f"{recipes.__name__}.{name}"} for name in names
+    }
+    for importer in sorted(names | recipes.SHARED):
+        imported = _imported_modules(folder / f"{importer}.py")
+        others = {name for name, ways in spellings.items() if name != importer and ways & imported}
+        assert not others, f"{importer} imports the recipe(s) {sorted(others)}"
+
+
+def test_what_two_recipes_share_is_stated_once_and_held_together() -> None:
+    # the adaptive recipes' k, and cpu-adapt's chat as cpu-orchestrate's with names
+    assert paper_adapt.K == cpu_adapt.K == paper_adapt.adaptive_env().k
+    assert (
+        dataclasses.replace(cpu_orchestrate.CHAT_PROMPT, worker_item="Model {id}: {name}")
+        == cpu_adapt.CHAT_PROMPT
+    )

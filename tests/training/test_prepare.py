@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conductor_gym.cli.train import add_train_parser
+from conductor_gym.cli.train import TrainCommand
 from conductor_gym.training.prepare import (
     CONFIG_ENV,
     TrainConfig,
@@ -25,9 +25,9 @@ from conductor_gym.training.scoring import EpisodeRef
 
 def cli(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="conductor-gym")
-    add_train_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["train", *argv])
-    return int(args.handler(args))
+    command = TrainCommand()
+    command.register(parser.add_subparsers(dest="command", required=True))
+    return command.run(parser.parse_args(["train", *argv]))
 
 
 def rows_of(path: Path) -> list[dict[str, object]]:

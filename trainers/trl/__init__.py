@@ -4,10 +4,13 @@
   single-turn episode per completion through :class:`conductor_gym.training.scoring.Scorer`;
 * :mod:`.rollout`: ``ConductorRollout``, a TRL ``rollout_func`` for multi-turn
   (recursive) episodes, environment tokens masked out of the loss;
-* :mod:`.recipes`: one module per recipe (``paper``: the paper's ``GRPOConfig``;
-  ``cpu_orchestrate``: multi-step workflows on two CPU cores; the shorter ``cpu_demo``),
-  each an ``Args`` dataclass and a ``run(args)``;
-* :mod:`.settings`: a recipe's flags and checks, generated from its ``Args`` fields;
+* :mod:`.recipes`: one module per recipe (``paper`` and ``paper_adapt`` on GPUs;
+  ``cpu_orchestrate``: multi-step workflows on two CPU cores; the shorter ``cpu_demo``;
+  ``cpu_adapt``), each a complete ``Args`` dataclass and a ``run(args)`` that reads on
+  its own (no recipe imports another; ``recipes.common`` holds what they share), found
+  by ``recipes.RECIPES``;
+* :mod:`.settings`: a recipe's flags and checks, generated from its ``Args`` fields
+  (by :func:`conductor_gym.core.flags.add_flag`, which makes ``EnvConfig``'s too);
 * :mod:`.plan_prior`: a prior over plan structures and its cross-entropy search on the
   training episodes' rewards (``cpu-orchestrate``'s exploration stage);
 * :mod:`.warm_start`: a supervised warm start on plans drawn from that prior;

@@ -1,8 +1,8 @@
 """A recipe's settings, declared once as dataclass fields: flags and checks come from them.
 
 A field is declared with :func:`setting` (its default and its ``help``); its command-line
-flag is generated (:func:`add_arguments`) the way
-:func:`~conductor_gym.core.config.add_config_arguments` generates ``EnvConfig``'s: named
+flag is generated (:func:`add_arguments`) by the project's one flag generator,
+:func:`~conductor_gym.core.flags.add_flag`, which makes ``EnvConfig``'s too: named
 ``--field-name`` (or the ``flag`` given), typed by the field's annotation, with the help
 and the class's own default, and "not given" unless passed, so that the dataclass's
 default applies (:func:`values_from_arguments` reads back only the flags given). By type:
@@ -18,20 +18,19 @@ default applies (:func:`values_from_arguments` reads back only the flags given).
 
 :func:`check_fields` checks every value against its annotation when the dataclass is
 built and raises :class:`~conductor_gym.errors.ConfigurationError` naming the field.
-A subclass that redeclares a field only to change its default keeps the base's
-``help`` and flag (the metadata is looked up along the class's bases).
+Each recipe declares every field of its ``Args`` itself (no recipe extends another's).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import types
 import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conductor_gym.core.config import EnvConfig, add_config_arguments, config_from_arguments
+from conductor_gym.core.flags import add_flag, plain_type
 from conductor_gym.errors import ConfigurationError
 
 __all__ = [
@@ -72,6 +71,7 @@ class Flag:
     kind: str
     """``"bool"``, ``"value"``, ``"list"`` or ``"sub"``."""
     type: Any
+    """The setting's type: the field's annotation without ``| None``."""
     help: str
     choices: Sequence[str] | None = None
     sub: str | None = None
@@ -82,23 +82,12 @@ class Flag:
 
 
 def _metadata(cls: type, name: str) -> Mapping[str, Any]:
-    """The field's metadata, from the first class along ``cls``'s bases that declares it
-    with :func:`setting`."""
-    for klass in cls.__mro__:
-        declared = getattr(klass, "__dataclass_fields__", {}).get(name)
-        if declared is not None and "help" in declared.metadata:
-            metadata: Mapping[str, Any] = declared.metadata
-            return metadata
-    raise TypeError(f"{cls.__name__}.{name} is not declared with setting(help=...)")
-
-
-def _plain(hint: Any) -> tuple[Any, bool]:
-    """``hint`` without ``| None``, and whether ``None`` is allowed."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        rest = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(rest) == 1:
-            return rest[0], True
-    return hint, False
+    """The metadata :func:`setting` gave the field ``name`` of dataclass ``cls``."""
+    declared = getattr(cls, "__dataclass_fields__", {}).get(name)
+    if declared is None or "help" not in declared.metadata:
+        raise TypeError(f"{cls.__name__}.{name} is not declared with setting(help=...)")
+    metadata: Mapping[str, Any] = declared.metadata
+    return metadata
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -122,7 +111,7 @@ def flags(cls: type) -> list[Flag]:
     found: list[Flag] = []
     for field in dataclasses.fields(cls):
         meta = _metadata(cls, field.name)
-        hint, _ = _plain(hints[field.name])
+        hint, _ = plain_type(hints[field.name])
         if meta["flag"] is None or hint is EnvConfig:
             continue
         option = "--" + field.name.replace("_", "-") if meta["flag"] == _DERIVED else meta["flag"]
@@ -150,19 +139,12 @@ def flags(cls: type) -> list[Flag]:
                 )
             )
         elif typing.get_origin(hint) is tuple:
-            found.append(Flag(field.name, option, "list", str, _help(meta["help"], default)))
+            found.append(Flag(field.name, option, "list", hint, _help(meta["help"], default)))
         else:
             raise TypeError(
                 f"{cls.__name__}.{field.name}: no flag for {hint!r}; declare it with flag=None"
             )
     return found
-
-
-_METAVARS = {int: "N", float: "X", str: "TEXT"}
-
-
-def _comma_list(text: str) -> tuple[str, ...]:
-    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def add_arguments(
@@ -172,32 +154,17 @@ def add_arguments(
     ``env``, every ``EnvConfig`` setting's flag too."""
     group = parser.add_argument_group(title or f"{cls.__module__}.{cls.__qualname__}")
     for flag in flags(cls):
-        if flag.kind == "bool":
-            group.add_argument(
-                flag.option,
-                dest=flag.dest,
-                action=argparse.BooleanOptionalAction,
-                default=None,
-                help=flag.help,
-            )
-        elif flag.kind == "list":
-            group.add_argument(
-                flag.option, dest=flag.dest, type=_comma_list, default=None, metavar="A,B",
-                help=flag.help,
-            )  # fmt: skip
-        else:
-            group.add_argument(
-                flag.option,
-                dest=flag.dest,
-                type=flag.type,
-                choices=flag.choices,
-                default=None,
-                metavar=_METAVARS.get(flag.type) if flag.choices is None else None,
-                help=flag.help,
-            )
+        add_flag(
+            group,
+            flag.option,
+            dest=flag.dest,
+            annotation=flag.type,
+            help=flag.help,
+            choices=flag.choices,
+        )
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):
-        if env and _plain(hints[field.name])[0] is EnvConfig:
+        if env and plain_type(hints[field.name])[0] is EnvConfig:
             add_config_arguments(parser, defaults=_default(field))  # help: the recipe's env
 
 
@@ -221,10 +188,10 @@ def values_from_arguments(
     hints = typing.get_type_hints(cls)
     for name, given in subs.items():
         base = _default(fields[name])
-        hint, _ = _plain(hints[name])
+        hint, _ = plain_type(hints[name])
         values[name] = dataclasses.replace(base, **given) if base is not None else hint(**given)
     for name, field in fields.items():
-        if _plain(hints[name])[0] is EnvConfig:
+        if plain_type(hints[name])[0] is EnvConfig:
             values[name] = env if env is not None else config_from_arguments(args, _default(field))
     return values
 
@@ -236,7 +203,7 @@ def check_fields(instance: Any) -> None:
     hints = typing.get_type_hints(type(instance))
     for field in dataclasses.fields(instance):
         value = getattr(instance, field.name)
-        hint, optional = _plain(hints[field.name])
+        hint, optional = plain_type(hints[field.name])
         if value is None and optional:
             continue
         checked = _checked(value, hint)

@@ -1,14 +1,18 @@
-"""What every recipe shares: the settings they all take (:class:`Args`), the result a run
-returns (:class:`TrainResult`) and the stages of a GRPO run on the env's episodes.
+"""What the recipes share, as named parts: the settings every recipe's ``Args`` declares
+(:class:`Args`, a protocol), the result a run returns (:class:`TrainResult`), the GRPO
+configs (:func:`paper_config`, :func:`cpu_config`) and the stages of a GRPO run on the
+env's episodes.
 
-A recipe module (``paper``, ``cpu_demo``, ``cpu_orchestrate``) extends :class:`Args`
-with its own defaults and writes its ``run(args)`` from these stages, top to bottom:
-:func:`use_threads`, :func:`make_scorer`, :func:`split_tasks`, :func:`training_dataset`,
-:func:`choose_precision`, the recipe's ``GRPOConfig``, the policy, :class:`HeldOut`
-(the greedy evaluation before training), :func:`grpo_trainer`, ``trainer.train()``,
-:func:`evaluate_after` (after training, beside the baseline agents) and
-:func:`save_checkpoint`. Heavy libraries (torch, transformers, TRL) are imported by the
-stages that need them, never by importing this module.
+A recipe module (``paper``, ``paper_adapt``, ``cpu_demo``, ``cpu_orchestrate``,
+``cpu_adapt``) declares its own ``Args`` dataclass in full and writes its ``run(args)``
+from these stages, top to bottom: :func:`use_threads`, :func:`make_scorer`,
+:func:`split_tasks`, :func:`training_dataset`, :func:`choose_precision`, the recipe's
+``GRPOConfig``, the policy, (the warm-started recipes: :func:`search_and_warm_start`),
+then :func:`train_and_evaluate`: :class:`HeldOut` (the greedy evaluation before
+training), :func:`grpo_trainer`, ``trainer.train()``, :func:`evaluate_after` (after
+training, beside the baseline agents) and :func:`save_checkpoint`. No recipe imports
+another: what two recipes share is here. Heavy libraries (torch, transformers, TRL) are
+imported by the stages that need them, never by importing this module.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.errors import ConfigurationError
@@ -32,18 +36,22 @@ from conductor_gym.training.scoring import EpisodeRef, Scorer
 from ..data import HELD_OUT_SEED_OFFSET, PromptLabels, build_dataset, make_refs
 from ..plan_prior import PlanSearch
 from ..precision import choose_cpu_precision
-from ..settings import check_fields, setting
 from ..warm_start import WarmStart
 
 __all__ = [
+    "CPU_CHAT_SYSTEM",
     "CPU_RECIPE_POOL",
+    "PAPER_GENERATION_BATCH",
     "PRECISIONS",
+    "STAGES",
     "Args",
     "Clock",
     "HeldOut",
     "TrainResult",
     "build_pool",
     "choose_precision",
+    "cpu_config",
+    "cpu_config_for",
     "cpu_recipe_env",
     "episode_config",
     "episode_questions",
@@ -51,10 +59,17 @@ __all__ = [
     "grpo_overrides",
     "grpo_trainer",
     "make_scorer",
+    "multi_turn",
+    "paper_config",
+    "paper_config_for",
     "refuse_stages",
     "save_checkpoint",
     "save_policy",
+    "schedule_for_precision",
+    "search_and_warm_start",
+    "seed_stages",
     "split_tasks",
+    "train_and_evaluate",
     "training_dataset",
     "use_threads",
 ]
@@ -75,95 +90,58 @@ def cpu_recipe_env() -> EnvConfig:
     return EnvConfig(pool=CPU_RECIPE_POOL)
 
 
+CPU_CHAT_SYSTEM = (
+    "You are a conductor. You answer a question by giving steps to the listed models. "
+    "Reply with three Python lists: model_id (the model of each step), subtasks (what "
+    'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
+)
+"""The system message of the warm-started recipes' own chat (``cpu-orchestrate``,
+``cpu-adapt``): what a conductor does and the three lists it replies with."""
+
 STAGES = ("warm_start", "plan_search")
 """The stages of the warm-started recipes (``cpu-orchestrate``, ``cpu-adapt``); the other
 recipes refuse them."""
 
 
-@dataclass
-class Args:
-    """The settings every recipe takes, each declared once (its flag is generated from
-    it: :mod:`~conductor_gym.trainers.trl.settings`). A recipe's ``Args`` extends this
-    class and changes defaults only; ``None`` means what the field's help says."""
+class Args(Protocol):
+    """The settings every recipe's ``Args`` dataclass declares, in this order (the order
+    ``results.json`` records them in): the fields the stages below read. Each recipe
+    declares its own ``Args`` in full, every field with its default and help
+    (:func:`~conductor_gym.trainers.trl.settings.setting`; its flag is generated from
+    it), so that one recipe module reads top to bottom on its own; ``None`` means what
+    the field's help says."""
 
-    recipe: ClassVar[str] = ""
+    recipe: ClassVar[str]
     """The recipe's name (``--recipe``)."""
-    on_gpu: ClassVar[bool] = False
+    on_gpu: ClassVar[bool]
     """Whether the recipe runs on a GPU (``--precision auto`` then keeps bf16)."""
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
-    env: EnvConfig = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
-        default_factory=EnvConfig,
-        help="every episode setting (EnvConfig: tasks, pool, k, reward, plan length, "
-        "recursion, templates, cache, ...); its flags are EnvConfig's",
-    )
-    workers: tuple[str, ...] | None = setting(
-        None, help="comma-separated worker names of --pool, in order (None: the whole pool)"
-    )
-    model: str = setting("smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
-    output_dir: str = setting(
-        "runs/trl",
-        help="the run's folder (results.json, curves.png, plans.md, checkpoint/, warm_start/)",
-    )
-    iterations: int | None = setting(
-        None, help="GRPO optimizer steps (TRL's max_steps; None: the recipe's)"
-    )
-    train_tasks: int | None = setting(
-        None, help="training tasks, from --train-first (None: every task of the source)"
-    )
-    eval_tasks: int = setting(0, help="held-out greedy evaluation tasks (0: none)")
-    eval_repeats: int = setting(4, help="worker draws per evaluation plan")
-    rollout: bool = setting(False, help="use the rollout_func path even when single-turn")
-    learning_rate: float | None = setting(None, help="GRPO learning rate (None: the recipe's)")
-    num_generations: int | None = setting(None, help="completions per prompt (None: the recipe's)")
-    temperature: float | None = setting(None, help="sampling temperature (None: the recipe's)")
-    trainable_layers: int | None = setting(
-        None, help="train only the top N blocks (None: all of them)"
-    )
-    threads: int | None = setting(None, help="torch CPU threads (None: torch's choice)")
-    use_vllm: bool = setting(False, help="generate with vLLM (GPU)")
-    vllm_mode: str = setting("colocate", help="vLLM mode", choices=("colocate", "server"))
-    seed: int = setting(0, help="the run's seed (episodes, GRPO, the warm start, the search)")
-    precision: str = setting(
-        "auto",
-        help="bf16 autocast or float32; auto measures both on a CPU recipe",
-        choices=PRECISIONS,
-    )
-    warm_start: WarmStart | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
-        None,
-        help="the warm start on plans drawn from the plan prior (cpu-orchestrate; "
-        "the other recipes refuse it)",
-        expose={"steps": ("--warm-start-steps", "warm-start steps (cpu-orchestrate)")},
-    )
-    plan_search: PlanSearch | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
-        None,
-        help="the plan prior's search on training episodes (cpu-orchestrate; the other "
-        "recipes refuse it)",
-        expose={
-            "iterations": (
-                "--search-iterations",
-                "plan-prior search rounds (cpu-orchestrate; 0: the uniform prior)",
-            )
-        },
-    )
-    train_first: int = setting(0, help="first training task")
-    eval_first: int | None = setting(
-        None, help="first held-out task (None: the source's last --eval-tasks)"
-    )
-    baselines: tuple[str, ...] | None = setting(
-        None, help="comma-separated agent specs evaluated alike (None: the recipe's)"
-    )
-    save_checkpoint: bool = setting(
-        False,
-        help="save the trained policy to OUTPUT_DIR/checkpoint (and a warm-started "
-        "recipe's warm start to OUTPUT_DIR/warm_start)",
-        flag="--checkpoint",
-    )
-    grpo_overrides: dict[str, Any] = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
-        default_factory=dict, help="GRPOConfig keywords applied last", flag=None
-    )
-
-    def __post_init__(self) -> None:
-        check_fields(self)
+    env: EnvConfig
+    workers: tuple[str, ...] | None
+    model: str
+    output_dir: str
+    iterations: int | None
+    train_tasks: int | None
+    eval_tasks: int
+    eval_repeats: int
+    rollout: bool
+    learning_rate: float | None
+    num_generations: int | None
+    temperature: float | None
+    trainable_layers: int | None
+    threads: int | None
+    use_vllm: bool
+    vllm_mode: str
+    seed: int
+    precision: str
+    warm_start: WarmStart | None
+    plan_search: PlanSearch | None
+    train_first: int
+    eval_first: int | None
+    baselines: tuple[str, ...] | None
+    save_checkpoint: bool
+    grpo_overrides: dict[str, Any]
 
 
 @dataclass
@@ -268,7 +246,9 @@ def choose_precision(args: Args) -> dict[str, Any]:
     (``--use-vllm``), and for a CPU recipe measures (the :class:`PrecisionChoice`'s
     fields are added)."""
     if args.precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, got {args.precision!r}")
+        raise ConfigurationError(
+            f"must be one of {PRECISIONS}, got {args.precision!r}", field="precision"
+        )
     if args.precision != "auto":
         return {"bf16": args.precision == "bf16", "source": "--precision"}
     if args.on_gpu or args.use_vllm:
@@ -289,6 +269,169 @@ def grpo_overrides(args: Args, *, bf16: bool | None = None) -> dict[str, Any]:
         overrides["max_steps"] = args.iterations
     overrides.update(args.grpo_overrides)
     return overrides
+
+
+# -- the GRPO configs ------------------------------------------------------------------
+
+
+PAPER_GENERATION_BATCH = 256
+"""The paper's generation batch: 64 rollouts for each of 4 questions per iteration."""
+
+
+def paper_config(
+    output_dir: str,
+    *,
+    num_processes: int = 2,
+    per_device_train_batch_size: int = 8,
+    max_steps: int = 200,
+    use_vllm: bool = False,
+    vllm_mode: str = "colocate",
+    **overrides: Any,
+) -> Any:
+    """The paper's GRPO recipe (app. A) as a ``trl.GRPOConfig`` (the table in
+    :mod:`~conductor_gym.trainers.trl.recipes.paper`'s docstring).
+
+    ``num_processes`` (GPUs; the paper used two) and ``per_device_train_batch_size`` set
+    ``gradient_accumulation_steps`` so that one optimizer step consumes one generation
+    batch of 256 completions. ``overrides`` go to ``GRPOConfig`` last.
+    """
+    micro = per_device_train_batch_size * num_processes
+    if PAPER_GENERATION_BATCH % micro:
+        raise ConfigurationError(
+            f"per_device_train_batch_size x num_processes ({micro}) must divide "
+            f"{PAPER_GENERATION_BATCH}",
+            field="per_device_train_batch_size",
+        )
+    settings: dict[str, Any] = {
+        "output_dir": output_dir,
+        "num_generations": 64,
+        "generation_batch_size": PAPER_GENERATION_BATCH,
+        "per_device_train_batch_size": per_device_train_batch_size,
+        "gradient_accumulation_steps": PAPER_GENERATION_BATCH // micro,
+        "max_steps": max_steps,
+        "num_iterations": 1,
+        "beta": 0.0,
+        "loss_type": "grpo",
+        "scale_rewards": "group",
+        "epsilon": 0.2,
+        "learning_rate": 1e-6,
+        "lr_scheduler_type": "cosine",
+        "warmup_steps": 0.03,
+        "adam_beta1": 0.9,
+        "adam_beta2": 0.999,
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "max_completion_length": 1024,
+        "use_vllm": use_vllm,
+        "vllm_mode": vllm_mode,
+        "bf16": True,
+        "gradient_checkpointing": True,
+        "logging_steps": 1,
+        "save_strategy": "steps",
+        "save_steps": 50,
+        "report_to": "none",
+    }
+    settings.update(overrides)
+    return importlib.import_module("trl").GRPOConfig(**settings)
+
+
+def cpu_config(
+    output_dir: str,
+    *,
+    max_steps: int = 16,
+    num_generations: int = 8,
+    prompts_per_step: int = 2,
+    learning_rate: float = 2e-4,
+    temperature: float = 0.7,
+    max_completion_length: int = 32,
+    micro_batch_size: int | None = None,
+    bf16: bool | None = None,
+    **overrides: Any,
+) -> Any:
+    """The paper's GRPO algorithm at a CPU's scale, as a ``trl.GRPOConfig``: a recipe that
+    shows learning on two CPU cores in minutes (``cpu-demo``, ``cpu-orchestrate`` and
+    ``cpu-adapt`` start from it).
+
+    Same algorithm as :func:`paper_config` (``loss_type="grpo"``, group-scaled
+    advantages, ``beta=0``, clip 0.2, AdamW 0.9/0.999, one optimizer step per
+    generation batch), at a much smaller scale: ``num_generations`` completions for each
+    of ``prompts_per_step`` prompts per step (paper: 64 x 4), ``max_steps`` steps
+    (paper: 200), a constant learning rate far above the paper's 1e-6 (a few steps
+    must move the policy), sampling temperature 0.7 (at 1.0 SmolLM2-135M almost never
+    samples a parseable plan, so a group has no signal), ``max_completion_length`` 48
+    (a one-step plan is about 30 tokens; paper: 1024), no gradient checkpointing.
+    ``micro_batch_size`` (default: one group) splits each step's completions into
+    chunks whose gradients are accumulated: the same step in less memory.
+
+    ``bf16``: train under bf16 autocast (float32 master weights) or in float32; ``None``
+    (default) measures which is faster on this CPU
+    (:func:`~conductor_gym.trainers.trl.precision.choose_cpu_precision`), or takes bf16
+    when ``use_cpu=False`` is among the overrides (a GPU).
+    """
+    if bf16 is None:
+        bf16 = overrides.get("use_cpu") is False or choose_cpu_precision().bf16
+    batch = num_generations * prompts_per_step
+    micro = micro_batch_size or num_generations
+    if batch % micro:
+        raise ConfigurationError(
+            f"micro_batch_size ({micro}) must divide num_generations x prompts_per_step ({batch})",
+            field="micro_batch_size",
+        )
+    settings: dict[str, Any] = {
+        "output_dir": output_dir,
+        "num_generations": num_generations,
+        "generation_batch_size": batch,
+        "per_device_train_batch_size": micro,
+        "gradient_accumulation_steps": batch // micro,
+        "max_steps": max_steps,
+        "num_iterations": 1,
+        "beta": 0.0,
+        "loss_type": "grpo",
+        "scale_rewards": "group",
+        "epsilon": 0.2,
+        "learning_rate": learning_rate,
+        "lr_scheduler_type": "constant",
+        "warmup_steps": 0,
+        "adam_beta1": 0.9,
+        "adam_beta2": 0.999,
+        "temperature": temperature,
+        "top_p": 1.0,
+        "max_completion_length": max_completion_length,
+        "use_vllm": False,
+        "use_cpu": True,
+        "bf16": bf16,
+        "gradient_checkpointing": False,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "dataloader_num_workers": 0,
+        "seed": 0,
+    }
+    settings.update(overrides)
+    return importlib.import_module("trl").GRPOConfig(**settings)
+
+
+def paper_config_for(args: Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig`` on the paper's recipe: :func:`paper_config` with the
+    settings' (:func:`grpo_overrides`; ``bf16`` ``None``: the paper's bf16)."""
+    return paper_config(
+        args.output_dir,
+        use_vllm=args.use_vllm,
+        vllm_mode=args.vllm_mode,
+        **grpo_overrides(args, bf16=bf16),
+    )
+
+
+def cpu_config_for(
+    args: Args, *, bf16: bool | None = None, defaults: Mapping[str, Any] | None = None
+) -> Any:
+    """The run's ``GRPOConfig`` on a CPU recipe: :func:`cpu_config` with ``defaults`` (the
+    recipe's values), then the settings' (:func:`grpo_overrides`; ``bf16`` ``None``: the
+    recipe's), then vLLM generation on a GPU with ``--use-vllm``."""
+    overrides = grpo_overrides(args, bf16=bf16)
+    if args.use_vllm:
+        overrides.update(use_vllm=True, vllm_mode=args.vllm_mode, use_cpu=False)
+    return cpu_config(args.output_dir, **{**(defaults or {}), **overrides})
 
 
 # -- the stages of a run -----------------------------------------------------------------
@@ -330,28 +473,31 @@ def _eval_range(args: Args, n_tasks: int) -> range:
         return range(0)
     first = n_tasks - args.eval_tasks if args.eval_first is None else args.eval_first
     if first < 0 or first + args.eval_tasks > n_tasks:
-        raise ValueError(
-            f"{args.eval_tasks} evaluation tasks from {first} exceed the {n_tasks} tasks"
+        raise ConfigurationError(
+            f"{args.eval_tasks} evaluation tasks from {first} exceed the {n_tasks} tasks",
+            field="eval_tasks",
         )
     return range(first, first + args.eval_tasks)
 
 
 def split_tasks(args: Args, scorer: Scorer) -> tuple[range, range]:
-    """The training tasks and the held-out ones; raises ``ValueError`` when they exceed
-    the source or overlap (held-out means never trained on)."""
+    """The training tasks and the held-out ones; raises ``ConfigurationError`` naming the
+    setting when they exceed the source or overlap (held-out means never trained on)."""
     n_tasks = len(scorer.tasks)
     first = args.train_first
     train = range(first, first + (args.train_tasks or n_tasks))
     held_out = _eval_range(args, n_tasks)
     if train.stop > n_tasks:
-        raise ValueError(
+        raise ConfigurationError(
             f"training tasks {first}..{train.stop - 1} exceed the "
-            f"{n_tasks} tasks of {args.env.tasks!r}"
+            f"{n_tasks} tasks of {args.env.tasks!r}",
+            field="train_tasks",
         )
     if set(train) & set(held_out):
-        raise ValueError(
+        raise ConfigurationError(
             f"training tasks {first}..{train.stop - 1} overlap the evaluation tasks "
-            f"{held_out.start}..{held_out.stop - 1}: held-out means never trained on"
+            f"{held_out.start}..{held_out.stop - 1}: held-out means never trained on",
+            field="train_first",
         )
     return train, held_out
 
@@ -465,6 +611,96 @@ def grpo_trainer(
         rollout_func=rollout,
     )
     return trainer, rollout
+
+
+# -- the warm-started recipes' stages (cpu-orchestrate, cpu-adapt) ------------------------
+
+A = TypeVar("A", bound=Args)
+
+
+def seed_stages(args: A) -> A:
+    """``args`` with the plan search and the warm start seeded with the run's ``seed``
+    (``warm_start=None``: neither runs; ``plan_search=None``: the default search)."""
+    return dataclasses.replace(
+        args,
+        warm_start=None
+        if args.warm_start is None
+        else dataclasses.replace(args.warm_start, seed=args.seed),
+        plan_search=None
+        if args.plan_search is None
+        else dataclasses.replace(args.plan_search, seed=args.seed),
+    )
+
+
+def schedule_for_precision(
+    args: A, requested: Args, *, bf16: bool, float32_iterations: int
+) -> tuple[A, str]:
+    """The recipe's schedule for the precision the run computes in, and its name.
+
+    Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
+    ``requested`` (the settings as the user gave them) left unset become
+    ``float32_iterations`` (``"float32"``), so that the run fits the hour where bf16 is
+    emulated; steps the user set (``iterations``, or ``max_steps`` in
+    ``grpo_overrides``) are kept (``"given"``)."""
+    if bf16:
+        return args, "full"
+    if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
+        return args, "given"
+    return dataclasses.replace(args, iterations=float32_iterations), "float32"
+
+
+def search_and_warm_start(
+    args: Args,
+    scorer: Scorer,
+    tasks: range,
+    model: Any,
+    tokenizer: Any,
+    chat_prompt: ChatPrompt,
+    config: Any,
+    clock: Clock,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The plan prior's search on the training episodes of ``tasks``, then the warm start
+    of ``model`` on plans drawn from it (each chat showing its episode's drawn workers,
+    as GRPO's prompts do), saved to ``OUTPUT_DIR/warm_start`` with ``save_checkpoint``
+    (what GRPO starts from, for ``confirm --versus``). Returns the warm start's and the
+    search's records (``None, None`` when ``warm_start`` is ``None`` or has no steps)."""
+    from ..plan_prior import search_prior
+    from ..warm_start import warm_start
+
+    if args.warm_start is None or not args.warm_start.steps:
+        return None, None
+    search = args.plan_search or PlanSearch(seed=args.seed)
+    refs = make_refs(tasks, seed=args.seed)
+    with clock.timed("plan_search_s"):
+        # With iterations=0 the search returns the uniform prior and no history.
+        prior, history = search_prior(scorer, refs, search)
+    searched = {
+        "settings": dataclasses.asdict(search),
+        "history": history,
+        "prior": prior.to_dict(),
+    }
+    questions, names = episode_questions(scorer, refs)
+    warm = warm_start(
+        model,
+        tokenizer,
+        chat_prompt,
+        questions,
+        prior,
+        args.warm_start,
+        names=names,
+        bf16=bool(config.bf16),
+    )
+    warm["settings"] = dataclasses.asdict(args.warm_start)
+    clock.timings["warm_start_s"] = warm["wall_s"]
+    if args.save_checkpoint:
+        warm["checkpoint"] = save_policy(
+            model,
+            tokenizer,
+            Path(args.output_dir) / "warm_start",
+            chat_prompt,
+            int(config.max_completion_length),
+        )
+    return warm, searched
 
 
 def _paired_table(before: Any, after: Any, baselines: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ after a system message and two worked examples as earlier chat turns
 (:data:`DEMO_PREFIX`), with three paper workers in a fixed order
 (:data:`DEMO_WORKERS`) of :data:`~.common.CPU_RECIPE_POOL` (simulator v2, where the
 documented runs were recorded; ``--pool sim-paper`` for v3): it learns whom to ask.
-GRPO runs with :func:`cpu_demo_config` (the paper's algorithm at a CPU's scale;
+GRPO runs with :func:`~.common.cpu_config` (the paper's algorithm at a CPU's scale;
 ``docs/training-cpu.md`` lists what it changes), on the top four blocks, and the policy
 is evaluated greedily on 48 held-out tasks (the source's last) before and after training.
 """
@@ -17,15 +17,15 @@ is evaluated greedily on 48 held-out tasks (the source's last) before and after 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.prompts import PromptTemplates
 
-from ..precision import choose_cpu_precision
+from ..plan_prior import PlanSearch
+from ..settings import check_fields, setting
+from ..warm_start import WarmStart
 from . import common
 from .common import TrainResult
 
@@ -34,87 +34,10 @@ __all__ = [
     "DEMO_TEMPLATES",
     "DEMO_WORKERS",
     "Args",
-    "cpu_demo_config",
     "grpo_config",
     "resolve",
     "run",
 ]
-
-
-def cpu_demo_config(
-    output_dir: str,
-    *,
-    max_steps: int = 16,
-    num_generations: int = 8,
-    prompts_per_step: int = 2,
-    learning_rate: float = 2e-4,
-    temperature: float = 0.7,
-    max_completion_length: int = 32,
-    micro_batch_size: int | None = None,
-    bf16: bool | None = None,
-    **overrides: Any,
-) -> Any:
-    """A GRPO recipe that shows learning on two CPU cores in minutes.
-
-    Same algorithm as :func:`paper_config` (``loss_type="grpo"``, group-scaled
-    advantages, ``beta=0``, clip 0.2, AdamW 0.9/0.999, one optimizer step per
-    generation batch), at a much smaller scale: ``num_generations`` completions for each
-    of ``prompts_per_step`` prompts per step (paper: 64 x 4), ``max_steps`` steps
-    (paper: 200), a constant learning rate far above the paper's 1e-6 (a few steps
-    must move the policy), sampling temperature 0.7 (at 1.0 SmolLM2-135M almost never
-    samples a parseable plan, so a group has no signal), ``max_completion_length`` 48
-    (a one-step plan is about 30 tokens; paper: 1024), no gradient checkpointing.
-    ``micro_batch_size`` (default: one group) splits each step's completions into
-    chunks whose gradients are accumulated: the same step in less memory.
-
-    ``bf16``: train under bf16 autocast (float32 master weights) or in float32; ``None``
-    (default) measures which is faster on this CPU
-    (:func:`~conductor_gym.trainers.trl.precision.choose_cpu_precision`), or takes bf16
-    when ``use_cpu=False`` is among the overrides (a GPU).
-    """
-    if bf16 is None:
-        bf16 = overrides.get("use_cpu") is False or choose_cpu_precision().bf16
-    batch = num_generations * prompts_per_step
-    micro = micro_batch_size or num_generations
-    if batch % micro:
-        raise ValueError(
-            f"micro_batch_size ({micro}) must divide num_generations x prompts_per_step ({batch})"
-        )
-    settings: dict[str, Any] = {
-        "output_dir": output_dir,
-        "num_generations": num_generations,
-        "generation_batch_size": batch,
-        "per_device_train_batch_size": micro,
-        "gradient_accumulation_steps": batch // micro,
-        "max_steps": max_steps,
-        "num_iterations": 1,
-        "beta": 0.0,
-        "loss_type": "grpo",
-        "scale_rewards": "group",
-        "epsilon": 0.2,
-        "learning_rate": learning_rate,
-        "lr_scheduler_type": "constant",
-        "warmup_steps": 0,
-        "adam_beta1": 0.9,
-        "adam_beta2": 0.999,
-        "temperature": temperature,
-        "top_p": 1.0,
-        "max_completion_length": max_completion_length,
-        "use_vllm": False,
-        "use_cpu": True,
-        "bf16": bf16,
-        "gradient_checkpointing": False,
-        "logging_steps": 1,
-        "save_strategy": "no",
-        "report_to": "none",
-        "dataloader_num_workers": 0,
-        "seed": 0,
-    }
-    settings.update(overrides)
-    return importlib.import_module("trl").GRPOConfig(**settings)
-
-
-# -- the episodes' set-up ---------------------------------------------------------------
 
 DEMO_WORKERS = ("gemini-2.5-pro", "gpt-5", "gemma-3-27b-it")
 """Three workers of ``sim-paper``, in the paper's order (its workers 0, 2 and 4): one
@@ -157,18 +80,88 @@ turns far more often than from examples inside one long user message)."""
 
 
 @dataclass
-class Args(common.Args):
-    """The ``cpu-demo`` recipe's settings: :class:`common.Args` with these defaults."""
+class Args:
+    """The ``cpu-demo`` recipe's settings, each with its default and help (its flag is
+    generated from it)."""
 
     recipe: ClassVar[str] = "cpu-demo"
+    """The recipe's name (``--recipe``)."""
+    on_gpu: ClassVar[bool] = False
+    """Whether the recipe runs on a GPU (``--precision auto`` then keeps bf16)."""
 
-    env: EnvConfig = dataclasses.field(default_factory=common.cpu_recipe_env)
-    workers: tuple[str, ...] | None = DEMO_WORKERS
-    train_tasks: int | None = 64
-    eval_tasks: int = 48
-    eval_repeats: int = 4
-    trainable_layers: int | None = 4
-    threads: int | None = 1
+    env: EnvConfig = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=common.cpu_recipe_env,
+        help="every episode setting (EnvConfig: tasks, pool, k, reward, plan length, "
+        "recursion, templates, cache, ...); its flags are EnvConfig's",
+    )
+    workers: tuple[str, ...] | None = setting(
+        DEMO_WORKERS, help="comma-separated worker names of --pool, in order (None: the whole pool)"
+    )
+    model: str = setting("smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
+    output_dir: str = setting(
+        "runs/trl",
+        help="the run's folder (results.json, curves.png, plans.md, checkpoint/, warm_start/)",
+    )
+    iterations: int | None = setting(
+        None, help="GRPO optimizer steps (TRL's max_steps; None: the recipe's)"
+    )
+    train_tasks: int | None = setting(
+        64, help="training tasks, from --train-first (None: every task of the source)"
+    )
+    eval_tasks: int = setting(48, help="held-out greedy evaluation tasks (0: none)")
+    eval_repeats: int = setting(4, help="worker draws per evaluation plan")
+    rollout: bool = setting(False, help="use the rollout_func path even when single-turn")
+    learning_rate: float | None = setting(None, help="GRPO learning rate (None: the recipe's)")
+    num_generations: int | None = setting(None, help="completions per prompt (None: the recipe's)")
+    temperature: float | None = setting(None, help="sampling temperature (None: the recipe's)")
+    trainable_layers: int | None = setting(
+        4, help="train only the top N blocks (None: all of them)"
+    )
+    threads: int | None = setting(1, help="torch CPU threads (None: torch's choice)")
+    use_vllm: bool = setting(False, help="generate with vLLM (GPU)")
+    vllm_mode: str = setting("colocate", help="vLLM mode", choices=("colocate", "server"))
+    seed: int = setting(0, help="the run's seed (episodes, GRPO, the warm start, the search)")
+    precision: str = setting(
+        "auto",
+        help="bf16 autocast or float32; auto measures both on a CPU recipe",
+        choices=common.PRECISIONS,
+    )
+    warm_start: WarmStart | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        None,
+        help="the warm start on plans drawn from the plan prior (cpu-orchestrate; "
+        "the other recipes refuse it)",
+        expose={"steps": ("--warm-start-steps", "warm-start steps (cpu-orchestrate)")},
+    )
+    plan_search: PlanSearch | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        None,
+        help="the plan prior's search on training episodes (cpu-orchestrate; the other "
+        "recipes refuse it)",
+        expose={
+            "iterations": (
+                "--search-iterations",
+                "plan-prior search rounds (cpu-orchestrate; 0: the uniform prior)",
+            )
+        },
+    )
+    train_first: int = setting(0, help="first training task")
+    eval_first: int | None = setting(
+        None, help="first held-out task (None: the source's last --eval-tasks)"
+    )
+    baselines: tuple[str, ...] | None = setting(
+        None, help="comma-separated agent specs evaluated alike (None: the recipe's)"
+    )
+    save_checkpoint: bool = setting(
+        False,
+        help="save the trained policy to OUTPUT_DIR/checkpoint (and a warm-started "
+        "recipe's warm start to OUTPUT_DIR/warm_start)",
+        flag="--checkpoint",
+    )
+    grpo_overrides: dict[str, Any] = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=dict, help="GRPOConfig keywords applied last", flag=None
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def resolve(args: Args) -> Args:
@@ -180,16 +173,10 @@ def resolve(args: Args) -> Args:
     return dataclasses.replace(args, env=args.env.replace(templates=DEMO_TEMPLATES))
 
 
-def grpo_config(
-    args: common.Args, *, bf16: bool | None = None, defaults: Mapping[str, Any] | None = None
-) -> Any:
-    """The run's ``GRPOConfig``: :func:`cpu_demo_config` with ``defaults`` (a recipe's
-    values), then the settings' (:func:`common.grpo_overrides`; ``bf16`` ``None``: the
-    recipe's), then vLLM generation on a GPU with ``--use-vllm``."""
-    overrides = common.grpo_overrides(args, bf16=bf16)
-    if args.use_vllm:
-        overrides.update(use_vllm=True, vllm_mode=args.vllm_mode, use_cpu=False)
-    return cpu_demo_config(args.output_dir, **{**(defaults or {}), **overrides})
+def grpo_config(args: Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``: :func:`~.common.cpu_config` with the settings' (``bf16``
+    ``None``: measured on this CPU)."""
+    return common.cpu_config_for(args, bf16=bf16)
 
 
 def run(args: Args) -> TrainResult:

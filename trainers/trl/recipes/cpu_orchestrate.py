@@ -9,7 +9,7 @@ The policy is asked with its own short chat (:data:`CHAT_PROMPT`, saved with the
 checkpoint), warm-started on plans drawn from a plan prior fitted to the training
 episodes' rewards by a cross-entropy search (:mod:`~conductor_gym.trainers.trl.plan_prior`,
 :mod:`~conductor_gym.trainers.trl.warm_start`), then trained with GRPO
-(:func:`~.cpu_demo.cpu_demo_config` with :data:`GRPO`) on the default env's settings
+(:func:`~.common.cpu_config` with :data:`GRPO`) on the default env's settings
 (all seven paper workers, fixed order) on :data:`~.common.CPU_RECIPE_POOL` (simulator v2,
 where the documented runs were recorded; ``--pool sim-paper`` for v3), on offline tasks
 160 onwards, and evaluated on tasks 0-159 (the board's ``offline-160``), never trained
@@ -20,19 +20,17 @@ on, beside every ``single:<id>`` and ``best-single``. It saves the checkpoint,
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.training.chat_prompt import ChatPrompt
 
-from ..data import make_refs
 from ..plan_prior import PlanSearch
+from ..settings import check_fields, setting
 from ..warm_start import WarmStart
-from . import common, cpu_demo
+from . import common
 from .common import TrainResult
 
 __all__ = [
@@ -44,21 +42,14 @@ __all__ = [
     "grpo_config",
     "resolve",
     "run",
-    "run_with",
-    "schedule_for_precision",
 ]
 
-CHAT_PROMPT = ChatPrompt(
-    system=(
-        "You are a conductor. You answer a question by giving steps to the listed models. "
-        "Reply with three Python lists: model_id (the model of each step), subtasks (what "
-        'each step is asked) and access_list (the earlier steps each one sees: [] or "all").'
-    )
-)
+CHAT_PROMPT = ChatPrompt(system=common.CPU_CHAT_SYSTEM)
 """The conductor chat of the ``cpu-orchestrate`` recipe (about 110 tokens with seven
-workers): the question and the ``Model i`` list, as in the env's prompt, without its rules
-and worked examples. It is saved with the checkpoint (``conductor_prompt.json``), so
-``policy:<path>`` asks the trained policy with it."""
+workers): :data:`~.common.CPU_CHAT_SYSTEM`, then the question and the ``Model i`` list,
+as in the env's prompt, without its rules and worked examples. It is saved with the
+checkpoint (``conductor_prompt.json``), so ``policy:<path>`` asks the trained policy
+with it."""
 
 ITERATIONS = 20
 """GRPO steps of a run that leaves them to the recipe (bf16 autocast)."""
@@ -78,147 +69,135 @@ GRPO: dict[str, Any] = {
     "temperature": 1.0,
     "max_completion_length": 256,
 }
-"""The recipe's :func:`~.cpu_demo.cpu_demo_config` values (the settings' own win)."""
+"""The recipe's :func:`~.common.cpu_config` values (the settings' own win)."""
 
 
 @dataclass
-class Args(common.Args):
-    """The ``cpu-orchestrate`` recipe's settings: :class:`common.Args` with these
-    defaults (the search and the warm start take the run's ``seed``)."""
+class Args:
+    """The ``cpu-orchestrate`` recipe's settings, each with its default and help (its flag
+    is generated from it); the search and the warm start take the run's ``seed``."""
 
     recipe: ClassVar[str] = "cpu-orchestrate"
+    """The recipe's name (``--recipe``)."""
+    on_gpu: ClassVar[bool] = False
+    """Whether the recipe runs on a GPU (``--precision auto`` then keeps bf16)."""
 
-    env: EnvConfig = dataclasses.field(default_factory=common.cpu_recipe_env)
-    train_tasks: int | None = 1792
-    eval_tasks: int = 160
-    eval_repeats: int = 3
-    trainable_layers: int | None = 4
-    threads: int | None = 1
-    warm_start: WarmStart | None = dataclasses.field(default_factory=WarmStart)
-    plan_search: PlanSearch | None = dataclasses.field(default_factory=PlanSearch)
-    train_first: int = 160
-    eval_first: int | None = 0
-    save_checkpoint: bool = True
-
-
-_A = TypeVar("_A", bound=Args)
-
-
-def resolve(args: _A) -> _A:
-    """The settings the run uses: the search and the warm start seeded with ``seed``
-    (``warm_start=None``: neither runs; ``plan_search=None``: the default search)."""
-    return dataclasses.replace(
-        args,
-        warm_start=None
-        if args.warm_start is None
-        else dataclasses.replace(args.warm_start, seed=args.seed),
-        plan_search=None
-        if args.plan_search is None
-        else dataclasses.replace(args.plan_search, seed=args.seed),
+    env: EnvConfig = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=common.cpu_recipe_env,
+        help="every episode setting (EnvConfig: tasks, pool, k, reward, plan length, "
+        "recursion, templates, cache, ...); its flags are EnvConfig's",
+    )
+    workers: tuple[str, ...] | None = setting(
+        None, help="comma-separated worker names of --pool, in order (None: the whole pool)"
+    )
+    model: str = setting("smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
+    output_dir: str = setting(
+        "runs/trl",
+        help="the run's folder (results.json, curves.png, plans.md, checkpoint/, warm_start/)",
+    )
+    iterations: int | None = setting(
+        None, help="GRPO optimizer steps (TRL's max_steps; None: the recipe's)"
+    )
+    train_tasks: int | None = setting(
+        1792, help="training tasks, from --train-first (None: every task of the source)"
+    )
+    eval_tasks: int = setting(160, help="held-out greedy evaluation tasks (0: none)")
+    eval_repeats: int = setting(3, help="worker draws per evaluation plan")
+    rollout: bool = setting(False, help="use the rollout_func path even when single-turn")
+    learning_rate: float | None = setting(None, help="GRPO learning rate (None: the recipe's)")
+    num_generations: int | None = setting(None, help="completions per prompt (None: the recipe's)")
+    temperature: float | None = setting(None, help="sampling temperature (None: the recipe's)")
+    trainable_layers: int | None = setting(
+        4, help="train only the top N blocks (None: all of them)"
+    )
+    threads: int | None = setting(1, help="torch CPU threads (None: torch's choice)")
+    use_vllm: bool = setting(False, help="generate with vLLM (GPU)")
+    vllm_mode: str = setting("colocate", help="vLLM mode", choices=("colocate", "server"))
+    seed: int = setting(0, help="the run's seed (episodes, GRPO, the warm start, the search)")
+    precision: str = setting(
+        "auto",
+        help="bf16 autocast or float32; auto measures both on a CPU recipe",
+        choices=common.PRECISIONS,
+    )
+    warm_start: WarmStart | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=WarmStart,
+        help="the warm start on plans drawn from the plan prior (cpu-orchestrate; "
+        "the other recipes refuse it)",
+        expose={"steps": ("--warm-start-steps", "warm-start steps (cpu-orchestrate)")},
+    )
+    plan_search: PlanSearch | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=PlanSearch,
+        help="the plan prior's search on training episodes (cpu-orchestrate; the other "
+        "recipes refuse it)",
+        expose={
+            "iterations": (
+                "--search-iterations",
+                "plan-prior search rounds (cpu-orchestrate; 0: the uniform prior)",
+            )
+        },
+    )
+    train_first: int = setting(160, help="first training task")
+    eval_first: int | None = setting(
+        0, help="first held-out task (None: the source's last --eval-tasks)"
+    )
+    baselines: tuple[str, ...] | None = setting(
+        None, help="comma-separated agent specs evaluated alike (None: the recipe's)"
+    )
+    save_checkpoint: bool = setting(
+        True,
+        help="save the trained policy to OUTPUT_DIR/checkpoint (and a warm-started "
+        "recipe's warm start to OUTPUT_DIR/warm_start)",
+        flag="--checkpoint",
+    )
+    grpo_overrides: dict[str, Any] = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=dict, help="GRPOConfig keywords applied last", flag=None
     )
 
-
-def grpo_config(args: common.Args, *, bf16: bool | None = None) -> Any:
-    """The run's ``GRPOConfig``: :func:`~.cpu_demo.grpo_config` with :data:`GRPO`."""
-    return cpu_demo.grpo_config(args, bf16=bf16, defaults=GRPO)
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
-def schedule_for_precision(
-    args: Args, requested: Args, *, bf16: bool, float32_iterations: int = FLOAT32_ITERATIONS
-) -> tuple[Args, str]:
-    """The recipe's schedule for the precision the run computes in, and its name.
+def resolve(args: Args) -> Args:
+    """The settings the run uses: the search and the warm start seeded with ``seed``
+    (``warm_start=None``: neither runs; ``plan_search=None``: the default search)."""
+    return common.seed_stages(args)
 
-    Under bf16 autocast it is the recipe's (``"full"``). In float32, GRPO steps that
-    ``requested`` (the settings as the user gave them) left unset become
-    ``float32_iterations`` (:data:`FLOAT32_ITERATIONS`; ``"float32"``), so that the run
-    fits the hour where bf16 is emulated; steps the user set (``iterations``, or
-    ``max_steps`` in ``grpo_overrides``) are kept (``"given"``)."""
-    if bf16:
-        return args, "full"
-    if requested.iterations is not None or "max_steps" in requested.grpo_overrides:
-        return args, "given"
-    return dataclasses.replace(args, iterations=float32_iterations), "float32"
+
+def grpo_config(args: Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``: :func:`~.common.cpu_config` with :data:`GRPO`."""
+    return common.cpu_config_for(args, bf16=bf16, defaults=GRPO)
 
 
 def run(args: Args) -> TrainResult:
     """Search, warm-start, train and evaluate (module docstring); the stages are
     :mod:`.common`'s."""
-    return run_with(args, CHAT_PROMPT, GRPO, FLOAT32_ITERATIONS)
-
-
-def run_with(
-    args: Args,
-    chat_prompt: ChatPrompt,
-    grpo: Mapping[str, Any],
-    float32_iterations: int,
-    default_baselines: Sequence[str] | None = None,
-) -> TrainResult:
-    """The stages of :func:`run` with a recipe's own chat, GRPO values (as :data:`GRPO`),
-    float32 step count (as :data:`FLOAT32_ITERATIONS`) and baselines (``None``: every
-    ``single:<id>`` and ``best-single``); ``cpu-adapt`` runs them too. The warm start's
-    chats show each training episode's drawn workers, as GRPO's prompts do."""
-    from ..plan_prior import search_prior
     from ..policy import freeze_lower_layers, load_policy
-    from ..warm_start import warm_start
 
     requested, args = args, resolve(args)
     clock = common.use_threads(args.threads)
     scorer = common.make_scorer(args)
     train_tasks, eval_tasks = common.split_tasks(args, scorer)
-    dataset, labels = common.training_dataset(args, scorer, train_tasks, chat_prompt=chat_prompt)
+    dataset, labels = common.training_dataset(args, scorer, train_tasks, chat_prompt=CHAT_PROMPT)
     precision = common.choose_precision(args)
-    config = cpu_demo.grpo_config(args, bf16=precision["bf16"], defaults=grpo)
+    config = grpo_config(args, bf16=precision["bf16"])
     precision["bf16"] = bool(config.bf16)  # what the trainer runs (grpo_overrides may set it)
-    args, precision["schedule"] = schedule_for_precision(
-        args, requested, bf16=precision["bf16"], float32_iterations=float32_iterations
+    args, precision["schedule"] = common.schedule_for_precision(
+        args, requested, bf16=precision["bf16"], float32_iterations=FLOAT32_ITERATIONS
     )
-    config = cpu_demo.grpo_config(args, bf16=precision["bf16"], defaults=grpo)
+    config = grpo_config(args, bf16=precision["bf16"])
     precision["grpo_steps"] = int(config.max_steps)
     model, tokenizer = load_policy(args.model)
     clock.since_start("load_s")
-
-    warm: dict[str, Any] | None = None
-    searched: dict[str, Any] | None = None
-    if args.warm_start is not None and args.warm_start.steps:
-        search = args.plan_search or PlanSearch(seed=args.seed)
-        refs = make_refs(train_tasks, seed=args.seed)
-        with clock.timed("plan_search_s"):
-            # With iterations=0 the search returns the uniform prior and no history.
-            prior, history = search_prior(scorer, refs, search)
-        searched = {
-            "settings": dataclasses.asdict(search),
-            "history": history,
-            "prior": prior.to_dict(),
-        }
-        questions, names = common.episode_questions(scorer, refs)
-        warm = warm_start(
-            model,
-            tokenizer,
-            chat_prompt,
-            questions,
-            prior,
-            args.warm_start,
-            names=names,
-            bf16=bool(config.bf16),
-        )
-        warm["settings"] = dataclasses.asdict(args.warm_start)
-        clock.timings["warm_start_s"] = warm["wall_s"]
-        if args.save_checkpoint:  # what GRPO starts from, for confirm --versus
-            warm["checkpoint"] = common.save_policy(
-                model,
-                tokenizer,
-                Path(args.output_dir) / "warm_start",
-                chat_prompt,
-                int(config.max_completion_length),
-            )
+    warm, searched = common.search_and_warm_start(
+        args, scorer, train_tasks, model, tokenizer, CHAT_PROMPT, config, clock
+    )
     freeze_lower_layers(model, args.trainable_layers)
 
-    if args.baselines is not None:
-        baselines: Sequence[str] = args.baselines
-    elif default_baselines is not None:
-        baselines = default_baselines
-    else:
-        baselines = (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
+    baselines: Sequence[str] = (  # the settings', else every single worker and the best
+        args.baselines
+        if args.baselines is not None
+        else (*(f"single:{i}" for i in range(scorer.pool.n)), "best-single")
+    )
     return common.train_and_evaluate(
         args,
         scorer,
@@ -231,7 +210,7 @@ def run_with(
         clock,
         precision=precision,
         baselines=baselines,
-        chat_prompt=chat_prompt,
+        chat_prompt=CHAT_PROMPT,
         warm_start=warm,
         plan_search=searched,
     )

@@ -5,8 +5,8 @@
     python -m conductor_gym.trainers.trl.train --recipe paper --model Qwen/Qwen2.5-7B-Instruct \\
         --tasks paper-train --pool paper-constrained --use-vllm --output-dir runs/paper
 
-:func:`paper_config` maps the Conductor paper's training recipe onto TRL 1.16's
-``GRPOConfig``:
+:func:`~.common.paper_config` maps the Conductor paper's training recipe onto TRL
+1.16's ``GRPOConfig``:
 
 =====================================  ===============================================
 paper (app. A)                         ``GRPOConfig``
@@ -39,79 +39,103 @@ The policy sees the env's own conductor prompt; no held-out evaluation unless
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from conductor_gym.core.config import EnvConfig
+
+from ..plan_prior import PlanSearch
+from ..settings import check_fields, setting
+from ..warm_start import WarmStart
 from . import common
 from .common import TrainResult
 
-__all__ = ["PAPER_GENERATION_BATCH", "Args", "grpo_config", "paper_config", "resolve", "run"]
-
-PAPER_GENERATION_BATCH = 256
-
-
-def paper_config(
-    output_dir: str,
-    *,
-    num_processes: int = 2,
-    per_device_train_batch_size: int = 8,
-    max_steps: int = 200,
-    use_vllm: bool = False,
-    vllm_mode: str = "colocate",
-    **overrides: Any,
-) -> Any:
-    """The paper's GRPO recipe as a ``trl.GRPOConfig`` (module docstring).
-
-    ``num_processes`` (GPUs; the paper used two) and ``per_device_train_batch_size`` set
-    ``gradient_accumulation_steps`` so that one optimizer step consumes one generation
-    batch of 256 completions. ``overrides`` go to ``GRPOConfig`` last.
-    """
-    micro = per_device_train_batch_size * num_processes
-    if PAPER_GENERATION_BATCH % micro:
-        raise ValueError(
-            f"per_device_train_batch_size x num_processes ({micro}) must divide "
-            f"{PAPER_GENERATION_BATCH}"
-        )
-    settings: dict[str, Any] = {
-        "output_dir": output_dir,
-        "num_generations": 64,
-        "generation_batch_size": PAPER_GENERATION_BATCH,
-        "per_device_train_batch_size": per_device_train_batch_size,
-        "gradient_accumulation_steps": PAPER_GENERATION_BATCH // micro,
-        "max_steps": max_steps,
-        "num_iterations": 1,
-        "beta": 0.0,
-        "loss_type": "grpo",
-        "scale_rewards": "group",
-        "epsilon": 0.2,
-        "learning_rate": 1e-6,
-        "lr_scheduler_type": "cosine",
-        "warmup_steps": 0.03,
-        "adam_beta1": 0.9,
-        "adam_beta2": 0.999,
-        "temperature": 1.0,
-        "top_p": 1.0,
-        "max_completion_length": 1024,
-        "use_vllm": use_vllm,
-        "vllm_mode": vllm_mode,
-        "bf16": True,
-        "gradient_checkpointing": True,
-        "logging_steps": 1,
-        "save_strategy": "steps",
-        "save_steps": 50,
-        "report_to": "none",
-    }
-    settings.update(overrides)
-    return importlib.import_module("trl").GRPOConfig(**settings)
+__all__ = ["Args", "grpo_config", "resolve", "run"]
 
 
 @dataclass
-class Args(common.Args):
-    """The ``paper`` recipe's settings: :class:`common.Args` with its defaults."""
+class Args:
+    """The ``paper`` recipe's settings, each with its default and help (its flag is
+    generated from it)."""
 
     recipe: ClassVar[str] = "paper"
+    """The recipe's name (``--recipe``)."""
     on_gpu: ClassVar[bool] = True
+    """Whether the recipe runs on a GPU (``--precision auto`` then keeps bf16)."""
+
+    env: EnvConfig = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=EnvConfig,
+        help="every episode setting (EnvConfig: tasks, pool, k, reward, plan length, "
+        "recursion, templates, cache, ...); its flags are EnvConfig's",
+    )
+    workers: tuple[str, ...] | None = setting(
+        None, help="comma-separated worker names of --pool, in order (None: the whole pool)"
+    )
+    model: str = setting("smollm2-135m", help="policy: smollm2-135m, tiny, or an HF id/folder")
+    output_dir: str = setting(
+        "runs/trl",
+        help="the run's folder (results.json, curves.png, plans.md, checkpoint/, warm_start/)",
+    )
+    iterations: int | None = setting(
+        None, help="GRPO optimizer steps (TRL's max_steps; None: the recipe's)"
+    )
+    train_tasks: int | None = setting(
+        None, help="training tasks, from --train-first (None: every task of the source)"
+    )
+    eval_tasks: int = setting(0, help="held-out greedy evaluation tasks (0: none)")
+    eval_repeats: int = setting(4, help="worker draws per evaluation plan")
+    rollout: bool = setting(False, help="use the rollout_func path even when single-turn")
+    learning_rate: float | None = setting(None, help="GRPO learning rate (None: the recipe's)")
+    num_generations: int | None = setting(None, help="completions per prompt (None: the recipe's)")
+    temperature: float | None = setting(None, help="sampling temperature (None: the recipe's)")
+    trainable_layers: int | None = setting(
+        None, help="train only the top N blocks (None: all of them)"
+    )
+    threads: int | None = setting(None, help="torch CPU threads (None: torch's choice)")
+    use_vllm: bool = setting(False, help="generate with vLLM (GPU)")
+    vllm_mode: str = setting("colocate", help="vLLM mode", choices=("colocate", "server"))
+    seed: int = setting(0, help="the run's seed (episodes, GRPO, the warm start, the search)")
+    precision: str = setting(
+        "auto",
+        help="bf16 autocast or float32; auto measures both on a CPU recipe",
+        choices=common.PRECISIONS,
+    )
+    warm_start: WarmStart | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        None,
+        help="the warm start on plans drawn from the plan prior (cpu-orchestrate; "
+        "the other recipes refuse it)",
+        expose={"steps": ("--warm-start-steps", "warm-start steps (cpu-orchestrate)")},
+    )
+    plan_search: PlanSearch | None = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        None,
+        help="the plan prior's search on training episodes (cpu-orchestrate; the other "
+        "recipes refuse it)",
+        expose={
+            "iterations": (
+                "--search-iterations",
+                "plan-prior search rounds (cpu-orchestrate; 0: the uniform prior)",
+            )
+        },
+    )
+    train_first: int = setting(0, help="first training task")
+    eval_first: int | None = setting(
+        None, help="first held-out task (None: the source's last --eval-tasks)"
+    )
+    baselines: tuple[str, ...] | None = setting(
+        None, help="comma-separated agent specs evaluated alike (None: the recipe's)"
+    )
+    save_checkpoint: bool = setting(
+        False,
+        help="save the trained policy to OUTPUT_DIR/checkpoint (and a warm-started "
+        "recipe's warm start to OUTPUT_DIR/warm_start)",
+        flag="--checkpoint",
+    )
+    grpo_overrides: dict[str, Any] = setting(  # noqa: RUF009 (setting() is a dataclasses.field)
+        default_factory=dict, help="GRPOConfig keywords applied last", flag=None
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def resolve(args: Args) -> Args:
@@ -121,15 +145,10 @@ def resolve(args: Args) -> Args:
     return args
 
 
-def grpo_config(args: common.Args, *, bf16: bool | None = None) -> Any:
-    """The run's ``GRPOConfig``: :func:`paper_config` with the settings'
-    (:func:`common.grpo_overrides`; ``bf16`` ``None``: the paper's bf16)."""
-    return paper_config(
-        args.output_dir,
-        use_vllm=args.use_vllm,
-        vllm_mode=args.vllm_mode,
-        **common.grpo_overrides(args, bf16=bf16),
-    )
+def grpo_config(args: Args, *, bf16: bool | None = None) -> Any:
+    """The run's ``GRPOConfig``: the paper's (:func:`~.common.paper_config`) with the
+    settings' (``bf16`` ``None``: the paper's bf16)."""
+    return common.paper_config_for(args, bf16=bf16)
 
 
 def run(args: Args) -> TrainResult:
