@@ -40,9 +40,9 @@ from typing import Any
 
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.errors import ConfigurationError
-from conductor_gym.registry import Registry
 
 from . import settings as flags
+from .recipes import RECIPES
 from .recipes.common import Args, TrainResult, build_pool, choose_precision
 from .report import summary, write_reports
 
@@ -63,14 +63,6 @@ __all__ = [
     "run_with_config",
     "train",
 ]
-
-RECIPES: Registry[type[Args]] = Registry("recipe")
-"""The recipes by name (``--recipe``): each one's ``Args`` class, in its module."""
-RECIPES.register("paper", "conductor_gym.trainers.trl.recipes.paper:Args")
-RECIPES.register("paper-adapt", "conductor_gym.trainers.trl.recipes.paper_adapt:Args")
-RECIPES.register("cpu-demo", "conductor_gym.trainers.trl.recipes.cpu_demo:Args")
-RECIPES.register("cpu-orchestrate", "conductor_gym.trainers.trl.recipes.cpu_orchestrate:Args")
-RECIPES.register("cpu-adapt", "conductor_gym.trainers.trl.recipes.cpu_adapt:Args")
 
 DEFAULT_RECIPE = "cpu-demo"
 
