@@ -46,11 +46,14 @@ HELDOUT_SHA256 = {
     "heldout-v31c": "ecca33bb9f3c03501c9de90ef4ddf02f5afcfc14f81155ff29afd8d28973f82f",
     "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
     "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
+    "heldout-v31f": "4db312b6dc4d410d1952e2a5b4445f795a58e0d368520fc0e19d84ca3e0522b0",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
+FLOOR["heldout-v31f"] = 0.0  # set after the changes it measures (below)
+LEAKS["heldout-v31f"] = 0.05
 
 
 @pytest.fixture(scope="module")
