@@ -983,6 +983,7 @@ _FORMAT = re.compile(
     _I,
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
+_QUESTION_OPENERS = _words("what who whom whose where when which why how is are do does")
 _TIME = re.compile(r"\b(?:take|taking)\s+(?:your|all\s+the|the|some)\s+time\b", _I)
 _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
     "vote",
@@ -1085,6 +1086,8 @@ def recognise(text: str) -> Recognition:
     ignores_answers = False
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = False
+    other_topic: tuple[str, ...] = ()
+    asked: set[Act] = set()
     family: Family | None = None
     normalised = _normalise(text)
     parts = _PARTS_GATE.search(normalised) is not None and _PARTS.search(normalised) is not None
@@ -1152,6 +1155,8 @@ def recognise(text: str) -> Recognition:
             negated |= {"solve", "check", "vote", "restate"}
         excluded |= negated
         acts |= found
+        if _SLOT not in present:
+            asked |= found  # asked by the request, not read off the problem's own words
         inverted_cue = False
         if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
             cue, faithful_too = inversion(joined)
@@ -1167,8 +1172,17 @@ def recognise(text: str) -> Recognition:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
                     return Recognition("offtask", "other-topic", unknown=_first(content))
-            elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES or found:
+            elif found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in _QUESTION_OPENERS:
+                # a question of its own about something else
+                return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES:
+                # a sentence that asks no act of ours is scene or context beside a request
+                # on the problem ("Imagine you are on a quiz show. Lock in your answer."):
+                # off-task only when no sentence asks an on-task act
+                other_topic = other_topic or _first(content)
+                continue
             elif len(words) <= 4 and len(content) == len(words):
                 noise = True  # "blip blop", "wibble wobble": gibberish, not a remark
                 continue
@@ -1196,6 +1210,8 @@ def recognise(text: str) -> Recognition:
                 preparatory = True
             else:
                 bare_imperative = True
+    if other_topic and not (asked - excluded) & set(_STRENGTH):
+        return Recognition("offtask", "other-topic", unknown=other_topic)
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
     if bare_imperative and not acts - excluded - {"describe"}:

@@ -73,6 +73,13 @@ _ACT_VERBS = _words(
     return output write tell show let deduce reproduce transcribe forward pass quote
     """
 )
+_LEXICON_NOUNS = _words(
+    """
+    critique majority consensus conclusion solution candidate response question problem
+    previous earlier answer result responses answers
+    """
+)
+"""Act-lexicon nouns a misspelling may also be corrected to (beside :data:`CUES`)."""
 _ING: dict[str, str] = {}
 for _verb in _ACT_VERBS:
     _ING[_verb + "ing"] = _verb
@@ -160,6 +167,7 @@ REQUEST_OPENERS: frozenset[str] = _words(
 """First words that make a sentence a request: with content words and no act, off-task."""
 
 _VOWEL = re.compile(r"[aeiouy]")
+_PARTICIPLE = ("ed", "en")
 
 
 def is_content(word: str, known: frozenset[str]) -> bool:
@@ -167,6 +175,9 @@ def is_content(word: str, known: frozenset[str]) -> bool:
     if len(word) <= 2:
         return False
     if word.endswith("ly") and len(word) > 4:
+        return False
+    if word.endswith(_PARTICIPLE) and len(word) > 5:
+        # a participle ("received", "broken", "untouched") describes; a topic is a noun
         return False
     for suffix in ("s", "es", "ed", "ing", "er", "ers", "al", "ally"):
         stem = word[: -len(suffix)]
@@ -256,7 +267,7 @@ _ABBREVIATIONS: dict[str, str] = {
 """Chat abbreviations, read as the words they stand for."""
 
 _CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
-for _cue in sorted(CUES):
+for _cue in sorted(CUES | _ACT_VERBS | _LEXICON_NOUNS):
     _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
 
 
