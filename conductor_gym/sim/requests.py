@@ -853,6 +853,70 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         ),
     ),
 )
+# v3.1f's rules, by structure rather than by phrase: an answer in view handed on is a
+# restate (a transfer verb whose object is an earlier answer, or what an earlier step
+# concluded); a share of the answers is a vote (most / more of them agree, share, gave);
+# a question whether an answer in view is right is a check.
+_VIEW = (
+    r"(?:above|earlier|previous|previously|prior|preceding|before|last|latest|given|shown"
+    r"|former|step\s+qqnum|model\s+qqnum|worker\s+qqnum|response\s+qqnum)"
+)
+_HELD = (
+    r"(?:final\s+)?(?:answers?|results?|responses?|solutions?|conclusions?|verdicts?"
+    r"|outputs?|replies|reply|decision|value)"
+)
+_XFER = (
+    r"(?:pass|carry|forward|deliver|hand|relay|echo|mirror|repeat|restate|copy|transcribe"
+    r"|reproduce|parrot|reiterate|report|state|give|output|return|present|extract|submit"
+    r"|keep|tell|say|write|print|provide|send|take|pull|grab|find|locate|bring|announce)"
+)
+_QUALITY = (
+    r"(?:correct|right|best|better|wrong|incorrect|worst|most|least|true|false|accurate"
+    r"|majority|common|popular|minority|format|style|form|way|manner|box|example|own|new"
+    r"|problems?|questions?|tasks?|expressions?|exercises?|puzzles?|equations?|qqslot|scratch"
+    r"|lines?|pages?|carefully|to)"
+)
+_PAST_ACT = (
+    r"(?:concluded|answered|said|gave|got|found|reached|decided|arrived|came|wrote|output"
+    r"|returned|reported|settled|chose|picked|proposed|suggested|determined|computed|stated"
+    r"|claimed|conclude|answer|say|give|get|find|decide|arrive|come|report|settle)"
+)
+_SPEAKER = r"(?:model|worker|step|agent|assistant|solver|they|others|response|qqnum)"
+_RELAY = re.compile(
+    rf"\b{_XFER}\b(?:\s+(?!{_QUALITY}\b)\w+){{0,4}}?\s+{_HELD}\b"
+    rf"(?:\s+(?!{_QUALITY}\b)\w+){{0,4}}?\s+{_VIEW}\b(?!\s+(?:line|lines|page|sentence|paragraph))"
+    rf"|\b{_XFER}\b(?:\s+(?!{_QUALITY}\b)\w+){{0,3}}?\s+{_VIEW}\s+(?:\w+\s+){{0,2}}?{_HELD}\b"
+    rf"|\b(?:{_XFER}|along|on|through|back)\s+(?:me\s+|back\s+|exactly\s+|just\s+)?what\s+"
+    rf"(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
+    rf"|^(?:\w+\s+)?(?:what|which)\s+(?:was|were|is)\s+(?:the\s+)?{_HELD}\s+(?:\w+\s+){{0,3}}?"
+    rf"{_VIEW}\b"
+    rf"|^(?:\w+\s+)?what\s+(?:did|does|had)\s+(?:\w+\s+){{0,3}}?(?:{_VIEW}|{_SPEAKER})\w*\s+"
+    rf"(?:\w+\s+)?{_PAST_ACT}\b"
+    rf"|\bwhat\s+{_HELD}\s+(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
+)
+_SHARE_VERBS = (
+    r"(?:share|shared|shares|agree|agreed|agrees|support|supported|supports|back|backed"
+    r"|chose|choose|picked|pick|gave|give|say|said|went|go|converge|converged|arrived|arrive"
+    r"|reached|reach|favou?r|favou?red|prefer|preferred|hold|held|endorse|endorsed|received"
+    r"|receive|got|get|land|landed|settled|name|named)"
+)
+_VOTE_SHARE = re.compile(
+    rf"\b(?:most|more|mostly|largely)\s+(?:of\s+)?(?:\w+\s+){{0,3}}?{_SHARE_VERBS}\b"
+    r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion)\b"
+    r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
+)
+_ASKS_RIGHT = re.compile(
+    r"^(?:(?:so|and|but|hmm|ok|okay|well|now|also|quick|honestly|then)\s+)?"
+    r"(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\s+(?!not\b)"
+    r"(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
+    r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand)\b"
+    r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
+    r"(?:\w+\s+)?(?:marks?|credit|points?)\b"
+)
+# "is it right" about the problem itself asks no check ("is the question well posed")
+_ABOUT_PROBLEM = re.compile(r"\b(?:problem|question|task|exercise|puzzle|qqslot)\b")
+
+
 _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     _words(words)
     for words in (
@@ -1137,6 +1201,7 @@ def recognise(text: str) -> Recognition:
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(joined)
         }
+        found |= _structural_acts(joined, present)
         if not found and present & _PROBLEM_OBJECTS:
             on_problem = _VERB_ON_PROBLEM.match(joined)
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
@@ -1245,6 +1310,45 @@ def recognise(text: str) -> Recognition:
             return Recognition("none", "meaningless" if noise else "filler", hedge=True)
         return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
     return Recognition("none", "filler", ignores_answers=ignores_answers)
+
+
+_RELAY_GATE = _words(
+    "above earlier previous previously prior preceding before last latest given shown former "
+    "step model worker response what"
+)
+_SHARE_GATE = _words("most more mostly largely largest greatest biggest highest majority")
+_RIGHT_GATE = _words(
+    "right correct wrong incorrect sound valid accurate true false mistake mistakes error "
+    "errors flaw flaws ok okay good hold holds check survive stand disagree deserve deserves "
+    "earn earns merit merits"
+)
+_IN_VIEW_WORDS = _words(
+    "above earlier previous prior preceding last given shown that this it these those they "
+    "them answer answers response responses solution solutions reasoning work result results "
+    "model models worker workers said claim claims draft proposed candidate candidates"
+)
+
+
+def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
+    """Acts read from a sentence's structure (v3.1f): an answer in view handed on
+    (restate), a share of the answers (vote), a question whether an answer in view is right
+    (check)."""
+    out: set[Act] = set()
+    if present & _RELAY_GATE and _RELAY.search(sentence):
+        out.add("restate")
+    if present & _SHARE_GATE and _VOTE_SHARE.search(sentence):
+        out.add("vote")
+    if (
+        present & _RIGHT_GATE
+        and _ASKS_RIGHT.search(sentence)
+        and present & _IN_VIEW_WORDS
+        and not (_ABOUT_PROBLEM.search(sentence) and not present & (_IN_VIEW_WORDS - _WEAK))
+    ):
+        out.add("check")
+    return out
+
+
+_WEAK = _words("that this it these those they them")
 
 
 def _without_self_check(sentence: str, solving: bool) -> str:

@@ -358,6 +358,10 @@ _NOT_ASKED = re.compile(
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
 )
+_HANDED_ON = re.compile(
+    r"(?:\s+\w+){0,3}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
+    r"|state|submit|offer|write|use|defend)\s+(?:it|that|this|them)\b"
+)
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
 _ANSWER_NOUN = (
     r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?|results?)"
@@ -393,6 +397,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
         before = sentence[: m.start()]
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
+        # "find a wrong answer and present it": what is found is then handed on
+        made = made or _HANDED_ON.match(sentence, m.end()) is not None
         if _NOT_ASKED.search(before) and not made:
             continue
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
