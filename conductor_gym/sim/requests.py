@@ -1102,9 +1102,18 @@ def _literal(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+_CLAUSE_END = re.compile(r",|\b(?:but|and|then|instead|just|only)\b")
+
+
 def _negated(sentence: str) -> set[Act]:
     out: set[Act] = set()
     for m in _NEGATION.finditer(sentence):
+        end = _CLAUSE_END.search(sentence, m.end("verb"))
+        scope = sentence[m.start("verb") : end.start() if end else len(sentence)]
+        doubt = m.group("verb").split()[0] in ("sure", "certain", "convinced", "confident")
+        for act, pattern in () if doubt else _ACTS[2:4]:  # "not" reaches a vote or check cue
+            if not _WRONG_OBJECT.match(sentence, m.start("verb")) and pattern.search(scope):
+                out.add(act)
         verb = m.group("verb")
         if _WRONG_OBJECT.match(sentence, m.start("verb")):
             continue  # "do not give a wrong answer": the faithful act, not none
@@ -1284,6 +1293,10 @@ def recognise(text: str) -> Recognition:
         return Recognition("offtask", "unrecognised-request")
     if preparatory and not acts:
         return Recognition("offtask", "unrecognised-request")
+    if {"check", "solve"} <= acts - excluded and not _VIEW_REF.search(normalised):
+        # "work it out, double-check intermediate results": with no answer in view, a
+        # check beside solving is of one's own work
+        excluded.add("check")
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
     kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
@@ -1349,6 +1362,14 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
 
 
 _WEAK = _words("that this it these those they them")
+_VIEW_REF = re.compile(
+    r"\b(?:above|earlier|previous|previously|prior|preceding|candidates?|responses|proposed"
+    r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
+    r"|last\s+(?:answer|response|step|result)|shown|given|qqnum|qqbox|first|second|again"
+    r"|(?:that|this|the)\s+(?:answer|solution|result|calculation|computation|work|reasoning"
+    r"|derivation|proof)(?!\s+(?:to|in|on|at|of)\b)(?<!the\sanswer)(?<!the\sresult)"
+    r"|reconsider|rethink|revisit|redo)\b"
+)
 
 
 def _without_self_check(sentence: str, solving: bool) -> str:

@@ -326,11 +326,13 @@ Family = Literal["vote", "restate", "act"]
 
 _INVERTED = re.compile(
     r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
-    r"|minority|rarest)\b"
+    r"|minority|rarest|(?:majority|most\s+\w+)\s+(?:did|do|does|would|has|have)\s+not\s+"
+    r"(?:\w+\s+)?(?:choose|chose|chosen|pick|picked|give|gave|given|select|selected|support"
+    r"|supported|back|backed|favou?r|favou?red))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
     r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
-    r"|differing\s+from"
+    r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
@@ -340,7 +342,11 @@ _INVERTED = re.compile(
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
-    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
+    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
+    r"|not\s+(?:the\s+|a\s+)?(?:correct|right|true|accurate|valid)"
+    r"|(?:trust|believe|like|favou?r|prefer)\s+(?:\w+\s+)?(?:the\s+)?least"
+    r"|least\s+(?:trusted|trustworthy|reliable|credible|believable|sound)"
+    r"|(?:except|other\s+than|but)\s+the\s+"
     r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
     r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
@@ -369,6 +375,11 @@ _ANSWER_NOUN = (
 _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
+)
+_GIVEN_ONE = re.compile(
+    r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
+    rf"|write)\s+(?:me\s+)?(?:\w+\s+){{0,3}}?{_ANSWER_NOUN}\s+(?:\w+\s+){{0,5}}?"
+    r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
 )
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
@@ -401,6 +412,9 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         made = made or _HANDED_ON.match(sentence, m.end()) is not None
         if _NOT_ASKED.search(before) and not made:
             continue
+        # "give an answer you know to be wrong": the cue qualifies the answer to give
+        made = made or _GIVEN_ONE.search(before) is not None
+        made = made or bool(m.group("vote") and " not " in m.group(0))
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:
