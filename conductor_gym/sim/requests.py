@@ -1047,6 +1047,7 @@ _FORMAT = re.compile(
     _I,
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 _QUESTION_OPENERS = _words("what who whom whose where when which why how is are do does")
 _TIME = re.compile(r"\b(?:take|taking)\s+(?:your|all\s+the|the|some)\s+time\b", _I)
 _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
@@ -1159,12 +1160,17 @@ def recognise(text: str) -> Recognition:
     ignores_answers = False
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = False
-    other_topic: tuple[str, ...] = ()
-    asked: set[Act] = set()
+    other_topic: dict[int, tuple[str, ...]] = {}
+    asked: dict[int, set[Act]] = {}
     family: Family | None = None
     normalised = _normalise(text)
     parts = _PARTS_GATE.search(normalised) is not None and _PARTS.search(normalised) is not None
-    for sentence in _SENTENCES.split(normalised):
+    sentences = [
+        (paragraph, sentence)
+        for paragraph, block in enumerate(_PARAGRAPHS.split(normalised))
+        for sentence in _SENTENCES.split(block)
+    ]
+    for paragraph, sentence in sentences:
         tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
         for i in range(1, len(tokens)):
             # "the correct one" reaches here as "the correct 1"
@@ -1230,7 +1236,8 @@ def recognise(text: str) -> Recognition:
         excluded |= negated
         acts |= found
         if _SLOT not in present:
-            asked |= found  # asked by the request, not read off the problem's own words
+            # asked by the request, not read off the problem's own words
+            asked.setdefault(paragraph, set()).update(found)
         inverted_cue = False
         if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
             cue, faithful_too = inversion(joined)
@@ -1255,7 +1262,7 @@ def recognise(text: str) -> Recognition:
                 # a sentence that asks no act of ours is scene or context beside a request
                 # on the problem ("Imagine you are on a quiz show. Lock in your answer."):
                 # off-task only when no sentence asks an on-task act
-                other_topic = other_topic or _first(content)
+                other_topic.setdefault(paragraph, _first(content))
                 continue
             elif len(words) <= 4 and len(content) == len(words):
                 noise = True  # "blip blop", "wibble wobble": gibberish, not a remark
@@ -1284,8 +1291,10 @@ def recognise(text: str) -> Recognition:
                 preparatory = True
             else:
                 bare_imperative = True
-    if other_topic and not (asked - excluded) & set(_STRENGTH):
-        return Recognition("offtask", "other-topic", unknown=other_topic)
+    for paragraph, unknown in other_topic.items():
+        # context only beside an on-task request of its own paragraph (not the question's)
+        if not (asked.get(paragraph, set()) - excluded) & set(_STRENGTH):
+            return Recognition("offtask", "other-topic", unknown=unknown)
     if literal is not None:
         return Recognition("literal", "literal", literal=literal)
     if bare_imperative and not acts - excluded - {"describe"}:

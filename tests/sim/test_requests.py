@@ -232,8 +232,12 @@ def test_a_question_no_parser_reads_is_blanked_by_prepare() -> None:
     question = "Let f be a polynomial with f(1) = 3 and f(2) = 7. Find the remainder of f at 5."
     subtask = f"{question}\n\nSolve it and give the final answer."
     assert recognise(prepare(subtask, question=question)).kind == "solve"
-    # left in, its words are outside the vocabulary: fail closed
-    assert recognise(prepare(subtask)).kind == "offtask"
+    # left in, it is a problem in view with its own request (v3.1f: off-task needs a
+    # request about another topic, not words outside the vocabulary)
+    assert recognise(prepare(subtask)).kind == "solve"
+    # a paragraph that asks about another topic is off-task, whatever follows it
+    other = "Describe the museums of Paris.\n\nSolve it and give the final answer."
+    assert recognise(prepare(other)).kind == "offtask"
 
 
 def test_kinds_are_those_v3_acts_on() -> None:
