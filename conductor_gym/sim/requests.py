@@ -434,7 +434,9 @@ _CONTRACTIONS = (
     (re.compile(r"\bwon'?t\b", _I), "will not", "won"),
     (re.compile(r"n't\b", _I), " not", "n't"),
     (re.compile(r"\b(do|does|did|is|are|should|must|would|could)nt\b", _I), r"\1 not", "nt"),
-    (re.compile(r"'(?:s|re|m|ll|ve|d)\b", _I), "", "'"),
+    (re.compile(r"'re\b", _I), " are", "'re"),
+    (re.compile(r"'m\b", _I), " am", "'m"),
+    (re.compile(r"'(?:s|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
 _ONE_WORD_CHECK = re.compile(r"\b(double|cross|sanity|re)check")
@@ -1217,6 +1219,12 @@ def recognise(text: str) -> Recognition:
             if present & gate and pattern.search(joined)
         }
         found |= _structural_acts(joined, present)
+        verb = _unknown_verb_on_answer(tokens)
+        if verb and not found:
+            # a verb the reader does not know with the answer as its object ("lock in your
+            # final answer", "circle the result"): the answer is asked (an earlier one: handed on)
+            rest = joined[joined.index(verb) + len(verb) :]
+            found = {"restate" if _VIEW_REF.search(" ".join(rest.split()[:8])) else "solve"}
         if not found and present & _PROBLEM_OBJECTS:
             on_problem = _VERB_ON_PROBLEM.match(joined)
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
@@ -1248,7 +1256,7 @@ def recognise(text: str) -> Recognition:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
         persona = PERSONA_OPENERS.match(joined) is not None
-        content = [w for w in words if w not in KNOWN and is_content(w, KNOWN)]
+        content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1371,6 +1379,29 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
 
 
 _WEAK = _words("that this it these those they them")
+def _unknown_verb_on_answer(tokens: list[str]) -> str:
+    """The first clause-initial word outside the vocabulary (a verb: "lock", "circle")
+    whose object is the answer, or ``""``."""
+    for i, word in enumerate(tokens):
+        if i and tokens[i - 1] not in _CLAUSE_STARTS:
+            continue
+        if (
+            word not in KNOWN
+            and word not in REQUEST_OPENERS
+            and word not in NO_ACT_IMPERATIVES
+            and word != ","
+            and _ON_ANSWER.match(" ".join(t for t in tokens[i + 1 : i + 6] if t != ","))
+        ):
+            return word
+    return ""
+
+
+_CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_ON_ANSWER = re.compile(
+    r"^(?:(?:in|down|out|up|on|back|over|off)\s+)?(?:your|the|a|an|one|our|my)\s+"
+    r"(?:final\s+|best\s+|own\s+|single\s+)?(?:answers?|results?|solutions?|conclusions?"
+    r"|verdicts?)\b"
+)
 _VIEW_REF = re.compile(
     r"\b(?:above|earlier|previous|previously|prior|preceding|candidates?|responses|proposed"
     r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
@@ -1429,8 +1460,10 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     for i, word in enumerate(words):
         if word in ANCHORS and (word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)):
             named = True
-        if word not in _OBJECT_VERBS:
-            continue
+        if word not in _OBJECT_VERBS or (
+            word in VERB_NOUNS and i > 0 and words[i - 1] in _NOUN_BEFORE
+        ):
+            continue  # not a verb ("which answer deserves ...": the noun)
         j = i + 1
         while j < len(words) and words[j] in _BEFORE_OBJECT:
             j += 1

@@ -138,7 +138,7 @@ ANCHORS: frozenset[str] = _words(
     candidates work working workings reasoning calculation calculations math maths
     arithmetic value expression equation sum product quotient difference remainder
     letter step steps qqslot qqnum qqbox attempts replies derivation proof computation
-    outputs code program x
+    outputs code program x conclusion conclusions verdict verdicts
     """
 )
 """Words that make a request's object the problem, the answers or the work ("answer" and
