@@ -366,6 +366,7 @@ _TERSE_OBJECTS = _words(
     """
     prior previous above answer answers step steps earlier last final qqnum all pls
     please now them results result responses response verbatim unchanged exactly again
+    best correct right solution solutions one through errors
     """
 )
 _KEYS = _words(
@@ -381,6 +382,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
     """
+    opposite reverse trust
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
@@ -555,7 +557,7 @@ _LITERAL_BARE = re.compile(
 _REPLY_WORDS = _words(
     "yes no ok okay done true false correct incorrect right wrong sure none a b c d e"
 )
-_NOT_PAYLOAD = _words("it this that them these those the answer again")
+_NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
 _PAST = (
     r"(?:above|earlier|previous|previously|prior|preceding|before|last|latest|given|shown"
@@ -745,7 +747,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|integer|expression|sum|product|total|difference|quotient|remainder)\b"
             r"|^\s*(?:just|only)?\s*(?:the|your)?\s*(?:final\s+)?(?:answer|result)\b"
             r"|\b(?:give|reply\s+with|respond\s+with|output|state|return|report|provide)\s+"
-            r"(?:it|that|that\s+one|this)\s*$"
+            r"(?:it|that|that\s+one|this|one)\s*$"
             r"|\b(?:deduce|infer|come\s+up\s+with|finish\s+with|end\s+with|conclude\s+with"
             r"|arrive\s+at|land\s+on|settle\s+on|dig\s+into|walk\s+through|working\s+"
             r"(?:\w+\s+)?out)\b"
@@ -962,7 +964,9 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
 )
 """Per entry of :data:`_ACTS`, words one of which every match contains: a sentence with
 none of them is not searched (a speed gate; it never changes a reading)."""
-_NEGATION_WORDS = _words("not never no without instead rather avoid refrain refuse decline nor")
+_NEGATION_WORDS = _words(
+    "not never no without instead rather avoid refrain refuse decline nor opposite reverse"
+)
 _REFUSAL_WORDS = _words("nothing not never no")
 _OTHER_WORDS = _words(
     "someone somebody about something other another different new unrelated next words word "
@@ -976,6 +980,7 @@ _LITERAL_GATE = re.compile(
 )
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+need\s+to|without|instead\s+of|rather\s+than|avoid|refrain\s+from"
+    r"|(?:the\s+)?(?:opposite|reverse)\s+of"
     r"|refuse\s+to|decline\s+to|nor)\s+((?:(?!but\b|just\b|only\b|and\b|then\b|instead\b)\w+\s+)"
     r"{0,3}?)(?P<verb>\w+(?:\s+\w+)?)",
     _I,
@@ -1009,6 +1014,8 @@ _REFUSAL = re.compile(
 _OTHER_OBJECT = re.compile(
     r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
     r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
+    r"(?!\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
+    r"|false)\b)"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
@@ -1366,6 +1373,8 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
     out: set[Act] = set()
     if present & _RELAY_GATE and _RELAY.search(sentence):
         out.add("restate")
+    elif "with" in present and _WITH_ANSWER.search(sentence):
+        out.add("solve")  # "come back with the answer", "finish with your final answer"
     if present & _SHARE_GATE and _VOTE_SHARE.search(sentence):
         out.add("vote")
     if (
@@ -1397,6 +1406,10 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_WITH_ANSWER = re.compile(
+    r"\bwith\s+(?:the|your|an?|one)\s+(?:final\s+|correct\s+|right\s+)?(?:answer|result"
+    r"|solution)\b(?!\s+(?:of|from|in|by|to)\b)"
+)
 _ON_ANSWER = re.compile(
     r"^(?:(?:in|down|out|up|on|back|over|off)\s+)?(?:your|the|a|an|one|our|my)\s+"
     r"(?:final\s+|best\s+|own\s+|single\s+)?(?:answers?|results?|solutions?|conclusions?"
@@ -1405,9 +1418,13 @@ _ON_ANSWER = re.compile(
 _VIEW_REF = re.compile(
     r"\b(?:above|earlier|previous|previously|prior|preceding|candidates?|responses|proposed"
     r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
-    r"|last\s+(?:answer|response|step|result)|shown|given|qqnum|qqbox|first|second|again"
+    r"|last\s+(?:answer|response|step|result)|qqbox|first|second|again"
+    r"|(?:answers?|results?|solutions?|claims?|responses?)\s+(?:\w+\s+)?qqnum"
+    r"|(?:given|shown)\s+(?:\w+\s+)?(?:answers?|solutions?|results?|responses?|work|above"
+    r"|earlier|before)|(?:answers?|solutions?|results?|responses?|work)\s+(?:given|shown)"
     r"|(?:that|this|the)\s+(?:answer|solution|result|calculation|computation|work|reasoning"
     r"|derivation|proof)(?!\s+(?:to|in|on|at|of)\b)(?<!the\sanswer)(?<!the\sresult)"
+    r"(?<!the\ssolution)"
     r"|reconsider|rethink|revisit|redo)\b"
 )
 

@@ -127,6 +127,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     rare resolve settle fails failing fixed amended repaired ahead knock sentence sentences
     paragraph paragraphs matters matter counts partner intermediate sense
     submit submitted finalize finalise adopt bring stand stands stood
+    opposite conclusion conclusions verdict verdicts decision
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -138,7 +139,7 @@ ANCHORS: frozenset[str] = _words(
     candidates work working workings reasoning calculation calculations math maths
     arithmetic value expression equation sum product quotient difference remainder
     letter step steps qqslot qqnum qqbox attempts replies derivation proof computation
-    outputs code program x conclusion conclusions verdict verdicts
+    outputs code program x conclusion conclusions verdict verdicts decision
     """
 )
 """Words that make a request's object the problem, the answers or the work ("answer" and
@@ -168,6 +169,7 @@ REQUEST_OPENERS: frozenset[str] = _words(
 
 _VOWEL = re.compile(r"[aeiouy]")
 _PARTICIPLE = ("ed", "en")
+_PREFIXES = frozenset({"sub", "pre", "multi", "non", "self", "semi", "co", "inter", "over"})
 
 
 def is_content(word: str, known: frozenset[str]) -> bool:
@@ -176,6 +178,8 @@ def is_content(word: str, known: frozenset[str]) -> bool:
         return False
     if word.endswith("ly") and len(word) > 4:
         return False
+    if word in _PREFIXES:
+        return False  # "sub-steps", "multi-step", "re-check": a prefix of the next word
     if word.endswith(_PARTICIPLE) and len(word) > 5:
         # a participle ("received", "broken", "untouched") describes; a topic is a noun
         return False
@@ -259,13 +263,15 @@ def _within_one(a: str, b: str) -> bool:
 
 
 _ABBREVIATIONS: dict[str, str] = {
-    "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority", "ur": "your",
+    "thru": "through", "u": "you", "ur": "your", "pls": "please",
+    "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority",
     "soln": "solution", "sol": "solution", "slv": "solve", "chk": "check", "vrfy": "verify",
     "rpt": "repeat", "resp": "response",
-    "calc": "calculate", "pls": "please", "plz": "please", "thx": "thanks", "abv": "above",
+    "calc": "calculate", "plz": "please", "thx": "thanks", "abv": "above",
 }  # fmt: skip
 """Chat abbreviations, read as the words they stand for."""
 
+_STEMMED_VERBS = _ACT_VERBS | _words("need want deserve like")
 _CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
 for _cue in sorted(CUES | _ACT_VERBS | _LEXICON_NOUNS):
     _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
@@ -281,6 +287,17 @@ def canonical(word: str, known: frozenset[str]) -> str:
         return _ABBREVIATIONS[word]
     if word in known or len(word) < 3:
         return word
+    if word.endswith("s") and word[:-1] in _STEMMED_VERBS:
+        return word[:-1]  # "needs", "deserves": the verb
+    if len(word) <= 5 and not word.endswith("s"):
+        longer = [cue for cue in _CUES_BY_LETTER.get(word[0], ()) if cue.startswith(word)]
+        if len(longer) == 1 and len(longer[0]) >= len(word) + 2:
+            return longer[0]  # an abbreviation ("prob", "chk" is in the table)
+    elif len(word) <= 5 and word[:-1] and not word[:-2].endswith("s"):
+        longer = [c for c in _CUES_BY_LETTER.get(word[0], ()) if c.startswith(word[:-1])]
+        plural = [c for c in longer if c.endswith("s")]
+        if len(plural) == 1 and len(plural[0]) >= len(word) + 1:
+            return plural[0]  # "errs": errors
     near = [
         cue
         for cue in _CUES_BY_LETTER.get(word[0], ())
@@ -376,9 +393,13 @@ _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
+_EITHER = re.compile(
+    r"\b(?:correct|correctly|right|rightly|accurately|true|best)\s+(?:\w+\s+)?or\s+(?:an?\s+|the\s+)?$"
+)
 _GIVEN_ONE = re.compile(
     r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
-    rf"|write)\s+(?:me\s+)?(?:\w+\s+){{0,3}}?{_ANSWER_NOUN}\s+(?:\w+\s+){{0,5}}?"
+    r"|write|(?:answer|respond|reply)\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    rf"(?:{_ANSWER_NOUN}|something|anything)\s+(?:\w+\s+){{0,5}}?"
     r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
 )
 _MAKE_IT = re.compile(
@@ -410,11 +431,15 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
         # "find a wrong answer and present it": what is found is then handed on
         made = made or _HANDED_ON.match(sentence, m.end()) is not None
+        made = made or bool(m.group("vote") and " not " in m.group(0))  # "did not choose"
+        if _EITHER.search(before):
+            # "answer correctly or incorrectly": both asked, a hedge
+            family = family or ("vote" if m.group("vote") else "act")
+            return family, True
         if _NOT_ASKED.search(before) and not made:
             continue
         # "give an answer you know to be wrong": the cue qualifies the answer to give
         made = made or _GIVEN_ONE.search(before) is not None
-        made = made or bool(m.group("vote") and " not " in m.group(0))
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:
