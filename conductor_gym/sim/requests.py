@@ -358,7 +358,8 @@ _TERSE_ACTS: dict[str, Act] = {
     "audit": "check", "grade": "check", "judge": "check", "vote": "vote", "majority": "vote",
     "tally": "vote", "consensus": "vote", "restate": "restate", "relay": "restate",
     "repeat": "restate", "echo": "restate", "copy": "restate", "forward": "restate",
-    "paste": "restate",
+    "paste": "restate", "pick": "check", "choose": "check", "select": "check",
+    "validate": "check", "confirm": "check", "reiterate": "restate", "pass": "restate",
 }  # fmt: skip
 _PREPARATORY = _words("read consider list count collect gather note tally")
 _PREPARATORY_OBJECTS = ANCHORS | WEAK_ANCHORS
@@ -1236,9 +1237,11 @@ def recognise(text: str) -> Recognition:
             on_problem = _VERB_ON_PROBLEM.match(joined)
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
                 found = {"solve"}  # "handle this problem", "deal with the question"
+        # a surface property named by its adverb ("written most politely") is the same
+        stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
         elsewhere = (
-            _about_elsewhere(words, present)
-            if found - {"describe"} and present & _ELSEWHERE_GATE
+            _about_elsewhere(words, stems)
+            if found - {"describe"} and stems & _ELSEWHERE_GATE
             else None
         )
         if elsewhere is not None:
@@ -1371,8 +1374,11 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
     (restate), a share of the answers (vote), a question whether an answer in view is right
     (check)."""
     out: set[Act] = set()
-    if present & _RELAY_GATE and _RELAY.search(sentence):
-        out.add("restate")
+    if (present & _RELAY_GATE and _RELAY.search(sentence)) or (
+        present & _PARTICLE_GATE and _HAND_ON.search(sentence)
+    ):
+        if not _NOT_RELAY.search(sentence):
+            out.add("restate")
     elif "with" in present and _WITH_ANSWER.search(sentence):
         out.add("solve")  # "come back with the answer", "finish with your final answer"
     if present & _SHARE_GATE and _VOTE_SHARE.search(sentence):
@@ -1406,6 +1412,16 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_PARTICLE_GATE = _words("pass hand carry send bring")
+_HAND_ON = re.compile(
+    r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"
+    r"(?:along|on|through|back|forward|over)\b(?!\s+(?:the\s+)?(?:problem|question|task))"
+)
+# an answer in view taken as a starting point is worked on, not handed on
+_NOT_RELAY = re.compile(
+    r"\bas\s+(?:a|an|your|the)\s+(?:starting|basis|reference|hint|guide|inspiration|draft"
+    r"|point|baseline)|\bfor\s+reference\b|\bstarting\s+point\b"
+)
 _WITH_ANSWER = re.compile(
     r"\bwith\s+(?:the|your|an?|one)\s+(?:final\s+|correct\s+|right\s+)?(?:answer|result"
     r"|solution)\b(?!\s+(?:of|from|in|by|to)\b)"
@@ -1416,7 +1432,8 @@ _ON_ANSWER = re.compile(
     r"|verdicts?)\b"
 )
 _VIEW_REF = re.compile(
-    r"\b(?:above|earlier|previous|previously|prior|preceding|candidates?|responses|proposed"
+    r"\b(?:above|earlier|previous|previously|prior|preceding|candidates|responses|proposed"
+    r"|candidate\s+(?:answers?|solutions?|responses?)"
     r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
     r"|last\s+(?:answer|response|step|result)|qqbox|first|second|again"
     r"|(?:answers?|results?|solutions?|claims?|responses?)\s+(?:\w+\s+)?qqnum"
@@ -1501,9 +1518,27 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     return not any(
         (words[i - 1] in _MEDIUM and words[i + 1 : i + 2] != ["as"])
         or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
+        or _in_medium(words, i, content)
         for i, word in enumerate(words)
         if i > 0 and word in content
     )
+
+
+def _in_medium(words: list[str], i: int, content: list[str]) -> bool:
+    """Whether content word ``i`` ends a phrase after "in / as / into" whose other words
+    are known modifiers ("as a markdown table", "in plain old French"): the reply's form."""
+    for j in range(i - 1, max(i - 4, -1), -1):
+        if words[j] in _MEDIUM:
+            between = words[j + 1 : i]
+            return (
+                len(between) >= 2
+                and between[0] in _COUNTED
+                and not any(w in content or w in ANCHORS for w in between)
+                and words[i + 1 : i + 2] not in (["would"], ["does"], ["do"], ["might"])
+            )
+        if words[j] in content:
+            return False
+    return False
 
 
 def _adjective_like(word: str) -> bool:
