@@ -1122,7 +1122,11 @@ def _negated(sentence: str) -> set[Act]:
         end = _CLAUSE_END.search(sentence, m.end("verb"))
         scope = sentence[m.start("verb") : end.start() if end else len(sentence)]
         doubt = m.group("verb").split()[0] in ("sure", "certain", "convinced", "confident")
-        for act, pattern in () if doubt else _ACTS[2:4]:  # "not" reaches a vote or check cue
+        scoped = set(scope.split())
+        for (act, pattern), gate in zip(_ACTS[2:4], _TRIGGERS[2:4], strict=True):
+            # "not" reaches a vote or check cue in its clause (not the asker's doubt)
+            if doubt or not scoped & gate or act in out:
+                continue
             if not _WRONG_OBJECT.match(sentence, m.start("verb")) and pattern.search(scope):
                 out.add(act)
         verb = m.group("verb")
@@ -1227,7 +1231,11 @@ def recognise(text: str) -> Recognition:
             if present & gate and pattern.search(joined)
         }
         found |= _structural_acts(joined, present)
-        verb = _unknown_verb_on_answer(tokens)
+        verb = (
+            _unknown_verb_on_answer(tokens)
+            if present & _ANSWER_NOUNS and not present <= KNOWN
+            else ""
+        )
         if verb and not found:
             # a verb the reader does not know with the answer as its object ("lock in your
             # final answer", "circle the result"): the answer is asked (an earlier one: handed on)
@@ -1238,12 +1246,11 @@ def recognise(text: str) -> Recognition:
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
                 found = {"solve"}  # "handle this problem", "deal with the question"
         # a surface property named by its adverb ("written most politely") is the same
-        stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
-        elsewhere = (
-            _about_elsewhere(words, stems)
-            if found - {"describe"} and stems & _ELSEWHERE_GATE
-            else None
-        )
+        elsewhere = None
+        if found - {"describe"}:
+            stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
+            if stems & _ELSEWHERE_GATE:
+                elsewhere = _about_elsewhere(words, stems)
         if elsewhere is not None:
             return Recognition("offtask", elsewhere)
         negated = _negated(joined) if present & _NEGATION_WORDS else set()
@@ -1374,7 +1381,7 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
     (restate), a share of the answers (vote), a question whether an answer in view is right
     (check)."""
     out: set[Act] = set()
-    if (present & _RELAY_GATE and _RELAY.search(sentence)) or (
+    if (present & _RELAY_GATE and present & _XFER_GATE and _RELAY.search(sentence)) or (
         present & _PARTICLE_GATE and _HAND_ON.search(sentence)
     ):
         if not _NOT_RELAY.search(sentence):
@@ -1394,6 +1401,9 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
 
 
 _WEAK = _words("that this it these those they them")
+_ANSWER_NOUNS = _words("answer answers result results solution solutions conclusion conclusions verdict verdicts")
+
+
 def _unknown_verb_on_answer(tokens: list[str]) -> str:
     """The first clause-initial word outside the vocabulary (a verb: "lock", "circle")
     whose object is the answer, or ``""``."""
@@ -1413,6 +1423,7 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
 _PARTICLE_GATE = _words("pass hand carry send bring")
+_XFER_GATE = frozenset(_XFER[3:-1].split("|")) | {"along", "on", "through", "back", "what", "which"}
 _HAND_ON = re.compile(
     r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"
     r"(?:along|on|through|back|forward|over)\b(?!\s+(?:the\s+)?(?:problem|question|task))"
