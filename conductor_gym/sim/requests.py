@@ -879,7 +879,8 @@ _QUALITY = (
     r"(?:correct|right|best|better|wrong|incorrect|worst|most|least|true|false|accurate"
     r"|majority|common|popular|minority|format|style|form|way|manner|box|example|own|new"
     r"|problems?|questions?|tasks?|expressions?|exercises?|puzzles?|equations?|qqslot|scratch"
-    r"|lines?|pages?|carefully|to)"
+    r"|lines?|pages?|carefully|to|holes?|gaps?|errors?|mistakes?|flaws?|issues?|bugs?|problems?"
+    r"|weakness(?:es)?|faults?|slips?)"
 )
 _PAST_ACT = (
     r"(?:concluded|answered|said|gave|got|found|reached|decided|arrived|came|wrote|output"
@@ -915,6 +916,8 @@ _ASKS_RIGHT = re.compile(
     r"(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\s+(?!not\b)"
     r"(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
     r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand)\b"
+    r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke)\s+(?:\w+\s+){0,2}?"
+    r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?)\s+(?:in|with)\b"
     r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
     r"(?:\w+\s+)?(?:marks?|credit|points?)\b"
 )
@@ -1230,12 +1233,22 @@ def recognise(text: str) -> Recognition:
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(joined)
         }
-        found |= _structural_acts(joined, present)
+        found |= _structural_acts(" ".join(words), present)
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
             else ""
         )
+        judged = _QUALITY_ASKED.match(" ".join(words)) if words[0] in _COPULAS else None
+        pred = judged.group("pred") if judged is not None else ""
+        if (
+            judged is not None
+            and (judged.group("this") or judged.group("view"))
+            and not {pred, pred + "est", pred + "st"} & _SURFACE  # "is it long": its surface
+        ):
+            # "is the reasoning above airtight?": a question of an answer in view's quality
+            found.add("check")
+            verb = verb or pred
         if verb and not found:
             # a verb the reader does not know with the answer as its object ("lock in your
             # final answer", "circle the result"): the answer is asked (an earlier one: handed on)
@@ -1365,6 +1378,7 @@ _RELAY_GATE = _words(
 )
 _SHARE_GATE = _words("most more mostly largely largest greatest biggest highest majority")
 _RIGHT_GATE = _words(
+    "holes hole gaps gap weakness weaknesses faults fault problems issues "
     "right correct wrong incorrect sound valid accurate true false mistake mistakes error "
     "errors flaw flaws ok okay good hold holds check survive stand disagree deserve deserves "
     "earn earns merit merits"
@@ -1401,6 +1415,15 @@ def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
 
 
 _WEAK = _words("that this it these those they them")
+_COPULAS = _words("is are was were does do did")
+_QUALITY_ASKED = re.compile(
+    r"^(?:is|are|was|were|does|do|did)\s+(?:(?:the|your|its|their|my)\s+)?"
+    r"(?:(?P<this>this|that|these|those)\s+)?(?:\w+\s+){0,2}?(?:answers?|reasoning|solutions?"
+    r"|results?|responses?|work|logic|proofs?|arguments?|derivations?|calculations?"
+    r"|conclusions?)\s+(?P<view>(?:above|earlier|previous|given|shown|here|provided|so\s+far)"
+    r"\s+)?(?:look|looks|seem|seems|sound|sounds|feel|really|truly|actually)?\s*"
+    r"(?P<pred>[a-z]+)$"
+)
 _ANSWER_NOUNS = _words("answer answers result results solution solutions conclusion conclusions verdict verdicts")
 
 
@@ -1503,7 +1526,10 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
     answers: a noun, or a pronoun as an act verb's object ("solve it like a pirate")."""
     named = False
     for i, word in enumerate(words):
-        if word in ANCHORS and (word not in VERB_NOUNS or (i > 0 and words[i - 1] in _NOUN_BEFORE)):
+        if word in ANCHORS and (
+            word not in VERB_NOUNS
+            or (i > 0 and (words[i - 1] in _NOUN_BEFORE or _adjective_like(words[i - 1])))
+        ):
             named = True
         if word not in _OBJECT_VERBS or (
             word in VERB_NOUNS and i > 0 and words[i - 1] in _NOUN_BEFORE
