@@ -367,7 +367,7 @@ _TERSE_OBJECTS = _words(
     """
     prior previous above answer answers step steps earlier last final qqnum all pls
     please now them results result responses response verbatim unchanged exactly again
-    best correct right solution solutions one through errors
+    best correct right solution solutions one through errors the a this that it
     """
 )
 _KEYS = _words(
@@ -383,7 +383,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
     """
-    opposite reverse trust
+    opposite reverse trust second next third runner modify tweak swap flip
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
@@ -442,6 +442,10 @@ _CONTRACTIONS = (
     (re.compile(r"'(?:s|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
+_POSSESSOR = re.compile(
+    r"\b(?P<who>[A-Za-z]+)'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
+    r"|solutions?|responses?|work|reasoning|results?|attempts?)\b)"
+)
 _ONE_WORD_CHECK = re.compile(r"\b(double|cross|sanity|re)check")
 # Checking one's own work while solving ("double-checking each step as you go") is solving.
 _SELF_CHECK = re.compile(
@@ -494,7 +498,7 @@ _VERB_ON_PROBLEM = re.compile(
 _SOLVING_VERBS = _words(
     """
     handle deal take tackle resolve crack attack approach address do finish complete try
-    attempt nail sort work start begin conquer solve answer figure get
+    attempt nail sort work start begin conquer solve answer figure get respond reply react
     """
 )
 _ELSEWHERE_GATE = (
@@ -557,6 +561,10 @@ _LITERAL_BARE = re.compile(
 # Bare words that are the usual short replies (the rest of the vocabulary is no payload).
 _REPLY_WORDS = _words(
     "yes no ok okay done true false correct incorrect right wrong sure none a b c d e"
+)
+_TEMPLATE_WORDS = _words(
+    "value answer result number letter x n choice option expression integer your final "
+    "solution digit word"
 )
 _NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
@@ -909,6 +917,8 @@ _SHARE_VERBS = (
 _VOTE_SHARE = re.compile(
     rf"\b(?:most|more|mostly|largely)\s+(?:of\s+)?(?:\w+\s+){{0,3}}?{_SHARE_VERBS}\b"
     r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion)\b"
+    r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
+    r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
 )
 _ASKS_RIGHT = re.compile(
@@ -971,7 +981,7 @@ none of them is not searched (a speed gate; it never changes a reading)."""
 _NEGATION_WORDS = _words(
     "not never no without instead rather avoid refrain refuse decline nor opposite reverse"
 )
-_REFUSAL_WORDS = _words("nothing not never no")
+_REFUSAL_WORDS = _words("nothing not never no without")
 _OTHER_WORDS = _words(
     "someone somebody about something other another different new unrelated next words word "
     "letters letter characters character sentences sentence lines line vowels vowel spelling "
@@ -1011,7 +1021,10 @@ _REFUSAL = re.compile(
     r"|\b(?:not|never)\s+(?:do|say|write|output|answer|print|return|reply|respond|give|react"
     r"|speak|work|continue)\s+(?:anything|a\s+thing|at\s+all)\b"
     r"|\b(?:not|never)\s+(?:reply|respond|react|speak|continue)\b(?!\s+(?:with|in)\b)"
-    r"|\b(?:give|write|output|provide|state|print|return)\s+no\s+(?:final\s+)?answer",
+    r"|\b(?:give|write|output|provide|state|print|return)\s+no\s+(?:final\s+)?answer"
+    r"|\bwithout\s+(?:giv(?:e|ing)|provid(?:e|ing)|stat(?:e|ing)|offer(?:ing)?|report(?:ing)?"
+    r"|commit(?:ting)?\s+to)\s+"
+    r"(?:a|an|the|any|your)?\s*(?:final\s+)?answer",
     _I,
 )
 # A request about something other than the problem and its answers, in problem words.
@@ -1019,7 +1032,8 @@ _OTHER_OBJECT = re.compile(
     r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
     r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
     r"(?!\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
-    r"|false)\b)"
+    r"|false)\b|\s+(?:other\s+than|but|except|different\s+from|else\s+than)\s+(?:the|that"
+    r"|this|your)\s+(?:\w+\s+)?(?:answers?|responses?|results?|ones?)\b)"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
@@ -1082,6 +1096,9 @@ def _normalise(text: str) -> str:
         text = _TIME.sub(" ", text)
     if "\\" in text:
         text = _BOXED.sub(f" {_BOX} ", text)
+    if "'s " in text:
+        # whose question or answer it is does not change what is asked of it
+        text = _POSSESSOR.sub(_drop_unknown_possessor, text)
     for pattern, replacement, gate in _CONTRACTIONS:
         if gate in low:
             text = pattern.sub(replacement, text)
@@ -1091,6 +1108,12 @@ def _normalise(text: str) -> str:
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
+
+
+def _drop_unknown_possessor(m: re.Match[str]) -> str:
+    """"the user's question" as "the question"; a known possessor ("the majority's
+    answer", "the model's answer") is kept."""
+    return m.group(0) if m.group("who").lower() in KNOWN else ""
 
 
 def _literal(sentence: str) -> tuple[str, str] | None:
@@ -1104,6 +1127,8 @@ def _literal(sentence: str) -> tuple[str, str] | None:
         return None
     payload = m.group("payload")
     word = payload.lower()
+    if word in _TEMPLATE_WORDS and m.group("frame").rstrip().endswith(":"):
+        return None  # "Final answer: <value>": the form of the answer, not a reply
     if word in _NOT_PAYLOAD or _BLANK.search(sentence, m.end("payload")):
         # a word followed by a blanked problem is the problem's own ("answer: Compute ___.")
         return None
@@ -1178,6 +1203,7 @@ def recognise(text: str) -> Recognition:
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = False
     other_topic: dict[int, tuple[str, ...]] = {}
+    in_view: bool | None = None
     asked: dict[int, set[Act]] = {}
     family: Family | None = None
     normalised = _normalise(text)
@@ -1228,12 +1254,17 @@ def recognise(text: str) -> Recognition:
             joined = _CHOICE.sub("solve", joined)
         if "solve" in joined:
             present.add("solve")
+        # a comma between a verb and its object ("produce a complete, careful solution")
+        # is no clause boundary for the act patterns
+        plain = joined.replace(" , ", " ")
         found = {
             act
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
-            if present & gate and pattern.search(joined)
+            if present & gate and pattern.search(plain)
         }
-        found |= _structural_acts(" ".join(words), present)
+        if in_view is None:
+            in_view = _VIEW_REF.search(normalised) is not None
+        found |= _structural_acts(" ".join(words), present, in_view)
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
@@ -1376,7 +1407,10 @@ _RELAY_GATE = _words(
     "above earlier previous previously prior preceding before last latest given shown former "
     "step model worker response what"
 )
-_SHARE_GATE = _words("most more mostly largely largest greatest biggest highest majority")
+_SHARE_GATE = _words(
+    "most more mostly largely largest greatest biggest highest majority broadest widest "
+    "strongest half"
+)
 _RIGHT_GATE = _words(
     "holes hole gaps gap weakness weaknesses faults fault problems issues "
     "right correct wrong incorrect sound valid accurate true false mistake mistakes error "
@@ -1390,11 +1424,13 @@ _IN_VIEW_WORDS = _words(
 )
 
 
-def _structural_acts(sentence: str, present: set[str]) -> set[Act]:
+def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act]:
     """Acts read from a sentence's structure (v3.1f): an answer in view handed on
     (restate), a share of the answers (vote), a question whether an answer in view is right
-    (check)."""
+    (check); ``in_view``: the text names an answer in view."""
     out: set[Act] = set()
+    if in_view and present & _AGREE_GATE and _AGREE.search(sentence):
+        out.add("check")  # "(another model's answer is above.) Do you agree?"
     if (present & _RELAY_GATE and present & _XFER_GATE and _RELAY.search(sentence)) or (
         present & _PARTICLE_GATE and _HAND_ON.search(sentence)
     ):
@@ -1445,6 +1481,12 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_AGREE_GATE = _words("agree concur critically skeptically sceptically closely")
+_AGREE = re.compile(
+    r"^(?:\w+\s+)?(?:do|would|does|can)\s+you\s+(?:\w+\s+)?(?:agree|concur)\b"
+    r"|\b(?:read|look\s+at|go\s+over|go\s+through|consider|examine|study|reread)\s+(?:\w+\s+){1,5}?"
+    r"(?:critically|skeptically|sceptically|closely)\b"
+)
 _PARTICLE_GATE = _words("pass hand carry send bring")
 _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | {"along", "on", "through", "back", "what", "which"}
 _HAND_ON = re.compile(

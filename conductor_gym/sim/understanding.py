@@ -289,6 +289,11 @@ def canonical(word: str, known: frozenset[str]) -> str:
         return word
     if word.endswith("s") and word[:-1] in _STEMMED_VERBS:
         return word[:-1]  # "needs", "deserves": the verb
+    if word.endswith("ing") and len(word) > 5:
+        stem = word[:-3]
+        for verb in (stem, stem + "e", stem[:-1]):  # "settling", "running"
+            if verb in known and len(verb) >= 3:
+                return verb
     if len(word) <= 5 and not word.endswith("s"):
         longer = [cue for cue in _CUES_BY_LETTER.get(word[0], ()) if cue.startswith(word)]
         if len(longer) == 1 and len(longer[0]) >= len(word) + 2:
@@ -356,10 +361,13 @@ _INVERTED = re.compile(
     r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
+    r"|(?:change|alter|modify|tweak|swap|flip)\s+(?:one|a|an|any|some|the|qqnum|its|their)\s+"
+    r"(?:\w+\s+)?(?:digits?|numbers?|letters?|values?|signs?|words?|characters?)"
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
     r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
+    r"|(?:second|next|third)[\s-]+(?:best|most\s+likely)|runner[\s-]+up"
     r"|not\s+(?:be\s+|equal\s+|match\s+)?(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate"
     r"|valid)"
     r"|(?:trust|believe|like|favou?r|prefer)\s+(?:\w+\s+)?(?:the\s+)?least"
@@ -456,5 +464,12 @@ FAITHFUL_WORDS: frozenset[str] = _words(
 
 
 def asks_faithful(sentence: str) -> bool:
-    """Whether a normalised sentence asks for the correct / best answer."""
-    return _FAITHFUL.search(sentence) is not None
+    """Whether a normalised sentence asks for the correct / best answer (not under a
+    negation: "the second-best answer, not the best one")."""
+    return any(
+        _NEGATED_BEFORE.search(sentence, 0, m.start()) is None
+        for m in _FAITHFUL.finditer(sentence)
+    )
+
+
+_NEGATED_BEFORE = re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+|your\s+)?$")
