@@ -1256,21 +1256,21 @@ def recognise(text: str) -> Recognition:
             present.add("solve")
         # a comma between a verb and its object ("produce a complete, careful solution")
         # is no clause boundary for the act patterns
-        plain = joined.replace(" , ", " ")
+        plain = " ".join(t for t in joined.split(" ") if t != ",") if "," in tokens else joined
         found = {
             act
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(plain)
         }
-        if in_view is None:
+        if in_view is None and present & _AGREE_GATE:
             in_view = _VIEW_REF.search(normalised) is not None
-        found |= _structural_acts(" ".join(words), present, in_view)
+        found |= _structural_acts(plain, present, bool(in_view))
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
             else ""
         )
-        judged = _QUALITY_ASKED.match(" ".join(words)) if words[0] in _COPULAS else None
+        judged = _QUALITY_ASKED.match(plain) if words[0] in _COPULAS else None
         pred = judged.group("pred") if judged is not None else ""
         if (
             judged is not None
