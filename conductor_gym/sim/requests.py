@@ -442,6 +442,14 @@ _CONTRACTIONS = (
     (re.compile(r"'(?:s|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
+_VERB_KEY = re.compile(
+    r"(?:(?<=^)|(?<=[\n.]\s)|(?<=\n))\s*((?:output|return|give|report|provide|respond|reply"
+    r"|deliver|produce)\s*):(?=\s+[A-Za-z])",
+    _I,
+)
+_LIST_MARK = re.compile(
+    r"(?:(?<=^)|(?<=\n)|(?<=[.;!?]\s))\(?\d{1,2}[).]\s+(?=[A-Za-z])|(?<=\s)\(?\d{1,2}\)\s+(?=[A-Za-z])"
+)
 _POSSESSOR = re.compile(
     r"\b(?P<who>[A-Za-z]+)'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
     r"|solutions?|responses?|work|reasoning|results?|attempts?)\b)"
@@ -678,7 +686,7 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|\bwhich\s+(?:\w+\s+){0,3}?(?:answers?|responses?|solutions?|one|candidates?"
             r"|results?|qqnum)\b|\bwhich\s+(?:is|are|was|of)\b"
             r"|\b(?:reconsider|rethink|revisit|reexamine|reevaluate|vet|adjudicate)\b"
-            r"|\bpoke\s+holes\b|\b(?:hold|stand)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
+            r"|\bpoke\s+holes\b|\b(?:holds?|stands?)\s+up\b|\blook\s+closely\b|\bcritic\s+of\b"
             r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?"
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false"
@@ -881,7 +889,8 @@ _HELD = (
 _XFER = (
     r"(?:pass|carry|forward|deliver|hand|relay|echo|mirror|repeat|restate|copy|transcribe"
     r"|reproduce|parrot|reiterate|report|state|give|output|return|present|extract|submit"
-    r"|keep|tell|say|write|print|provide|send|take|pull|grab|find|locate|bring|announce)"
+    r"|keep|tell|say|write|print|provide|send|take|pull|grab|find|locate|bring|announce|reply"
+    r"|respond)"
 )
 _QUALITY = (
     r"(?:correct|right|best|better|wrong|incorrect|worst|most|least|true|false|accurate"
@@ -895,7 +904,10 @@ _PAST_ACT = (
     r"|returned|reported|settled|chose|picked|proposed|suggested|determined|computed|stated"
     r"|claimed|conclude|answer|say|give|get|find|decide|arrive|come|report|settle)"
 )
-_SPEAKER = r"(?:model|worker|step|agent|assistant|solver|they|others|response|qqnum)"
+_SPEAKER = (
+    r"(?:model|worker|step|agent|assistant|solver|they|others?|response|qqnum|one|ones|last"
+    r"|previous|earlier|everyone|person)"
+)
 _RELAY = re.compile(
     rf"\b{_XFER}\b(?:\s+(?!{_QUALITY}\b)\w+){{0,4}}?\s+{_HELD}\b"
     rf"(?:\s+(?!{_QUALITY}\b)\w+){{0,4}}?\s+{_VIEW}\b(?!\s+(?:line|lines|page|sentence|paragraph))"
@@ -1039,6 +1051,8 @@ _OTHER_OBJECT = re.compile(
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
     r"(?:\s+\w+){0,3}\s+(?:of|in)\s+(?:the|this|that|your|each|every)\s+(?:question|problem"
     r"|task|answer|response|statement|reply|solution)s?\b"
+    r"|\b(?:question|problem|task|statement|prompt)s?\s+(?:has|have|contains?|includes?)\s+"
+    r"(?:any\s+|some\s+)?(?:typos?|spelling|grammar|grammatical|formatting|punctuation)"
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
     r"|agents?|assistants?)\s*$"
     r"|\bvote\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution))"
@@ -1089,6 +1103,10 @@ def _normalise(text: str) -> str:
     # each substitution runs only where its gate substring occurs (the text is ~1 KB and
     # most of it blanked problems: a scan per pattern was most of the reading's time)
     text = _BLANK.sub(f" {_SLOT} ", text)
+    if ":" in text:
+        text = _VERB_KEY.sub(r"\1 ", text)  # "Output: its solution" asks it
+    if ")" in text or "." in text:
+        text = _LIST_MARK.sub("; ", text)  # "1) think 2) answer": one step a sentence
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = text.replace("\u201d", '"')
     low = text.lower()
@@ -1246,7 +1264,9 @@ def recognise(text: str) -> Recognition:
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
         if present & _SELF_CHECK_WORDS:
-            joined = _without_self_check(joined, "solve" in acts)
+            if in_view is None:
+                in_view = _VIEW_REF.search(normalised) is not None
+            joined = _without_self_check(joined, "solve" in acts, in_view)
         if parts and present & _COMBINE_WORDS:
             joined = _COMBINE_PARTS.sub("solve", joined)
         if present & _CHOICE_WORDS and not present & _IN_VIEW:
@@ -1522,12 +1542,18 @@ _VIEW_REF = re.compile(
 )
 
 
-def _without_self_check(sentence: str, solving: bool) -> str:
+def _without_self_check(sentence: str, solving: bool, in_view: bool) -> str:
     """``sentence`` with its checks of the worker's own work ("double-check each step as
     you go", "verify your result") read as solving: those of one's own (or beside solving)
-    are part of solving; "check each step" alone in a review of answers in view stays."""
+    are part of solving; "check each step" alone in a review of answers in view stays, and
+    so does an objectless "double check" where the text names an answer in view."""
     stripped = _SELF_CHECK.sub(" ", sentence)
     if stripped == sentence:
+        return sentence
+    if in_view and all(
+        not (m.group("object") or m.group("own") or m.group("own2"))
+        for m in _SELF_CHECK.finditer(sentence)
+    ):
         return sentence
     own = any(
         m.group("own") or m.group("own2") or "your" in (m.group("object") or "")

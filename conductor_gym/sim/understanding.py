@@ -287,6 +287,8 @@ def canonical(word: str, known: frozenset[str]) -> str:
         return _ABBREVIATIONS[word]
     if word in known or len(word) < 3:
         return word
+    if word.startswith("re") and word[2:] in _ACT_VERBS:
+        return word[2:]  # "reassess", "reexamine": the act again
     if word.endswith("s") and word[:-1] in _STEMMED_VERBS:
         return word[:-1]  # "needs", "deserves": the verb
     if word.endswith("ing") and len(word) > 5:
