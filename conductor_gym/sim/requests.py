@@ -997,7 +997,8 @@ _REFUSAL_WORDS = _words("nothing not never no without")
 _OTHER_WORDS = _words(
     "someone somebody about something other another different new unrelated next words word "
     "letters letter characters character sentences sentence lines line vowels vowel spelling "
-    "wording choose pick select compare rank name weigh vote which what"
+    "wording choose pick select compare rank name weigh vote which what typo typos grammar "
+    "grammatical formatting punctuation"
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
