@@ -577,8 +577,8 @@ _TEMPLATE_WORDS = _words(
 _NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
 _PAST = (
-    r"(?:above|earlier|previous|previously|prior|preceding|before|last|latest|given|shown"
-    r"|reported|stated|provided|same|former|original)"
+    r"(?:above|earlier|previous|previously|prior|preceding|before|latest|given|shown"
+    r"|last(?!\s*$)|reported|stated|provided|same|former|original)"
 )
 _ANS = r"(?:final\s+)?(?:answers?|results?|responses?|solutions?|replies|outputs?)"
 _RESTATE_VERBS = (
@@ -879,7 +879,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
 # concluded); a share of the answers is a vote (most / more of them agree, share, gave);
 # a question whether an answer in view is right is a check.
 _VIEW = (
-    r"(?:above|earlier|previous|previously|prior|preceding|before|last|latest|given|shown"
+    r"(?:above|earlier|previous|previously|prior|preceding|before|latest|given|shown"
+    r"|last(?=\s+(?:steps?|models?|responses?|answers?|workers?|one|agents?|results?|solutions?"
+    r"|outputs?|repl(?:y|ies)|qqnum))"
     r"|former|step\s+qqnum|model\s+qqnum|worker\s+qqnum|response\s+qqnum)"
 )
 _HELD = (
@@ -1090,6 +1092,7 @@ _FORMAT = re.compile(
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
+_OURS = ANCHORS | WEAK_ANCHORS | _words("we us our given")
 _QUESTION_OPENERS = _words("what who whom whose where when which why how is are do does")
 _TIME = re.compile(r"\b(?:take|taking)\s+(?:your|all\s+the|the|some)\s+time\b", _I)
 _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
@@ -1345,10 +1348,14 @@ def recognise(text: str) -> Recognition:
                     return Recognition("offtask", "other-topic", unknown=_first(content))
             elif found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
-            elif words[0] in _QUESTION_OPENERS:
-                # a question of its own about something else
+            elif words[0] in _QUESTION_OPENERS and not present & _OURS:
+                # a question of its own about something else (not "what do we know?")
                 return Recognition("offtask", "other-topic", unknown=_first(content))
-            elif words[0] in REQUEST_OPENERS or words[0] in NO_ACT_IMPERATIVES:
+            elif (
+                words[0] in REQUEST_OPENERS
+                or words[0] in NO_ACT_IMPERATIVES
+                or words[0] in _QUESTION_OPENERS
+            ):
                 # a sentence that asks no act of ours is scene or context beside a request
                 # on the problem ("Imagine you are on a quiz show. Lock in your answer."):
                 # off-task only when no sentence asks an on-task act
@@ -1450,6 +1457,8 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
     (restate), a share of the answers (vote), a question whether an answer in view is right
     (check); ``in_view``: the text names an answer in view."""
     out: set[Act] = set()
+    if present & _MERIT_GATE and _MERIT.search(sentence):
+        out.add("check")  # "evaluate the correctness of each answer above"
     if in_view and present & _AGREE_GATE and _AGREE.search(sentence):
         out.add("check")  # "(another model's answer is above.) Do you agree?"
     if (present & _RELAY_GATE and present & _XFER_GATE and _RELAY.search(sentence)) or (
@@ -1502,6 +1511,12 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_MERIT_GATE = _words("correctness validity accuracy soundness reliability")
+_MERIT = re.compile(
+    r"\b(?:correctness|validity|accuracy|soundness|reliability)\s+of\s+(?:\w+\s+){0,3}?"
+    r"(?:answers?|responses?|solutions?|results?|claims?|reasoning|work|it|them|this|that"
+    r"|conclusions?|calculations?)\b"
+)
 _AGREE_GATE = _words("agree concur critically skeptically sceptically closely")
 _AGREE = re.compile(
     r"^(?:\w+\s+)?(?:do|would|does|can)\s+you\s+(?:\w+\s+)?(?:agree|concur)\b"
@@ -1525,7 +1540,7 @@ _WITH_ANSWER = re.compile(
 )
 _ON_ANSWER = re.compile(
     r"^(?:(?:in|down|out|up|on|back|over|off)\s+)?(?:your|the|a|an|one|our|my)\s+"
-    r"(?:final\s+|best\s+|own\s+|single\s+)?(?:answers?|results?|solutions?|conclusions?"
+    r"(?:(?!of\b|in\b|from\b)\w+\s+){0,3}?(?:answers?|results?|solutions?|conclusions?"
     r"|verdicts?)\b"
 )
 _VIEW_REF = re.compile(
@@ -1575,6 +1590,9 @@ def _about_elsewhere(words: list[str], present: set[str]) -> Reason | None:
         return "other-object"
     if _SURFACE_PHRASE.search(" ".join(words)):
         return "other-object"
+    for i, word in enumerate(words[1:], 1):
+        if word in _ELSEWHERE and words[i - 1] in ("for", "about", "regarding"):
+            return "other-topic"  # "review the code for style issues"
     for i, word in enumerate(words):
         if word in _OBJECT_VERBS:
             j = i + 1
