@@ -1061,7 +1061,8 @@ _OTHER_OBJECT = re.compile(
     r"|\bvote\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution))"
     r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:do\s+)?you\s+(?:like|prefer"
     r"|love|enjoy|trust\s+most)\b"
-    r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:gave|wrote|said|produced"
+    r"|\b(?:which|what)\s+(?:model|worker|agent|assistant)s?\s+(?:above\s+|here\s+)?"
+    r"(?:gave|wrote|said|produced"
     r"|answered|made|did)\b",
     _I,
 )
@@ -1092,7 +1093,7 @@ _FORMAT = re.compile(
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
-_OURS = ANCHORS | WEAK_ANCHORS | _words("we us our given")
+_OURS = ANCHORS | _words("we us our given")
 _QUESTION_OPENERS = _words("what who whom whose where when which why how is are do does")
 _TIME = re.compile(r"\b(?:take|taking)\s+(?:your|all\s+the|the|some)\s+time\b", _I)
 _STRENGTH: tuple[Literal["vote", "check", "restate", "solve"], ...] = (
@@ -1651,7 +1652,7 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
 def _in_medium(words: list[str], i: int, content: list[str]) -> bool:
     """Whether content word ``i`` ends a phrase after "in / as / into" whose other words
     are known modifiers ("as a markdown table", "in plain old French"): the reply's form."""
-    for j in range(i - 1, max(i - 4, -1), -1):
+    for j in range(i - 1, max(i - 6, -1), -1):
         if words[j] in _MEDIUM:
             between = words[j + 1 : i]
             return (
