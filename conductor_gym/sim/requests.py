@@ -442,16 +442,13 @@ _CONTRACTIONS = (
     (re.compile(r"'(?:s|ll|ve|d)\b", _I), "", "'"),
 )
 _DIGIT = re.compile(r"\d")
-_VERB_KEY = re.compile(
-    r"(?:(?<=^)|(?<=[\n.]\s)|(?<=\n))\s*((?:output|return|give|report|provide|respond|reply"
-    r"|deliver|produce)\s*):(?=\s+[A-Za-z])",
-    _I,
+_KEY_BEFORE = re.compile(
+    r"\b(?:output|return|give|report|provide|respond|reply|deliver|produce)\s*$", _I
 )
-_LIST_MARK = re.compile(
-    r"(?:(?<=^)|(?<=\n)|(?<=[.;!?]\s))\(?\d{1,2}[).]\s+(?=[A-Za-z])|(?<=\s)\(?\d{1,2}\)\s+(?=[A-Za-z])"
-)
+_WORD_BEFORE = re.compile(r"[A-Za-z]+$")
+_LIST_MARK = re.compile(r"\(?\d{1,2}[).]\s+(?=[A-Za-z])")
 _POSSESSOR = re.compile(
-    r"\b(?P<who>[A-Za-z]+)'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
+    r"'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
     r"|solutions?|responses?|work|reasoning|results?|attempts?)\b)"
 )
 _ONE_WORD_CHECK = re.compile(r"\b(double|cross|sanity|re)check")
@@ -1109,9 +1106,8 @@ def _normalise(text: str) -> str:
     # most of it blanked problems: a scan per pattern was most of the reading's time)
     text = _BLANK.sub(f" {_SLOT} ", text)
     if ":" in text:
-        text = _VERB_KEY.sub(r"\1 ", text)  # "Output: its solution" asks it
-    if ")" in text or "." in text:
-        text = _LIST_MARK.sub("; ", text)  # "1) think 2) answer": one step a sentence
+        text = _join_verb_keys(text)  # "Output: its solution" asks it
+    text = _LIST_MARK.sub(_list_mark, text)  # "1) think 2) answer": one step a sentence
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = text.replace("\u201d", '"')
     low = text.lower()
@@ -1121,7 +1117,7 @@ def _normalise(text: str) -> str:
         text = _BOXED.sub(f" {_BOX} ", text)
     if "'s " in text:
         # whose question or answer it is does not change what is asked of it
-        text = _POSSESSOR.sub(_drop_unknown_possessor, text)
+        text = _drop_unknown_possessors(text)
     for pattern, replacement, gate in _CONTRACTIONS:
         if gate in low:
             text = pattern.sub(replacement, text)
@@ -1133,10 +1129,51 @@ def _normalise(text: str) -> str:
     return _WHATS.sub("what is", text) if "whats" in text else text
 
 
-def _drop_unknown_possessor(m: re.Match[str]) -> str:
+def _join_verb_keys(text: str) -> str:
+    """Header keys that are transfer verbs, at a line's or a sentence's start, joined to
+    their values ("Output: its solution"); other colons are kept."""
+    out: list[str] = []
+    last = 0
+    at = text.find(":")
+    while at >= 0:
+        head = text[max(0, at - 12) : at]
+        key = _KEY_BEFORE.search(head)
+        if key is not None:
+            start = at - len(head) + key.start()
+            before = text[max(0, start - 2) : start]
+            if (start == 0 or before.endswith("\n") or before in (". ", "; ")) and text[
+                at + 1 : at + 3
+            ].strip():
+                out.append(text[last:at])
+                out.append(" ")
+                last = at + 1
+        at = text.find(":", at + 1)
+    return "".join(out) + text[last:] if out else text
+
+
+def _list_mark(m: re.Match[str]) -> str:
+    """A list mark ("1.", "(2)", "3)") at a line's or sentence's start (or "N)" after a
+    space) as a sentence break; a number ending a sentence is kept ("The answer is 17.")."""
+    start = m.start()
+    before = m.string[max(0, start - 2) : start]
+    if start == 0 or before.endswith("\n") or before in (". ", "; ", "! ", "? "):
+        return "; "
+    if m.group(0).rstrip().endswith(")") and before.endswith((" ", "\t")):
+        return "; "
+    return m.group(0)
+
+
+def _drop_unknown_possessors(text: str) -> str:
     """"the user's question" as "the question"; a known possessor ("the majority's
     answer", "the model's answer") is kept."""
-    return m.group(0) if m.group("who").lower() in KNOWN else ""
+    out: list[str] = []
+    last = 0
+    for m in _POSSESSOR.finditer(text):
+        who = _WORD_BEFORE.search(text, max(0, m.start() - 30), m.start())
+        if who is not None and who.group(0).lower() not in KNOWN:
+            out.append(text[last : who.start()])
+            last = m.end()
+    return "".join(out) + text[last:] if out else text
 
 
 def _literal(sentence: str) -> tuple[str, str] | None:
@@ -1458,30 +1495,36 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
     (restate), a share of the answers (vote), a question whether an answer in view is right
     (check); ``in_view``: the text names an answer in view."""
     out: set[Act] = set()
-    if present & _MERIT_GATE and _MERIT.search(sentence):
+    if present.isdisjoint(_STRUCTURAL_GATE):
+        return out
+    if not present.isdisjoint(_MERIT_GATE) and _MERIT.search(sentence):
         out.add("check")  # "evaluate the correctness of each answer above"
-    if in_view and present & _AGREE_GATE and _AGREE.search(sentence):
+    if in_view and not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence):
         out.add("check")  # "(another model's answer is above.) Do you agree?"
-    if (present & _RELAY_GATE and present & _XFER_GATE and _RELAY.search(sentence)) or (
-        present & _PARTICLE_GATE and _HAND_ON.search(sentence)
-    ):
+    relay = (
+        not present.isdisjoint(_RELAY_GATE)
+        and not present.isdisjoint(_XFER_GATE)
+        and _RELAY.search(sentence) is not None
+    ) or (not present.isdisjoint(_PARTICLE_GATE) and _HAND_ON.search(sentence) is not None)
+    if relay:
         if not _NOT_RELAY.search(sentence):
             out.add("restate")
     elif "with" in present and _WITH_ANSWER.search(sentence):
         out.add("solve")  # "come back with the answer", "finish with your final answer"
-    if present & _SHARE_GATE and _VOTE_SHARE.search(sentence):
+    if not present.isdisjoint(_SHARE_GATE) and _VOTE_SHARE.search(sentence):
         out.add("vote")
     if (
-        present & _RIGHT_GATE
+        not present.isdisjoint(_RIGHT_GATE)
+        and not present.isdisjoint(_IN_VIEW_WORDS)
         and _ASKS_RIGHT.search(sentence)
-        and present & _IN_VIEW_WORDS
-        and not (_ABOUT_PROBLEM.search(sentence) and not present & (_IN_VIEW_WORDS - _WEAK))
+        and not (_ABOUT_PROBLEM.search(sentence) and present.isdisjoint(_IN_VIEW_WORDS - _WEAK))
     ):
         out.add("check")
     return out
 
 
 _WEAK = _words("that this it these those they them")
+
 _COPULAS = _words("is are was were does do did")
 _QUALITY_ASKED = re.compile(
     r"^(?:is|are|was|were|does|do|did)\s+(?:(?:the|your|its|their|my)\s+)?"
@@ -1689,3 +1732,10 @@ def prepare(subtask: str, question: str | None = None) -> str:
 def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
     """:func:`recognise` of :func:`prepare` (``subtask``, ``question``)."""
     return recognise(prepare(subtask, question))
+
+
+_STRUCTURAL_GATE = (
+    _MERIT_GATE | _AGREE_GATE | _RELAY_GATE | _PARTICLE_GATE | _SHARE_GATE | _RIGHT_GATE
+    | {"with"}
+)
+"""Words one of which a sentence needs for :func:`_structural_acts` to search it."""
