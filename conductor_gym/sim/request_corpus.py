@@ -22,7 +22,9 @@ inverted, or the label with a hedge):
 * ``heldout-v31f``: written before the round of changes that read cues by rule (a
   weighted, stemmed, typo-tolerant act lexicon; off-task needs positive evidence of another
   topic); measured once before those changes (its "before" table) and once after, its
-  errors read in between (contaminated since).
+  errors read in between (contaminated since);
+* ``heldout-v31g``: written after those changes, committed before its one measurement and
+  never tuned on (the clean held-out figure of that round).
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -71,6 +73,7 @@ SPLITS = (
     "heldout-v31d",
     "heldout-v31e",
     "heldout-v31f",
+    "heldout-v31g",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

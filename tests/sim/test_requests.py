@@ -47,6 +47,7 @@ HELDOUT_SHA256 = {
     "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
     "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
     "heldout-v31f": "4db312b6dc4d410d1952e2a5b4445f795a58e0d368520fc0e19d84ca3e0522b0",
+    "heldout-v31g": "9385da97076270e164da16dd4d56d54c9cb5ba027c00296137feac22386f3162",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -54,6 +55,8 @@ LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
 FLOOR["heldout-v31f"] = 0.0  # set after the changes it measures (below)
 LEAKS["heldout-v31f"] = 0.05
+FLOOR["heldout-v31g"] = 0.0  # set after its one measurement (below)
+LEAKS["heldout-v31g"] = 0.05
 
 
 @pytest.fixture(scope="module")
