@@ -469,8 +469,7 @@ def asks_faithful(sentence: str) -> bool:
     """Whether a normalised sentence asks for the correct / best answer (not under a
     negation: "the second-best answer, not the best one")."""
     return any(
-        _NEGATED_BEFORE.search(sentence, 0, m.start()) is None
-        for m in _FAITHFUL.finditer(sentence)
+        _NEGATED_BEFORE.search(sentence, 0, m.start()) is None for m in _FAITHFUL.finditer(sentence)
     )
 
 
