@@ -406,7 +406,8 @@ _ARTICLES = frozenset({"a", "an", "the"})
 _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
 _INVERSION_WORDS = _words(
     """
-    opposite reverse trust second next third runner modify tweak swap flip
+    opposite reverse trust second next third runner modify tweak swap flip plus minus times add
+    subtract
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
@@ -505,7 +506,7 @@ _ELSEWHERE = _words(
 _SURFACE = _words(
     """
     longest shortest longer shorter funniest politest rudest wordiest neatest prettiest
-    ugliest loudest polite verbose wordy fastest slowest friendliest
+    ugliest loudest polite verbose wordy fastest slowest friendliest assertive formal
     """
 )
 _CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
@@ -912,7 +913,7 @@ _XFER = (
     r"(?:pass|carry|forward|deliver|hand|relay|echo|mirror|repeat|restate|copy|transcribe"
     r"|reproduce|parrot|reiterate|report|state|give|output|return|present|extract|submit"
     r"|keep|tell|say|write|print|provide|send|take|pull|grab|find|locate|bring|announce|reply"
-    r"|respond)"
+    r"|respond|put|adopt)"
 )
 _QUALITY = (
     r"(?:correct|right|best|better|wrong|incorrect|worst|most|least|true|false|accurate"
@@ -938,6 +939,8 @@ _RELAY = re.compile(
     rf"(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
     rf"|^(?:\w+\s+)?(?:what|which)\s+(?:was|were|is)\s+(?:the\s+)?{_HELD}\s+(?:\w+\s+){{0,3}}?"
     rf"{_VIEW}\b"
+    rf"|^(?:\w+\s+)?(?:what|which)\s+(?:was|were|is)\s+(?:the\s+)?{_VIEW}\s+(?:\w+\s+){{0,2}}?"
+    rf"{_HELD}\b"
     rf"|^(?:\w+\s+)?what\s+(?:did|does|had)\s+(?:\w+\s+){{0,3}}?(?:{_VIEW}|{_SPEAKER})\w*\s+"
     rf"(?:\w+\s+)?{_PAST_ACT}\b"
     rf"|\bwhat\s+{_HELD}\s+(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
@@ -1113,6 +1116,10 @@ _FORMAT = re.compile(
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
+_DEFINE = _words("explain describe define tell")
+_DEFINITION = re.compile(
+    r"^(?:explain|describe|define|tell\s+me)\s+what\s+(?:a|an)\s+(?:\w+\s+){1,3}?(?:is|are|means)\b"
+)
 _OURS = ANCHORS | _words("we us our given")
 _QUESTION_OPENERS = _words("what who whom whose where when which why how is are do does")
 _TIME = re.compile(r"\b(?:take|taking)\s+(?:your|all\s+the|the|some)\s+time\b", _I)
@@ -1325,6 +1332,8 @@ def recognise(text: str) -> Recognition:
                 ignores_answers = True
             else:
                 return Recognition("offtask", "ignores-problem")
+        if words[0] in _DEFINE and _DEFINITION.match(joined):
+            return Recognition("offtask", "other-topic")  # "explain what a prime number is"
         if present & _OTHER_WORDS and _OTHER_OBJECT.search(joined):
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
@@ -1347,7 +1356,7 @@ def recognise(text: str) -> Recognition:
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(plain)
         }
-        if in_view is None and present & _AGREE_GATE:
+        if in_view is None and not present.isdisjoint(_NEEDS_VIEW):
             in_view = _VIEW_REF.search(normalised) is not None
         found |= _structural_acts(plain, present, bool(in_view))
         verb = (
@@ -1356,10 +1365,12 @@ def recognise(text: str) -> Recognition:
             else ""
         )
         judged = _QUALITY_ASKED.match(plain) if words[0] in _COPULAS else None
+        if judged is None and words[0] in _DOES and len(words) <= 4 and words[1:2] in _PRONOUN:
+            judged = _PRONOUN_ASKED.match(plain) if in_view else None  # "does it survive?"
         pred = judged.group("pred") if judged is not None else ""
         if (
             judged is not None
-            and (judged.group("this") or judged.group("view"))
+            and (judged.group("this") or judged.group("view") or not present.isdisjoint(_VIEW_WORDS))
             and not {pred, pred + "est", pred + "st"} & _SURFACE  # "is it long": its surface
         ):
             # "is the reasoning above airtight?": a question of an answer in view's quality
@@ -1522,6 +1533,13 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
         return out
     if not present.isdisjoint(_MERIT_GATE) and _MERIT.search(sentence):
         out.add("check")  # "evaluate the correctness of each answer above"
+    if in_view and not present.isdisjoint(_AMENDED) and _AMENDED_ANSWER.search(sentence):
+        out.add("check")  # "return a corrected answer": what is corrected was checked
+    if not present.isdisjoint(_OPINION_GATE) and _OPINION.search(sentence):
+        if in_view or not present.isdisjoint(_VIEW_WORDS):
+            out.add("check")  # "your verdict on the answer above"
+    if "you" in present and _OWN_END.search(sentence):
+        out.add("solve")  # "tell me where you end up"
     if in_view and not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence):
         out.add("check")  # "(another model's answer is above.) Do you agree?"
     relay = (
@@ -1549,6 +1567,11 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
 _WEAK = _words("that this it these those they them")
 
 _COPULAS = _words("is are was were does do did")
+_DOES = _words("does do did")
+_PRONOUN = (["it"], ["that"], ["this"], ["they"])
+_PRONOUN_ASKED = re.compile(
+    r"^(?:does|do|did)\s+(?P<this>it|that|this|they)\s+(?P<view>)(?P<pred>[a-z]+)$"
+)
 _QUALITY_ASKED = re.compile(
     r"^(?:is|are|was|were|does|do|did)\s+(?:(?:the|your|its|their|my)\s+)?"
     r"(?:(?P<this>this|that|these|those)\s+)?(?:\w+\s+){0,2}?(?:answers?|reasoning|solutions?"
@@ -1580,6 +1603,26 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
+_AMENDED = _words("corrected fixed revised amended repaired verified")
+_NEEDS_VIEW = _words(
+    "agree concur critically skeptically sceptically closely corrected fixed revised amended "
+    "repaired verified verdict opinion assessment judgment judgement evaluation feedback "
+    "does do did"
+)
+_AMENDED_ANSWER = re.compile(
+    r"\b(?:corrected|fixed|revised|amended|repaired|verified)\s+(?:final\s+)?(?:answers?"
+    r"|results?|versions?|solutions?|values?|responses?)\b"
+)
+_OPINION_GATE = _words("verdict opinion assessment judgment judgement evaluation feedback")
+_OPINION = re.compile(
+    r"\b(?:verdict|opinion|assessment|judge?ment|evaluation|feedback)\s+(?:on|of|about)\s+"
+    r"(?:\w+\s+){0,3}?(?:answers?|solutions?|responses?|reasoning|work|it|them|that|results?"
+    r"|conclusions?|attempts?)\b"
+)
+_VIEW_WORDS = _words("above earlier previous prior preceding last given shown")
+_OWN_END = re.compile(
+    r"\b(?:where|what)\s+you\s+(?:end\s+up|land|arrive|come\s+out|wind\s+up)\b"
+)
 _MERIT_GATE = _words("correctness validity accuracy soundness reliability")
 _MERIT = re.compile(
     r"\b(?:correctness|validity|accuracy|soundness|reliability)\s+of\s+(?:\w+\s+){0,3}?"
@@ -1623,7 +1666,7 @@ _VIEW_REF = re.compile(
     r"|(?:that|this|the)\s+(?:answer|solution|result|calculation|computation|work|reasoning"
     r"|derivation|proof)(?!\s+(?:to|in|on|at|of)\b)(?<!the\sanswer)(?<!the\sresult)"
     r"(?<!the\ssolution)"
-    r"|reconsider|rethink|revisit|redo)\b"
+    r"|reconsider|rethink|revisit|redo|(?:step|response|answer|model|one)\s+before)\b"
 )
 
 
@@ -1760,6 +1803,7 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 
 
 _STRUCTURAL_GATE = (
-    _MERIT_GATE | _AGREE_GATE | _RELAY_GATE | _PARTICLE_GATE | _SHARE_GATE | _RIGHT_GATE | {"with"}
+    _MERIT_GATE | _AGREE_GATE | _RELAY_GATE | _PARTICLE_GATE | _SHARE_GATE | _RIGHT_GATE
+    | _AMENDED | _OPINION_GATE | {"with", "you"}
 )
 """Words one of which a sentence needs for :func:`_structural_acts` to search it."""

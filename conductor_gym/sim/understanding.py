@@ -363,6 +363,8 @@ _INVERTED = re.compile(
     r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
+    r"|(?:answer|result|value|it)\s+(?:\w+\s+)?(?:plus|minus|times)\s+(?:one|qqnum)"
+    r"|(?:add|subtract)\s+(?:one|qqnum)\s+(?:to|from)\s+(?:it|the\s+(?:\w+\s+)?(?:answer|result))"
     r"|(?:change|alter|modify|tweak|swap|flip)\s+(?:one|a|an|any|some|the|qqnum|its|their)\s+"
     r"(?:\w+\s+)?(?:digits?|numbers?|letters?|values?|signs?|words?|characters?)"
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
@@ -393,7 +395,7 @@ _NOT_ASKED = re.compile(
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
 )
 _HANDED_ON = re.compile(
-    r"(?:\s+\w+){0,3}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
+    r"(?:\s+\w+){0,5}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
     r"|state|submit|offer|write|use|defend)\s+(?:it|that|this|them)\b"
 )
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
