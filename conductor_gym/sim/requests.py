@@ -1370,7 +1370,9 @@ def recognise(text: str) -> Recognition:
         pred = judged.group("pred") if judged is not None else ""
         if (
             judged is not None
-            and (judged.group("this") or judged.group("view") or not present.isdisjoint(_VIEW_WORDS))
+            and (
+                judged.group("this") or judged.group("view") or not present.isdisjoint(_VIEW_WORDS)
+            )
             and not {pred, pred + "est", pred + "st"} & _SURFACE  # "is it long": its surface
         ):
             # "is the reasoning above airtight?": a question of an answer in view's quality
@@ -1535,9 +1537,12 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
         out.add("check")  # "evaluate the correctness of each answer above"
     if in_view and not present.isdisjoint(_AMENDED) and _AMENDED_ANSWER.search(sentence):
         out.add("check")  # "return a corrected answer": what is corrected was checked
-    if not present.isdisjoint(_OPINION_GATE) and _OPINION.search(sentence):
-        if in_view or not present.isdisjoint(_VIEW_WORDS):
-            out.add("check")  # "your verdict on the answer above"
+    if (
+        not present.isdisjoint(_OPINION_GATE)
+        and (in_view or not present.isdisjoint(_VIEW_WORDS))
+        and _OPINION.search(sentence)
+    ):
+        out.add("check")  # "your verdict on the answer above"
     if "you" in present and _OWN_END.search(sentence):
         out.add("solve")  # "tell me where you end up"
     if in_view and not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence):
@@ -1620,9 +1625,7 @@ _OPINION = re.compile(
     r"|conclusions?|attempts?)\b"
 )
 _VIEW_WORDS = _words("above earlier previous prior preceding last given shown")
-_OWN_END = re.compile(
-    r"\b(?:where|what)\s+you\s+(?:end\s+up|land|arrive|come\s+out|wind\s+up)\b"
-)
+_OWN_END = re.compile(r"\b(?:where|what)\s+you\s+(?:end\s+up|land|arrive|come\s+out|wind\s+up)\b")
 _MERIT_GATE = _words("correctness validity accuracy soundness reliability")
 _MERIT = re.compile(
     r"\b(?:correctness|validity|accuracy|soundness|reliability)\s+of\s+(?:\w+\s+){0,3}?"
@@ -1803,7 +1806,14 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 
 
 _STRUCTURAL_GATE = (
-    _MERIT_GATE | _AGREE_GATE | _RELAY_GATE | _PARTICLE_GATE | _SHARE_GATE | _RIGHT_GATE
-    | _AMENDED | _OPINION_GATE | {"with", "you"}
+    _MERIT_GATE
+    | _AGREE_GATE
+    | _RELAY_GATE
+    | _PARTICLE_GATE
+    | _SHARE_GATE
+    | _RIGHT_GATE
+    | _AMENDED
+    | _OPINION_GATE
+    | {"with", "you"}
 )
 """Words one of which a sentence needs for :func:`_structural_acts` to search it."""
