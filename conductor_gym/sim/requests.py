@@ -712,7 +712,8 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|responses?|claims?|it|that|this|they|qqnum|qqbox|work|reasoning|calculation)"
             r"\s+(?:\w+\s+){0,3}?(?:right|correct|wrong|incorrect|valid|accurate|true|false"
             r"|consistent|sound|reasonable|plausible|off)\b"
-            r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate)\b"
+            r"|\bwhether\b(?:\s+\w+){0,8}?\s+(?:right|correct|wrong|incorrect|valid|accurate"
+            r"|fits?|holds?|works?|stands?|survives?|matches)\b"
             r"|\b(?:the\s+)?(?:best|better|right|correct|most\s+accurate)\s+(?:one|of(?!\s+luck))\b"
             r"|\bwhichever\b"
             r"|\b(?:the|a)\s+(?:correct|right|best|better|true|most\s+accurate)\s+(?:final\s+)?"
@@ -913,7 +914,7 @@ _XFER = (
     r"(?:pass|carry|forward|deliver|hand|relay|echo|mirror|repeat|restate|copy|transcribe"
     r"|reproduce|parrot|reiterate|report|state|give|output|return|present|extract|submit"
     r"|keep|tell|say|write|print|provide|send|take|pull|grab|find|locate|bring|announce|reply"
-    r"|respond|put|adopt)"
+    r"|respond|put|adopt|answer\s+with)"
 )
 _QUALITY = (
     r"(?:correct|right|best|better|wrong|incorrect|worst|most|least|true|false|accurate"
@@ -944,6 +945,8 @@ _RELAY = re.compile(
     rf"|^(?:\w+\s+)?what\s+(?:did|does|had)\s+(?:\w+\s+){{0,3}}?(?:{_VIEW}|{_SPEAKER})\w*\s+"
     rf"(?:\w+\s+)?{_PAST_ACT}\b"
     rf"|\bwhat\s+{_HELD}\s+(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
+    rf"|\b(?:reply|response|answer|output)\s+(?:should|must|will|shall)\s+(?:\w+\s+)?be\s+"
+    rf"(?:the\s+)?(?:{_VIEW}\s+(?:\w+\s+){{0,2}}?{_HELD}|{_HELD}\s+(?:\w+\s+){{0,3}}?{_VIEW})\b"
 )
 _SHARE_VERBS = (
     r"(?:share|shared|shares|agree|agreed|agrees|support|supported|supports|back|backed"
@@ -959,7 +962,8 @@ _VOTE_SHARE = re.compile(
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
 )
 _ASKS_RIGHT = re.compile(
-    r"^(?:(?:so|and|but|hmm|ok|okay|well|now|also|quick|honestly|then)\s+)?"
+    r"^(?:(?:so|and|but|hmm|ok|okay|well|now|also|quick|honestly|then|where|how|when|why|if"
+    r"|anywhere|at|all)\s+){0,4}"
     r"(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\s+(?!not\b)"
     r"(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
     r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand)\b"
@@ -1327,6 +1331,7 @@ def recognise(text: str) -> Recognition:
             return Recognition("offtask", "foreign")
         joined = " ".join(tokens)
         present = set(words)
+        said = joined  # the words as written, before acts are read into them
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
                 ignores_answers = True
@@ -1407,7 +1412,7 @@ def recognise(text: str) -> Recognition:
             asked_in.setdefault(paragraph, set()).update(found)
         inverted_cue = False
         if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
-            cue, faithful_too = inversion(joined)
+            cue, faithful_too = inversion(said)
             inverted_cue = cue is not None
             family = family or cue
             faithful = faithful or faithful_too
@@ -1526,6 +1531,11 @@ _IN_VIEW_WORDS = _words(
 )
 
 
+def _surface(word: str) -> bool:
+    """Whether ``word`` names a surface property ("long", "politest")."""
+    return not {word, word + "est", word + "st", word + "er"}.isdisjoint(_SURFACE)
+
+
 def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act]:
     """Acts read from a sentence's structure (v3.1f): an answer in view handed on
     (restate), a share of the answers (vote), a question whether an answer in view is right
@@ -1533,6 +1543,14 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
     out: set[Act] = set()
     if present.isdisjoint(_STRUCTURAL_GATE):
         return out
+    if not present.isdisjoint(_JUDGE_AS_GATE) and _JUDGE_AS.search(sentence):
+        out.add("check")  # "mark the previous answer as correct or incorrect"
+    if (
+        not present.isdisjoint(_COPULA_WORDS)
+        and _YES_NO_ON_VIEW.search(sentence)
+        and not _surface(sentence.rsplit(None, 1)[-1])
+    ):
+        out.add("check")  # "does the answer above match what the question asks?"
     if not present.isdisjoint(_MERIT_GATE) and _MERIT.search(sentence):
         out.add("check")  # "evaluate the correctness of each answer above"
     if in_view and not present.isdisjoint(_AMENDED) and _AMENDED_ANSWER.search(sentence):
@@ -1609,6 +1627,20 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
 
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
 _AMENDED = _words("corrected fixed revised amended repaired verified")
+_JUDGE_AS_GATE = _words("mark label classify rate flag tag declare call grade judge")
+_JUDGE_AS = re.compile(
+    r"\b(?:mark|label|classify|rate|flag|tag|declare|call|grade|judge)\s+(?:\w+\s+){0,5}?as\s+"
+    r"(?:either\s+)?(?:correct|incorrect|right|wrong|valid|invalid|true|false|sound)\b"
+)
+_COPULA_WORDS = _words("is are was were does do did has have")
+_YES_NO_ON_VIEW = re.compile(
+    r"^(?:(?:so|and|but|ok|okay|now|also|then|hmm|well)\s+)?(?:is|are|was|were|does|do|did|has"
+    r"|have)\s+(?:the\s+|this\s+|that\s+|your\s+)?"
+    r"(?:(?:above|earlier|previous|prior|last|preceding|given)\s+(?:\w+\s+)?(?:answers?"
+    r"|solutions?|results?|responses?|reasoning|work|conclusions?|calculations?|claims?)"
+    r"|(?:\w+\s+)?(?:answers?|solutions?|results?|responses?|reasoning|work|conclusions?"
+    r"|calculations?|claims?)\s+(?:above|earlier|previous|given|shown|provided|so\s+far))\b"
+)
 _NEEDS_VIEW = _words(
     "agree concur critically skeptically sceptically closely corrected fixed revised amended "
     "repaired verified verdict opinion assessment judgment judgement evaluation feedback "
@@ -1639,7 +1671,9 @@ _AGREE = re.compile(
     r"(?:critically|skeptically|sceptically|closely)\b"
 )
 _PARTICLE_GATE = _words("pass hand carry send bring")
-_XFER_GATE = frozenset(_XFER[3:-1].split("|")) | {"along", "on", "through", "back", "what", "which"}
+_XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
+    "along on through back what which answer reply response output"
+)
 _HAND_ON = re.compile(
     r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"
     r"(?:along|on|through|back|forward|over)\b(?!\s+(?:the\s+)?(?:problem|question|task))"
@@ -1754,6 +1788,9 @@ def _about_the_problem(words: list[str], content: list[str]) -> bool:
                 return False
     if not named:
         return False
+    for i, word in enumerate(words):
+        if word in content and i > 1 and words[i - 1] in ("a", "an") and words[i - 2] in ANCHORS:
+            return False  # "give the answer above a title": something else given to it
     return not any(
         (words[i - 1] in _MEDIUM and words[i + 1 : i + 2] != ["as"])
         or (words[i - 1] in _COUNTED and i > 1 and words[i - 2] in _MEDIUM)
@@ -1814,6 +1851,8 @@ _STRUCTURAL_GATE = (
     | _RIGHT_GATE
     | _AMENDED
     | _OPINION_GATE
+    | _JUDGE_AS_GATE
+    | _COPULA_WORDS
     | {"with", "you"}
 )
 """Words one of which a sentence needs for :func:`_structural_acts` to search it."""

@@ -169,6 +169,7 @@ REQUEST_OPENERS: frozenset[str] = _words(
 
 _VOWEL = re.compile(r"[aeiouy]")
 _PARTICIPLE = ("ed", "en")
+_PRO_ENDINGS = ("where", "how", "way", "ways", "time", "place")
 _PREFIXES = frozenset({"sub", "pre", "multi", "non", "self", "semi", "co", "inter", "over"})
 
 
@@ -178,6 +179,8 @@ def is_content(word: str, known: frozenset[str]) -> bool:
         return False
     if word.endswith("ly") and len(word) > 4:
         return False
+    if word.startswith(("any", "some", "no", "every")) and word.endswith(_PRO_ENDINGS):
+        return False  # "anywhere", "somehow": pronoun adverbs
     if word in _PREFIXES:
         return False  # "sub-steps", "multi-step", "re-check": a prefix of the next word
     if word.endswith(_PARTICIPLE) and len(word) > 5:
@@ -393,6 +396,7 @@ _NOT_ASKED = re.compile(
     r"|without|instead|rather|replace|explain|why|trust|even|might|may|could|can|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
+    r"|\b(?:go|goes|went|gone|going)\s+$"
 )
 _HANDED_ON = re.compile(
     r"(?:\s+\w+){0,5}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
@@ -408,6 +412,10 @@ _ASKS_WHICH = re.compile(
 )
 _EITHER = re.compile(
     r"\b(?:correct|correctly|right|rightly|accurately|true|best)\s+(?:\w+\s+)?or\s+(?:an?\s+|the\s+)?$"
+)
+_JUDGED_EITHER = re.compile(
+    r"\b(?:as|whether|if|is|are|was|were|be)\s+(?:either\s+)?(?:correct|right|true|valid)\s+or\s+"
+    r"(?:an?\s+|the\s+)?$"
 )
 _GIVEN_ONE = re.compile(
     r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
@@ -445,7 +453,7 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         # "find a wrong answer and present it": what is found is then handed on
         made = made or _HANDED_ON.match(sentence, m.end()) is not None
         made = made or bool(m.group("vote") and " not " in m.group(0))  # "did not choose"
-        if _EITHER.search(before):
+        if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
             # "answer correctly or incorrectly": both asked, a hedge
             family = family or ("vote" if m.group("vote") else "act")
             return family, True
