@@ -407,7 +407,7 @@ _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single h
 _INVERSION_WORDS = _words(
     """
     opposite reverse trust second next third runner modify tweak swap flip plus minus times add
-    subtract
+    subtract sign flipped negate
     wrong wrongly incorrect incorrectly false falsely worst weakest mistaken erroneous
     untrue inaccurate bogus least fewest minority different other alter change make so
     not except but deliberate deliberately intentional intentionally purpose purposely
@@ -945,6 +945,8 @@ _RELAY = re.compile(
     rf"|^(?:\w+\s+)?what\s+(?:did|does|had)\s+(?:\w+\s+){{0,3}}?(?:{_VIEW}|{_SPEAKER})\w*\s+"
     rf"(?:\w+\s+)?{_PAST_ACT}\b"
     rf"|\bwhat\s+{_HELD}\s+(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
+    rf"|\bwhatever\s+(?:\w+\s+){{0,3}}?{_SPEAKER}\w*\s+(?:\w+\s+)?{_PAST_ACT}\b"
+    rf"|\blet\s+(?:the\s+)?{_VIEW}\s+(?:\w+\s+)?{_HELD}\s+(?:stand|remain)\b"
     rf"|\b(?:reply|response|answer|output)\s+(?:should|must|will|shall)\s+(?:\w+\s+)?be\s+"
     rf"(?:the\s+)?(?:{_VIEW}\s+(?:\w+\s+){{0,2}}?{_HELD}|{_HELD}\s+(?:\w+\s+){{0,3}}?{_VIEW})\b"
 )
@@ -1078,7 +1080,8 @@ _OTHER_OBJECT = re.compile(
     r"|this|your)\s+(?:\w+\s+)?(?:answers?|responses?|results?|ones?)\b)"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
     r"|subject|thing|exercise|puzzle)s?\b"
-    r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording)\b"
+    r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|spelling|wording|typos?"
+    r"|grammar|formatting|punctuation|tone|length)\b"
     r"(?:\s+\w+){0,3}\s+(?:of|in)\s+(?:the|this|that|your|each|every)\s+(?:question|problem"
     r"|task|answer|response|statement|reply|solution)s?\b"
     r"|\b(?:question|problem|task|statement|prompt)s?\s+(?:has|have|contains?|includes?)\s+"
@@ -1672,7 +1675,7 @@ _AGREE = re.compile(
 )
 _PARTICLE_GATE = _words("pass hand carry send bring")
 _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
-    "along on through back what which answer reply response output"
+    "along on through back what which answer reply response output whatever let"
 )
 _HAND_ON = re.compile(
     r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"

@@ -367,6 +367,8 @@ _INVERTED = re.compile(
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
     r"|(?:answer|result|value|it)\s+(?:\w+\s+)?(?:plus|minus|times)\s+(?:one|qqnum)"
+    r"|(?:its|the)\s+sign\s+(?:flipped|changed|reversed|swapped)"
+    r"|(?:flip|negate|reverse|change)\s+(?:its|the)\s+sign"
     r"|(?:add|subtract)\s+(?:one|qqnum)\s+(?:to|from)\s+(?:it|the\s+(?:\w+\s+)?(?:answer|result))"
     r"|(?:change|alter|modify|tweak|swap|flip)\s+(?:one|a|an|any|some|the|qqnum|its|their)\s+"
     r"(?:\w+\s+)?(?:digits?|numbers?|letters?|values?|signs?|words?|characters?)"
@@ -413,6 +415,7 @@ _ASKS_WHICH = re.compile(
 _EITHER = re.compile(
     r"\b(?:correct|correctly|right|rightly|accurately|true|best)\s+(?:\w+\s+)?or\s+(?:an?\s+|the\s+)?$"
 )
+_WHICHEVER = re.compile(r"\bwhichever\b(?:\s+\w+){0,3}\s*$")
 _JUDGED_EITHER = re.compile(
     r"\b(?:as|whether|if|is|are|was|were|be)\s+(?:either\s+)?(?:correct|right|true|valid)\s+or\s+"
     r"(?:an?\s+|the\s+)?$"
@@ -453,6 +456,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         # "find a wrong answer and present it": what is found is then handed on
         made = made or _HANDED_ON.match(sentence, m.end()) is not None
         made = made or bool(m.group("vote") and " not " in m.group(0))  # "did not choose"
+        # "whichever answer the fewest share": the minority is what is asked
+        made = made or bool(m.group("vote") and _WHICHEVER.search(before))
         if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
             # "answer correctly or incorrectly": both asked, a hedge
             family = family or ("vote" if m.group("vote") else "act")
