@@ -24,7 +24,10 @@ inverted, or the label with a hedge):
   topic); measured once before those changes (its "before" table) and once after, its
   errors read in between (contaminated since);
 * ``heldout-v31g``: written after those changes, committed before its one measurement and
-  never tuned on (the clean held-out figure of that round).
+  never tuned on (the clean held-out figure of that round); its errors were seen at that
+  measurement, so a later round's figures on it are not clean;
+* ``heldout-v31h``: written after a second round of rule changes (tuned on new dev items,
+  not on heldout-v31g), committed before its one measurement and never tuned on.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -74,6 +77,7 @@ SPLITS = (
     "heldout-v31e",
     "heldout-v31f",
     "heldout-v31g",
+    "heldout-v31h",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

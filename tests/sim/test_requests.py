@@ -53,13 +53,14 @@ HELDOUT_SHA256 = {
     "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
     "heldout-v31f": "4db312b6dc4d410d1952e2a5b4445f795a58e0d368520fc0e19d84ca3e0522b0",
     "heldout-v31g": "9385da97076270e164da16dd4d56d54c9cb5ba027c00296137feac22386f3162",
+    "heldout-v31h": "3ad7e3fdae9f3d89cf7e472d8d1a06e618399c100e5c33dabcf0ce681022a1d5",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
-FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85}
-LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g"), 0.05)
+FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85, "heldout-v31h": 0.0}
+LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g", "heldout-v31h"), 0.05)
 
 
 @pytest.fixture(scope="module")
