@@ -1300,10 +1300,10 @@ def recognise(text: str) -> Recognition:
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = False
     other_topic: dict[int, tuple[str, ...]] = {}
-    in_view: bool | None = None
     asked_in: dict[int, set[Act]] = {}
     family: Family | None = None
     normalised = _normalise(text)
+    in_view = _InView(normalised)
     parts = _PARTS_GATE.search(normalised) is not None and _PARTS.search(normalised) is not None
     sentences = [
         (paragraph, sentence)
@@ -1346,8 +1346,6 @@ def recognise(text: str) -> Recognition:
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
         if present & _SELF_CHECK_WORDS:
-            if in_view is None:
-                in_view = _VIEW_REF.search(normalised) is not None
             joined = _without_self_check(joined, "solve" in acts, in_view)
         if parts and present & _COMBINE_WORDS:
             joined = _COMBINE_PARTS.sub("solve", joined)
@@ -1364,9 +1362,7 @@ def recognise(text: str) -> Recognition:
             for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
             if present & gate and pattern.search(plain)
         }
-        if in_view is None and not present.isdisjoint(_NEEDS_VIEW):
-            in_view = _VIEW_REF.search(normalised) is not None
-        found |= _structural_acts(plain, present, bool(in_view))
+        found |= _structural_acts(plain, present, in_view)
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
@@ -1374,7 +1370,8 @@ def recognise(text: str) -> Recognition:
         )
         judged = _QUALITY_ASKED.match(plain) if words[0] in _COPULAS else None
         if judged is None and words[0] in _DOES and len(words) <= 4 and words[1:2] in _PRONOUN:
-            judged = _PRONOUN_ASKED.match(plain) if in_view else None  # "does it survive?"
+            judged = _PRONOUN_ASKED.match(plain)  # "does it survive?" beside an answer in view
+            judged = judged if judged is not None and in_view() else None
         pred = judged.group("pred") if judged is not None else ""
         if (
             judged is not None
@@ -1481,7 +1478,7 @@ def recognise(text: str) -> Recognition:
         return Recognition("offtask", "unrecognised-request")
     if preparatory and not acts:
         return Recognition("offtask", "unrecognised-request")
-    if {"check", "solve"} <= acts - excluded and not _VIEW_REF.search(normalised):
+    if {"check", "solve"} <= acts - excluded and not (in_view()):
         # "work it out, double-check intermediate results": with no answer in view, a
         # check beside solving is of one's own work
         excluded.add("check")
@@ -1539,10 +1536,24 @@ def _surface(word: str) -> bool:
     return not {word, word + "est", word + "st", word + "er"}.isdisjoint(_SURFACE)
 
 
-def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act]:
+class _InView:
+    """Whether a normalised text names an answer in view (:data:`_VIEW_REF`), searched once
+    and only when a rule asks."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._found: bool | None = None
+
+    def __call__(self) -> bool:
+        if self._found is None:
+            self._found = _VIEW_REF.search(self._text) is not None
+        return self._found
+
+
+def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[Act]:
     """Acts read from a sentence's structure (v3.1f): an answer in view handed on
     (restate), a share of the answers (vote), a question whether an answer in view is right
-    (check); ``in_view``: the text names an answer in view."""
+    (check); ``in_view()``: whether the text names an answer in view."""
     out: set[Act] = set()
     if present.isdisjoint(_STRUCTURAL_GATE):
         return out
@@ -1556,17 +1567,17 @@ def _structural_acts(sentence: str, present: set[str], in_view: bool) -> set[Act
         out.add("check")  # "does the answer above match what the question asks?"
     if not present.isdisjoint(_MERIT_GATE) and _MERIT.search(sentence):
         out.add("check")  # "evaluate the correctness of each answer above"
-    if in_view and not present.isdisjoint(_AMENDED) and _AMENDED_ANSWER.search(sentence):
+    if not present.isdisjoint(_AMENDED) and _AMENDED_ANSWER.search(sentence) and in_view():
         out.add("check")  # "return a corrected answer": what is corrected was checked
     if (
         not present.isdisjoint(_OPINION_GATE)
-        and (in_view or not present.isdisjoint(_VIEW_WORDS))
         and _OPINION.search(sentence)
+        and (not present.isdisjoint(_VIEW_WORDS) or in_view())
     ):
         out.add("check")  # "your verdict on the answer above"
     if "you" in present and _OWN_END.search(sentence):
         out.add("solve")  # "tell me where you end up"
-    if in_view and not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence):
+    if not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence) and in_view():
         out.add("check")  # "(another model's answer is above.) Do you agree?"
     relay = (
         not present.isdisjoint(_RELAY_GATE)
@@ -1644,11 +1655,6 @@ _YES_NO_ON_VIEW = re.compile(
     r"|(?:\w+\s+)?(?:answers?|solutions?|results?|responses?|reasoning|work|conclusions?"
     r"|calculations?|claims?)\s+(?:above|earlier|previous|given|shown|provided|so\s+far))\b"
 )
-_NEEDS_VIEW = _words(
-    "agree concur critically skeptically sceptically closely corrected fixed revised amended "
-    "repaired verified verdict opinion assessment judgment judgement evaluation feedback "
-    "does do did"
-)
 _AMENDED_ANSWER = re.compile(
     r"\b(?:corrected|fixed|revised|amended|repaired|verified)\s+(?:final\s+)?(?:answers?"
     r"|results?|versions?|solutions?|values?|responses?)\b"
@@ -1710,7 +1716,7 @@ _VIEW_REF = re.compile(
 )
 
 
-def _without_self_check(sentence: str, solving: bool, in_view: bool) -> str:
+def _without_self_check(sentence: str, solving: bool, in_view: _InView) -> str:
     """``sentence`` with its checks of the worker's own work ("double-check each step as
     you go", "verify your result") read as solving: those of one's own (or beside solving)
     are part of solving; "check each step" alone in a review of answers in view stays, and
@@ -1718,9 +1724,12 @@ def _without_self_check(sentence: str, solving: bool, in_view: bool) -> str:
     stripped = _SELF_CHECK.sub(" ", sentence)
     if stripped == sentence:
         return sentence
-    if in_view and all(
-        not (m.group("object") or m.group("own") or m.group("own2"))
-        for m in _SELF_CHECK.finditer(sentence)
+    if (
+        all(
+            not (m.group("object") or m.group("own") or m.group("own2"))
+            for m in _SELF_CHECK.finditer(sentence)
+        )
+        and in_view()
     ):
         return sentence
     own = any(
