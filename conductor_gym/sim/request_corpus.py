@@ -18,7 +18,16 @@ inverted, or the label with a hedge):
 * ``heldout-v31c``, ``heldout-v31d``, ``heldout-v31e``: more, each written after the one
   before it was measured and before the recogniser changed again; never tuned on (each
   measured once after the changes that followed it; the errors of all but the last were
-  read since, so only the last is clean).
+  read since, so only the last is clean);
+* ``heldout-v31f``: written before the round of changes that read cues by rule (a
+  weighted, stemmed, typo-tolerant act lexicon; off-task needs positive evidence of another
+  topic); measured once before those changes (its "before" table) and once after, its
+  errors read in between (contaminated since);
+* ``heldout-v31g``: written after those changes, committed before its one measurement and
+  never tuned on (the clean held-out figure of that round); its errors were seen at that
+  measurement, so a later round's figures on it are not clean;
+* ``heldout-v31h``: written after a second round of rule changes (tuned on new dev items,
+  not on heldout-v31g), committed before its one measurement and never tuned on.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -66,6 +75,9 @@ SPLITS = (
     "heldout-v31c",
     "heldout-v31d",
     "heldout-v31e",
+    "heldout-v31f",
+    "heldout-v31g",
+    "heldout-v31h",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

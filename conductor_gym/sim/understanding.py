@@ -73,6 +73,13 @@ _ACT_VERBS = _words(
     return output write tell show let deduce reproduce transcribe forward pass quote
     """
 )
+_LEXICON_NOUNS = _words(
+    """
+    critique majority consensus conclusion solution candidate response question problem
+    previous earlier answer result responses answers
+    """
+)
+"""Act-lexicon nouns a misspelling may also be corrected to (beside :data:`CUES`)."""
 _ING: dict[str, str] = {}
 for _verb in _ACT_VERBS:
     _ING[_verb + "ing"] = _verb
@@ -120,6 +127,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     rare resolve settle fails failing fixed amended repaired ahead knock sentence sentences
     paragraph paragraphs matters matter counts partner intermediate sense
     submit submitted finalize finalise adopt bring stand stands stood
+    opposite conclusion conclusions verdict verdicts decision
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -131,7 +139,7 @@ ANCHORS: frozenset[str] = _words(
     candidates work working workings reasoning calculation calculations math maths
     arithmetic value expression equation sum product quotient difference remainder
     letter step steps qqslot qqnum qqbox attempts replies derivation proof computation
-    outputs code program x
+    outputs code program x conclusion conclusions verdict verdicts decision
     """
 )
 """Words that make a request's object the problem, the answers or the work ("answer" and
@@ -160,6 +168,9 @@ REQUEST_OPENERS: frozenset[str] = _words(
 """First words that make a sentence a request: with content words and no act, off-task."""
 
 _VOWEL = re.compile(r"[aeiouy]")
+_PARTICIPLE = ("ed", "en")
+_PRO_ENDINGS = ("where", "how", "way", "ways", "time", "place")
+_PREFIXES = frozenset({"sub", "pre", "multi", "non", "self", "semi", "co", "inter", "over"})
 
 
 def is_content(word: str, known: frozenset[str]) -> bool:
@@ -167,6 +178,13 @@ def is_content(word: str, known: frozenset[str]) -> bool:
     if len(word) <= 2:
         return False
     if word.endswith("ly") and len(word) > 4:
+        return False
+    if word.startswith(("any", "some", "no", "every")) and word.endswith(_PRO_ENDINGS):
+        return False  # "anywhere", "somehow": pronoun adverbs
+    if word in _PREFIXES:
+        return False  # "sub-steps", "multi-step", "re-check": a prefix of the next word
+    if word.endswith(_PARTICIPLE) and len(word) > 5:
+        # a participle ("received", "broken", "untouched") describes; a topic is a noun
         return False
     for suffix in ("s", "es", "ed", "ing", "er", "ers", "al", "ally"):
         stem = word[: -len(suffix)]
@@ -248,15 +266,17 @@ def _within_one(a: str, b: str) -> bool:
 
 
 _ABBREVIATIONS: dict[str, str] = {
-    "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority", "ur": "your",
+    "thru": "through", "u": "you", "ur": "your", "pls": "please",
+    "prev": "previous", "ans": "answer", "answ": "answer", "maj": "majority",
     "soln": "solution", "sol": "solution", "slv": "solve", "chk": "check", "vrfy": "verify",
     "rpt": "repeat", "resp": "response",
-    "calc": "calculate", "pls": "please", "plz": "please", "thx": "thanks", "abv": "above",
+    "calc": "calculate", "plz": "please", "thx": "thanks", "abv": "above",
 }  # fmt: skip
 """Chat abbreviations, read as the words they stand for."""
 
+_STEMMED_VERBS = _ACT_VERBS | _words("need want deserve like")
 _CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
-for _cue in sorted(CUES):
+for _cue in sorted(CUES | _ACT_VERBS | _LEXICON_NOUNS):
     _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
 
 
@@ -270,6 +290,24 @@ def canonical(word: str, known: frozenset[str]) -> str:
         return _ABBREVIATIONS[word]
     if word in known or len(word) < 3:
         return word
+    if word.startswith("re") and word[2:] in _ACT_VERBS:
+        return word[2:]  # "reassess", "reexamine": the act again
+    if word.endswith("s") and word[:-1] in _STEMMED_VERBS:
+        return word[:-1]  # "needs", "deserves": the verb
+    if word.endswith("ing") and len(word) > 5:
+        stem = word[:-3]
+        for verb in (stem, stem + "e", stem[:-1]):  # "settling", "running"
+            if verb in known and len(verb) >= 3:
+                return verb
+    if len(word) <= 5 and not word.endswith("s"):
+        longer = [cue for cue in _CUES_BY_LETTER.get(word[0], ()) if cue.startswith(word)]
+        if len(longer) == 1 and len(longer[0]) >= len(word) + 2:
+            return longer[0]  # an abbreviation ("prob", "chk" is in the table)
+    elif len(word) <= 5 and word[:-1] and not word[:-2].endswith("s"):
+        longer = [c for c in _CUES_BY_LETTER.get(word[0], ()) if c.startswith(word[:-1])]
+        plural = [c for c in longer if c.endswith("s")]
+        if len(plural) == 1 and len(plural[0]) >= len(word) + 1:
+            return plural[0]  # "errs": errors
     near = [
         cue
         for cue in _CUES_BY_LETTER.get(word[0], ())
@@ -315,21 +353,35 @@ Family = Literal["vote", "restate", "act"]
 
 _INVERTED = re.compile(
     r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
-    r"|minority|rarest)\b"
+    r"|minority|rarest|(?:majority|most\s+\w+)\s+(?:did|do|does|would|has|have)\s+not\s+"
+    r"(?:\w+\s+)?(?:choose|chose|chosen|pick|picked|give|gave|given|select|selected|support"
+    r"|supported|back|backed|favou?r|favou?red))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
     r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
-    r"|differing\s+from"
+    r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
     r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
+    r"|(?:answer|result|value|it)\s+(?:\w+\s+)?(?:plus|minus|times)\s+(?:one|qqnum)"
+    r"|(?:its|the)\s+sign\s+(?:flipped|changed|reversed|swapped)"
+    r"|(?:flip|negate|reverse|change)\s+(?:its|the)\s+sign"
+    r"|(?:add|subtract)\s+(?:one|qqnum)\s+(?:to|from)\s+(?:it|the\s+(?:\w+\s+)?(?:answer|result))"
+    r"|(?:change|alter|modify|tweak|swap|flip)\s+(?:one|a|an|any|some|the|qqnum|its|their)\s+"
+    r"(?:\w+\s+)?(?:digits?|numbers?|letters?|values?|signs?|words?|characters?)"
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
     r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
-    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))|not\s+(?:correct|right|true|the\s+correct)|(?:except|other\s+than|but)\s+the\s+"
+    r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
+    r"|(?:second|next|third)[\s-]+(?:best|most\s+likely)|runner[\s-]+up"
+    r"|not\s+(?:be\s+|equal\s+|match\s+)?(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate"
+    r"|valid)"
+    r"|(?:trust|believe|like|favou?r|prefer)\s+(?:\w+\s+)?(?:the\s+)?least"
+    r"|least\s+(?:trusted|trustworthy|reliable|credible|believable|sound)"
+    r"|(?:except|other\s+than|but)\s+the\s+"
     r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
     r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
@@ -346,6 +398,11 @@ _NOT_ASKED = re.compile(
     r"|without|instead|rather|replace|explain|why|trust|even|might|may|could|can|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
+    r"|\b(?:go|goes|went|gone|going)\s+$"
+)
+_HANDED_ON = re.compile(
+    r"(?:\s+\w+){0,5}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
+    r"|state|submit|offer|write|use|defend)\s+(?:it|that|this|them)\b"
 )
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
 _ANSWER_NOUN = (
@@ -354,6 +411,20 @@ _ANSWER_NOUN = (
 _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
+)
+_EITHER = re.compile(
+    r"\b(?:correct|correctly|right|rightly|accurately|true|best)\s+(?:\w+\s+)?or\s+(?:an?\s+|the\s+)?$"
+)
+_WHICHEVER = re.compile(r"\bwhichever\b(?:\s+\w+){0,3}\s*$")
+_JUDGED_EITHER = re.compile(
+    r"\b(?:as|whether|if|is|are|was|were|be)\s+(?:either\s+)?(?:correct|right|true|valid)\s+or\s+"
+    r"(?:an?\s+|the\s+)?$"
+)
+_GIVEN_ONE = re.compile(
+    r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
+    r"|write|(?:answer|respond|reply)\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    rf"(?:{_ANSWER_NOUN}|something|anything)\s+(?:\w+\s+){{0,5}}?"
+    r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
 )
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
@@ -382,8 +453,19 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
         before = sentence[: m.start()]
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
+        # "find a wrong answer and present it": what is found is then handed on
+        made = made or _HANDED_ON.match(sentence, m.end()) is not None
+        made = made or bool(m.group("vote") and " not " in m.group(0))  # "did not choose"
+        # "whichever answer the fewest share": the minority is what is asked
+        made = made or bool(m.group("vote") and _WHICHEVER.search(before))
+        if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
+            # "answer correctly or incorrectly": both asked, a hedge
+            family = family or ("vote" if m.group("vote") else "act")
+            return family, True
         if _NOT_ASKED.search(before) and not made:
             continue
+        # "give an answer you know to be wrong": the cue qualifies the answer to give
+        made = made or _GIVEN_ONE.search(before) is not None
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:
@@ -399,5 +481,11 @@ FAITHFUL_WORDS: frozenset[str] = _words(
 
 
 def asks_faithful(sentence: str) -> bool:
-    """Whether a normalised sentence asks for the correct / best answer."""
-    return _FAITHFUL.search(sentence) is not None
+    """Whether a normalised sentence asks for the correct / best answer (not under a
+    negation: "the second-best answer, not the best one")."""
+    return any(
+        _NEGATED_BEFORE.search(sentence, 0, m.start()) is None for m in _FAITHFUL.finditer(sentence)
+    )
+
+
+_NEGATED_BEFORE = re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+|your\s+)?$")

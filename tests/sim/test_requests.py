@@ -8,9 +8,16 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   never tuned on) >= 80 %: regression floors under what each measured when it was written
   (v3.1 on heldout-v31: solve 86.7 %, vote 90.0 %, check 94.8 %, the rest >= 95 %);
 * ``heldout-v31b`` .. ``heldout-v31d`` (each written before a round of changes, measured
-  once after it, its errors read since) >= 85 %; ``heldout-v31e`` (the last, never read)
-  >= 70 %: floors under what each measured, the lowest of which were v31e's inverted
-  recall 72.7 % and off-task precision 83.3 % (issue 40's closing note has the tables);
+  once after it, its errors read since) >= 85 %; ``heldout-v31e`` >= 70 %: floors under
+  what each measured, the lowest of which were v31e's inverted recall 72.7 % and off-task
+  precision 83.3 % (issue 40's closing note has the tables);
+* ``heldout-v31f`` (written before the rule-based round, its errors read during it) >= 90 %
+  (after the round its lowest reading was none: 90.9 % precision, 93.8 % recall);
+  ``heldout-v31g`` (written after that round, measured once, never tuned on) >= 85 %: its
+  one measurement read solve 91.5 %, check 94.3 %, inverted 93.3 % recall and off-task
+  85.1 % precision, the lowest figures; ``heldout-v31h`` (written after a second round,
+  measured once) >= 80 %: its one measurement read solve 88.1 %, check 88.6 %, vote 92.0 %
+  recall and solve 83.0 % precision, the lowest figures;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -46,11 +53,16 @@ HELDOUT_SHA256 = {
     "heldout-v31c": "ecca33bb9f3c03501c9de90ef4ddf02f5afcfc14f81155ff29afd8d28973f82f",
     "heldout-v31d": "0df44e63826973bb100b4325421d3eec26d5a724bfee9e95dc4ce5380d03c4a6",
     "heldout-v31e": "deaf53a4a667d41cb2c0efabaabad82ec20159a497f4cf1c45f7e1e4bb0e756d",
+    "heldout-v31f": "4db312b6dc4d410d1952e2a5b4445f795a58e0d368520fc0e19d84ca3e0522b0",
+    "heldout-v31g": "9385da97076270e164da16dd4d56d54c9cb5ba027c00296137feac22386f3162",
+    "heldout-v31h": "3ad7e3fdae9f3d89cf7e472d8d1a06e618399c100e5c33dabcf0ce681022a1d5",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
 LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
+FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85, "heldout-v31h": 0.80}
+LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g", "heldout-v31h"), 0.05)
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +125,24 @@ def test_the_v31_corpus_holds_every_style_and_reading() -> None:
     texts = [item.text for item in items]
     assert sum(t.lstrip().startswith("{") for t in texts) >= 5
     assert sum("#" in t or "**" in t for t in texts) >= 5
+
+
+@pytest.mark.parametrize(
+    ("split", "size", "per_reading"),
+    [("heldout-v31f", 300, 30), ("heldout-v31g", 200, 30), ("heldout-v31h", 200, 20)],
+)
+def test_the_later_heldout_splits_hold_every_style_and_reading(
+    split: str, size: int, per_reading: int
+) -> None:
+    items = load_corpus(split)
+    assert len(items) >= size
+    readings = Counter(item.expected for item in items)
+    assert min(readings[k] for k in (*ON_TASK, "inverted", "offtask")) >= per_reading
+    assert sum(item.hedge for item in items) >= 4
+    texts = [item.text for item in items]
+    assert sum(t.lstrip().startswith("{") for t in texts) >= 4
+    assert sum("#" in t or "**" in t for t in texts) >= 3
+    assert sum("\n" in t for t in texts) >= 5  # numbered and markdown steps
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -229,8 +259,12 @@ def test_a_question_no_parser_reads_is_blanked_by_prepare() -> None:
     question = "Let f be a polynomial with f(1) = 3 and f(2) = 7. Find the remainder of f at 5."
     subtask = f"{question}\n\nSolve it and give the final answer."
     assert recognise(prepare(subtask, question=question)).kind == "solve"
-    # left in, its words are outside the vocabulary: fail closed
-    assert recognise(prepare(subtask)).kind == "offtask"
+    # left in, it is a problem in view with its own request (v3.1f: off-task needs a
+    # request about another topic, not words outside the vocabulary)
+    assert recognise(prepare(subtask)).kind == "solve"
+    # a paragraph that asks about another topic is off-task, whatever follows it
+    other = "Describe the museums of Paris.\n\nSolve it and give the final answer."
+    assert recognise(prepare(other)).kind == "offtask"
 
 
 def test_kinds_are_those_v3_acts_on() -> None:
@@ -290,3 +324,45 @@ def test_a_word_before_a_blanked_problem_is_no_literal_reply() -> None:
         "solve"
     )
     assert recognise("Solve it and end with the final answer: banana.").kind == "literal"
+
+
+# v3.1f's rules, each with samples in words none of the corpus splits use (the rule, not
+# the phrase, is what is held).
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # a scene sentence is context beside an on-task request of its own paragraph
+        ("You are a lighthouse keeper on a stormy night. Settle on your final answer.", "solve"),
+        ("Describe a lighthouse on a stormy night.\n\nSettle on your final answer.", "offtask"),
+        # an unknown verb whose object is the answer asks it; on an earlier one, hands it on
+        ("Scribble down your final answer.", "solve"),
+        ("Ferry the answer from step 2 across unchanged.", "restate"),
+        # an answer in view handed on, or what an earlier step concluded
+        ("Bring me what the previous worker decided.", "restate"),
+        ("What was the result in the last response? That is your answer.", "restate"),
+        # a share of the answers
+        ("Give the answer the greatest number of responses landed on.", "vote"),
+        ("Go with the one that more of the answers above back.", "vote"),
+        # a question whether an answer in view is right, or of its quality
+        ("Is the derivation above watertight?", "check"),
+        ("Does the previous answer look right to you?", "check"),
+        # a check beside solving with no answer in view is of one's own work
+        ("Solve it and double-check every intermediate figure.", "solve"),
+        # the scope of a negation reaches a vote cue; a doubt is no negation
+        ("Review the answers above; do not simply side with the majority.", "check"),
+        ("I am not sure the answer above is right. Can you check it?", "check"),
+        # inversion by what qualifies the answer to give
+        ("Submit an answer you believe to be false.", "inverted"),
+        ("Give the response above that you trust the least.", "inverted"),
+        ("Report whichever answer the majority did not pick.", "inverted"),
+        ("Answer correctly or incorrectly, up to you.", "hedge"),
+    ],
+)
+def test_the_v31f_rules_read_their_structure(text: str, reading: str) -> None:
+    got = recognise_subtask(text)
+    if reading == "inverted":
+        assert got.inverted and got.kind in ON_TASK, got
+    elif reading == "hedge":
+        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
+    else:
+        assert (got.kind, got.inverted) == (reading, False), got
