@@ -555,13 +555,7 @@ class Difference:
     replayed: Any
 
     def __str__(self) -> str:
-        recorded, replayed = _plain(self.recorded), _plain(self.replayed)
-        return f"{self.key} {self.field}: recorded {recorded!r}, re-played {replayed!r}"
-
-
-def _plain(value: Any) -> Any:
-    """An :class:`Outcome` as the ``str`` files hold (so that it prints as one)."""
-    return value.value if isinstance(value, Outcome) else value
+        return f"{self.key} {self.field}: recorded {self.recorded!r}, re-played {self.replayed!r}"
 
 
 @dataclasses.dataclass

@@ -934,11 +934,11 @@ def _check_episodes(results: Results, report: Report) -> None:
     for e in results.episodes:
         key = str(e.key)
         if e.correct != (e.outcome == Outcome.CORRECT):
-            bad_correct.append(f"{key} correct={e.correct} with outcome {e.outcome.value!r}")
+            bad_correct.append(f"{key} correct={e.correct} with outcome {e.outcome!r}")
         if scheme is not None:
-            want = 0.0 if e.outcome == Outcome.ERROR else scheme[e.outcome.value]
+            want = 0.0 if e.outcome == Outcome.ERROR else scheme[e.outcome]
             if not _close(e.reward, want):
-                bad_reward.append(f"{key} reward {e.reward!r} with outcome {e.outcome.value!r}")
+                bad_reward.append(f"{key} reward {e.reward!r} with outcome {e.outcome!r}")
     if bad_correct:
         report.error(
             "episode",

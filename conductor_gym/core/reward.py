@@ -66,12 +66,19 @@ __all__ = [
 class Outcome(StrEnum):
     """How an episode ended: a graded answer (``CORRECT``, ``WRONG``), a plan that is not
     valid (``INVALID``), or an infrastructure failure (``ERROR``: truncated, never scored,
-    so no reward scheme prices it)."""
+    so no reward scheme prices it).
+
+    A ``str``: a member equals, hashes, formats, serialises and prints (``repr`` too) as
+    its value, so ``info["outcome"]``, results files, journals and every message quoting
+    an outcome read as they did when outcomes were plain strings."""
 
     CORRECT = "correct"
     WRONG = "wrong"
     INVALID = "invalid"
     ERROR = "error"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 CostUnit = Literal["usd", "ktokens", "calls"]

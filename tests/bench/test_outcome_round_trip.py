@@ -28,6 +28,10 @@ def test_the_env_reports_an_outcome_member() -> None:
         assert "outcome" not in info or info["outcome"] is None
         *_, info = env.step("no plan here")
         assert type(info["outcome"]) is Outcome and info["outcome"] is Outcome.INVALID
+        # it reads as the string it replaced, in messages and reports as in JSON
+        assert info["outcome"] == "invalid" and f"{info['outcome']} {info['outcome']!r}" == (
+            "invalid 'invalid'"
+        )
     finally:
         env.close()
 
