@@ -18,7 +18,7 @@ Contract:
 * the calibration split must not share a question with the test source: for the
   procedural suites the default is :func:`~agents.calibration.calibration_split_for`
   (disjoint by construction); any split given explicitly is checked question by
-  question, and an overlap raises ``ValueError``.
+  question, and an overlap raises ``ConfigurationError``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from conductor_gym import ConductorEnv
+from conductor_gym import ConductorEnv, Outcome
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan
 from conductor_gym.tasks import TaskSource, make_task_source
 
@@ -64,7 +65,7 @@ class BestSingle(FixedPlanAgent):
         }
         self.overall: tuple[str, ...] = (overall,) if isinstance(overall, str) else tuple(overall)
         if not self.overall and not self.ranking:
-            raise ValueError(
+            raise ConfigurationError(
                 "best-single: not calibrated; build it with BestSingle.calibrate(env_kwargs, "
                 "tasks=<calibration split>) or give ranking=/overall= worker names"
             )
@@ -120,9 +121,9 @@ class BestSingle(FixedPlanAgent):
             seed: Seed of the first calibration episode (task ``i`` uses ``seed + i``).
         """
         if isinstance(episodes_per_worker, bool) or not isinstance(episodes_per_worker, int):
-            raise ValueError("best-single: episodes_per_worker must be an int >= 1")
+            raise ConfigurationError("best-single: episodes_per_worker must be an int >= 1")
         if episodes_per_worker < 1:
-            raise ValueError("best-single: episodes_per_worker must be an int >= 1")
+            raise ConfigurationError("best-single: episodes_per_worker must be an int >= 1")
         calib_env, test = _calibration_env(env, tasks)
         calib_tasks = calib_env.tasks
         _check_disjoint(calib_tasks, test)
@@ -143,7 +144,7 @@ class BestSingle(FixedPlanAgent):
                     cell = counts.setdefault(str(info["domain"]), {}).setdefault(
                         str(info["pool"][worker]), [0, 0]
                     )
-                    cell[0] += result[4]["outcome"] == "correct"
+                    cell[0] += result[4]["outcome"] == Outcome.CORRECT
                     cell[1] += 1
         finally:
             calib_env.close()
@@ -176,7 +177,7 @@ class BestSingle(FixedPlanAgent):
             if name in pool and pool.index(name) != self_id:
                 worker = pool.index(name)
                 return Plan((worker,), (SOLVE.format(question=info["question"]),), ((),))
-        raise ValueError(
+        raise ConfigurationError(
             f"best-single: none of the calibrated workers {list(self.overall)} is in this "
             f"episode's pool {pool}; calibrate on the pool you evaluate"
         )
@@ -211,7 +212,9 @@ def _calibration_env(
         return ConductorEnv(tasks=tasks, **kwargs), test
     base = env.unwrapped
     if not isinstance(base, ConductorEnv):
-        raise ValueError(f"best-single: env must be a ConductorEnv or its kwargs, got {env!r}")
+        raise ConfigurationError(
+            f"best-single: env must be a ConductorEnv or its kwargs, got {env!r}"
+        )
     if tasks is None:
         tasks = calibration_split_for(base.tasks)
     built = ConductorEnv(
@@ -236,7 +239,7 @@ def _check_disjoint(calibration: TaskSource, test: TaskSource) -> None:
     questions = {task.question for task in test}
     shared = sum(task.question in questions for task in calibration)
     if shared:
-        raise ValueError(
+        raise ConfigurationError(
             f"best-single: the calibration split {calibration.name!r} shares {shared} "
             f"question(s) with the test source {test.name!r}; calibrate on a disjoint split"
         )

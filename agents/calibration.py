@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks import IN_DOMAIN_FAMILIES, Task, TaskSource, make_task_source
 from conductor_gym.tasks.base import LoadedTasks
 from conductor_gym.tasks.procedural import ProceduralTasks, TaskFamily
@@ -61,7 +62,7 @@ class CalibrationTasks(LoadedTasks):
         # ProceduralTasks validates families, size and seed the same way.
         self._families = ProceduralTasks(families, size=size, seed=seed).families
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValueError(f"offset: must be an int >= 0, got {offset!r}")
+            raise ConfigurationError(f"offset: must be an int >= 0, got {offset!r}")
         self.size = size
         self.seed = seed
         self.offset = offset
@@ -105,12 +106,12 @@ def calibration_split_for(test: TaskSource | str, size: int = 400) -> Calibratio
     and seed, disjoint from it.
 
     Raises:
-        ValueError: ``test`` is not procedural; a benchmark has its own held-out
+        ConfigurationError: ``test`` is not procedural; a benchmark has its own held-out
             splits (e.g. ``make_task_source("math500", split="val")``): pass one.
     """
     source = make_task_source(test) if isinstance(test, str) else test
     if not isinstance(source, ProceduralTasks):
-        raise ValueError(
+        raise ConfigurationError(
             f"no default calibration split for task source {source.name!r}: pass "
             "tasks=<a split disjoint from the test split>, e.g. "
             "make_task_source('math500', split='val')"

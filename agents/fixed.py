@@ -9,10 +9,10 @@ workers named rather than numbered, ``info["pool"]``.
 Contract, common to all of them:
 
 * an id that the episode does not have (or that is the conductor itself,
-  ``info["self_worker_id"]``) raises ``ValueError`` at act time, naming the agent, the
+  ``info["self_worker_id"]``) raises ``ConfigurationError`` at act time, naming the agent, the
   id and the valid range;
 * a plan longer than ``info["max_steps"]`` is never written: ``act`` raises
-  ``ValueError`` saying which ``max_steps`` the env needs (see ``env_overrides``);
+  ``ConfigurationError`` saying which ``max_steps`` the env needs (see ``env_overrides``);
 * in a recursive round where stopping is allowed (``info["can_stop"]``) they stop
   (three empty lists): a fixed workflow has nothing to add to its own answer.
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Access, Plan
 
 from .base import DEFAULT_MAX_STEPS, BaseAgent
@@ -71,27 +72,29 @@ def stop_text() -> str:
 
 def episode_worker_id(agent: str, worker: int | str, info: Mapping[str, Any]) -> int:
     """The ``Model`` id of ``worker`` (an id, or a worker name looked up in
-    ``info["pool"]``) in this episode; ``ValueError`` when the episode has no such
+    ``info["pool"]``) in this episode; ``ConfigurationError`` when the episode has no such
     worker or it is the conductor itself."""
     num_workers = int(info["num_workers"])
     if isinstance(worker, str):
         pool = tuple(info.get("pool", ()))
         if worker not in pool:
-            raise ValueError(f"{agent}: worker {worker!r} is not in this episode's pool {pool}")
+            raise ConfigurationError(
+                f"{agent}: worker {worker!r} is not in this episode's pool {pool}"
+            )
         worker = pool.index(worker)
     if isinstance(worker, bool) or not isinstance(worker, int) or not 0 <= worker < num_workers:
-        raise ValueError(
+        raise ConfigurationError(
             f"{agent}: worker id {worker!r} is not valid for this episode, which has "
             f"{num_workers} workers (Model 0 .. Model {num_workers - 1})"
         )
     if worker == info.get("self_worker_id"):
-        raise ValueError(f"{agent}: Model {worker} is the conductor itself, not a worker")
+        raise ConfigurationError(f"{agent}: Model {worker} is the conductor itself, not a worker")
     return worker
 
 
 def _check_id(agent: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{agent}: a worker id must be an int >= 0, got {value!r}")
+        raise ConfigurationError(f"{agent}: a worker id must be an int >= 0, got {value!r}")
     return value
 
 
@@ -113,7 +116,7 @@ class FixedPlanAgent(BaseAgent):
             return stop_text()
         needed, allowed = self.steps_for(info), int(info["max_steps"])
         if needed > allowed:
-            raise ValueError(
+            raise ConfigurationError(
                 f"{self.name}: writes {needed}-step plans but the env allows max_steps="
                 f"{allowed}; build the env with max_steps={needed} (agent.env_overrides)"
             )
@@ -158,7 +161,7 @@ class SelfReflection(FixedPlanAgent):
     def __init__(self, worker: int, rounds: int, *, see_all: bool = False) -> None:
         self.worker = _check_id("reflect", worker)
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise ValueError(f"reflect: rounds must be an int >= 1, got {rounds!r}")
+            raise ConfigurationError(f"reflect: rounds must be an int >= 1, got {rounds!r}")
         self.rounds = rounds
         self.see_all = bool(see_all)
         self.name = f"reflect:{self.worker}:{rounds}"
@@ -188,7 +191,7 @@ class Consensus(FixedPlanAgent):
     def __init__(self, worker: int, samples: int) -> None:
         self.worker = _check_id("consensus", worker)
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"consensus: samples must be an int >= 1, got {samples!r}")
+            raise ConfigurationError(f"consensus: samples must be an int >= 1, got {samples!r}")
         self.samples = samples
         self.name = f"consensus:{self.worker}:{samples}"
 
@@ -218,7 +221,7 @@ class MixtureOfAgents(FixedPlanAgent):
     The paper's MoA baseline makes 8 calls over its 7 workers: 7 proposers + 1
     aggregator. That is outside the paper's 5-step rule, so the env must allow it
     explicitly: :attr:`env_overrides` is ``{"max_steps": 8}`` (``expected_workers + 1``),
-    and ``act`` raises ``ValueError`` in an env with fewer steps than it needs.
+    and ``act`` raises ``ConfigurationError`` in an env with fewer steps than it needs.
     """
 
     why = "Every model answers independently, then one model aggregates their answers."
@@ -231,9 +234,13 @@ class MixtureOfAgents(FixedPlanAgent):
         expected_workers: int = 7,
     ) -> None:
         if isinstance(proposers, str) or (proposers is not None and not proposers):
-            raise ValueError("moa: proposers must be a non-empty list of worker ids or names")
+            raise ConfigurationError(
+                "moa: proposers must be a non-empty list of worker ids or names"
+            )
         if isinstance(expected_workers, bool) or not isinstance(expected_workers, int):
-            raise ValueError(f"moa: expected_workers must be an int, got {expected_workers!r}")
+            raise ConfigurationError(
+                f"moa: expected_workers must be an int, got {expected_workers!r}"
+            )
         self.proposers = None if proposers is None else tuple(proposers)
         self.aggregator = aggregator
         self.expected_workers = expected_workers

@@ -45,6 +45,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import PlanParseError, parse_plan
 from conductor_gym.workers.base import Completion, WorkerError
 from conductor_gym.workers.bound import RetryPolicy
@@ -102,11 +103,13 @@ class LLMConductor(LoggedConductor):
             ("max_concurrency", max_concurrency, 1),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{self.name}: {label} must be an int >= {low}, got {value!r}")
+                raise ConfigurationError(
+                    f"{self.name}: {label} must be an int >= {low}, got {value!r}"
+                )
         if isinstance(temperature, bool) or not isinstance(temperature, int | float):
-            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+            raise ConfigurationError(f"{self.name}: temperature must be a number >= 0")
         if temperature < 0:
-            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+            raise ConfigurationError(f"{self.name}: temperature must be a number >= 0")
         self.worker: LiteLLMWorker = LiteLLMWorker(
             self.name,
             model,

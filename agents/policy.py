@@ -214,19 +214,21 @@ class PolicyConductor(LoggedConductor):
     ) -> None:
         self.name = f"policy:{path}"
         if engine not in ENGINES:
-            raise ValueError(f"{self.name}: engine must be one of {list(ENGINES)}, got {engine!r}")
+            raise ConfigurationError(
+                f"{self.name}: engine must be one of {list(ENGINES)}, got {engine!r}"
+            )
         if max_new_tokens is None:
             max_new_tokens = checkpoint_limit(path) or DEFAULT_MAX_NEW_TOKENS
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
-            raise ValueError(f"{self.name}: max_new_tokens must be an int >= 1")
+            raise ConfigurationError(f"{self.name}: max_new_tokens must be an int >= 1")
         if max_new_tokens < 1:
-            raise ValueError(f"{self.name}: max_new_tokens must be an int >= 1")
+            raise ConfigurationError(f"{self.name}: max_new_tokens must be an int >= 1")
         if isinstance(temperature, bool) or not isinstance(temperature, int | float):
-            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+            raise ConfigurationError(f"{self.name}: temperature must be a number >= 0")
         if temperature < 0:
-            raise ValueError(f"{self.name}: temperature must be a number >= 0")
+            raise ConfigurationError(f"{self.name}: temperature must be a number >= 0")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ValueError(f"{self.name}: seed must be None or an int, got {seed!r}")
+            raise ConfigurationError(f"{self.name}: seed must be None or an int, got {seed!r}")
         if engine == "transformers":
             missing = [name for name in ("torch", "transformers") if not _installed(name)]
             if missing:

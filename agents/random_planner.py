@@ -6,6 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Access, Plan
 
 from .base import BaseAgent
@@ -45,9 +46,9 @@ class RandomPlanner(BaseAgent):
         self_calls: bool = False,
     ) -> None:
         if max_len < 1:
-            raise ValueError("RandomPlanner: max_len must be >= 1")
+            raise ConfigurationError("RandomPlanner: max_len must be >= 1")
         if not 0.0 <= stop_prob <= 1.0:
-            raise ValueError("RandomPlanner: stop_prob must be in [0, 1]")
+            raise ConfigurationError("RandomPlanner: stop_prob must be in [0, 1]")
         self.rng = random.Random(seed)
         self.max_len = max_len
         self.stop_prob = stop_prob

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan as EpisodePlan
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.perception.arithmetic import ArithmeticProblem
@@ -116,7 +117,7 @@ class ReferencePlan(FixedPlanAgent):
 
     def __init__(self, plan: str) -> None:
         if plan not in REFERENCE_PLANS:
-            raise ValueError(
+            raise ConfigurationError(
                 f"reference: unknown plan {plan!r}; the plans are {sorted(REFERENCE_PLANS)}"
             )
         self.plan_name = plan

@@ -31,6 +31,7 @@ import json
 import numpy as np
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import ConfigurationError
 
 __all__ = ["MASK_63", "group_seed", "hash_seed", "rollout_seed", "stream_seed"]
 
@@ -63,7 +64,7 @@ def rollout_seed(episode_seed: int, rollout: object) -> int:
     if rollout is None:
         return episode_seed
     if not isinstance(rollout, int) or isinstance(rollout, bool) or rollout < 0:
-        raise ValueError("reset: options['rollout_seed'] must be an int >= 0")
+        raise ConfigurationError("reset: options['rollout_seed'] must be an int >= 0")
     return _first_word(episode_seed, rollout) & MASK_63
 
 

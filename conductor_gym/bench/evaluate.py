@@ -63,7 +63,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal, cast
+from typing import IO, Any, cast
 
 from conductor_gym._loop import run_sync
 from conductor_gym._validate import is_int, require_int
@@ -91,6 +91,7 @@ from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.episode import critical_path_s
 from conductor_gym.core.info import ResetInfo, StepInfo
+from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.splits import with_pool_split
 from conductor_gym.seeding import hash_seed
@@ -219,9 +220,6 @@ def _usage(agent: BaseAgent, actions: Sequence[str], before: int | None) -> list
             usd + cost / k,
         )
     return result
-
-
-Outcome = Literal["correct", "wrong", "invalid", "error"]
 
 
 def _spent(last: StepInfo | None) -> dict[str, Any]:
@@ -364,7 +362,8 @@ def episode_record(
     episode an infrastructure failure)."""
     last = cast(StepInfo, info) if "rounds" in info else None  # a step was played
     ended = None if failure else last
-    outcome = cast(Outcome, "error" if ended is None else ended["outcome"])
+    outcome = Outcome.ERROR if ended is None else ended["outcome"]
+    assert outcome is not None, "an episode is recorded once it has ended"
     parse_error = None if ended is None else ended["parse_error"]
     error = failure or (None if last is None else last["error"])
     grade = None if ended is None else ended["grade"]
@@ -377,7 +376,7 @@ def episode_record(
         seed=spec.seed,
         reward=0.0 if failure else float(reward),
         outcome=outcome,
-        correct=outcome == "correct",
+        correct=outcome == Outcome.CORRECT,
         parse_error=str(parse_error["reason"]) if parse_error else None,
         error=json_safe(error) if error else None,
         **_spent(last),
@@ -410,7 +409,7 @@ class _Progress:
             self.bar.set_postfix_str(self._postfix(), refresh=False)
 
     def _count(self, record: EpisodeRecord) -> None:
-        self.scored += record.outcome != "error"
+        self.scored += record.outcome != Outcome.ERROR
         self.correct += record.correct
         self.tokens += record.prompt_tokens + record.completion_tokens + record.planner_tokens
         self.cost += record.cost_usd + record.planner_cost_usd
@@ -449,7 +448,7 @@ async def aevaluate(
     require_int("repeats", repeats)
     require_int("concurrency", concurrency)
     if not is_int(seed):
-        raise ValueError(f"seed: must be an int, got {seed!r}")
+        raise ConfigurationError(f"seed: must be an int, got {seed!r}")
     clock = time.monotonic()
     if isinstance(suite, str):
         suite = get_suite(suite, limit=limit)
@@ -490,7 +489,7 @@ async def aevaluate(
     }
     plan = episode_plan(suite, repeats, seed, task_selection)
     if not plan and task_selection is not None:
-        raise ValueError(
+        raise ConfigurationError(
             f"suite {suite.name!r}: the task selection {task_selection.info()} keeps no task"
         )
     order = {s.key: n for n, s in enumerate(plan)}
@@ -501,7 +500,7 @@ async def aevaluate(
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         journal, loaded, started_at = open_journal(journal_path(out), header, resume)
         latest = {r.key: r for r in loaded if r.key in order}  # a retried failure: its last
-        done = {key: r for key, r in latest.items() if r.outcome != "error"}
+        done = {key: r for key, r in latest.items() if r.outcome != Outcome.ERROR}
     todo = iter([s for s in plan if s.key not in done])
     batcher = Batcher(agent, concurrency)
     bar = _Progress(len(plan), list(done.values()), progress)

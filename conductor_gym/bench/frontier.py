@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym.core.reward import COST_UNITS, CostUnit
+from conductor_gym.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -76,11 +77,11 @@ class FrontierPoint:
 def cost_reward_spec(cost_lambda: float, unit: CostUnit = "usd") -> str:
     """The env ``reward`` of price ``cost_lambda`` per ``unit``: ``"cost-<unit>:<λ>"``."""
     if unit not in COST_UNITS:
-        raise ValueError(f"cost unit: choose one of {list(COST_UNITS)}, got {unit!r}")
+        raise ConfigurationError(f"cost unit: choose one of {list(COST_UNITS)}, got {unit!r}")
     if not (isinstance(cost_lambda, int | float) and math.isfinite(cost_lambda)):
-        raise ValueError(f"cost lambda: must be a finite number, got {cost_lambda!r}")
+        raise ConfigurationError(f"cost lambda: must be a finite number, got {cost_lambda!r}")
     if cost_lambda < 0:
-        raise ValueError(f"cost lambda: must be >= 0, got {cost_lambda!r}")
+        raise ConfigurationError(f"cost lambda: must be >= 0, got {cost_lambda!r}")
     return f"cost-{unit}:{cost_lambda:g}"
 
 
@@ -112,9 +113,11 @@ def sweep_cost_lambda(
     from conductor_gym.bench.evaluate import evaluate
 
     if "reward" in evaluate_kwargs:
-        raise ValueError("reward: the sweep sets the reward from each lambda; do not pass one")
+        raise ConfigurationError(
+            "the sweep sets the reward from each lambda; do not pass one", field="reward"
+        )
     if not lambdas:
-        raise ValueError("lambdas: give at least one price")
+        raise ConfigurationError("lambdas: give at least one price")
     points: list[FrontierPoint] = []
     for cost_lambda in lambdas:
         spec = agent.replace("{lambda}", f"{cost_lambda:g}")
@@ -417,7 +420,7 @@ def plot_frontier(
     say).
     """
     if not points:
-        raise ValueError("points: nothing to plot")
+        raise ConfigurationError("points: nothing to plot")
     by_agent: dict[str, list[FrontierPoint]] = {}
     for point in points:
         by_agent.setdefault(point.label, []).append(point)

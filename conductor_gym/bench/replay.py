@@ -264,11 +264,11 @@ def recorded_graders(results: Results) -> dict[str, str] | None:
 
 def reward_scheme(results: Results) -> RewardScheme:
     """The run's reward scheme (``env_kwargs.reward``, read by
-    :meth:`EnvConfig.from_dict`); ``ValueError`` for a run whose reward blends two rounds
+    :meth:`EnvConfig.from_dict`); ``ConfigurationError`` for a run whose reward blends two rounds
     (``initial_round_weight > 0``: the initial answer is not stored, so an outcome cannot
     be re-scored)."""
     if results.env_kwargs.get("initial_round_weight"):
-        raise ValueError(
+        raise ConfigurationError(
             "env_kwargs.initial_round_weight > 0: the reward blends the initial answer, "
             "which results do not store; this run cannot be re-scored"
         )
@@ -286,11 +286,11 @@ def regrade(record: EpisodeRecord, task: Task, grader: str, scheme: RewardScheme
     follow the new grade; a grader that fails makes it an infrastructure failure
     (``error={"kind": "grader", ...}``), as in the env. Records of episodes that were not
     graded (invalid plans, failures) come back as they are; a graded one without a
-    stored response raises ``ValueError``."""
-    if record.outcome not in ("correct", "wrong"):
+    stored response raises ``ConfigurationError``."""
+    if record.outcome not in (Outcome.CORRECT, Outcome.WRONG):
         return record
     if record.final_response is None:
-        raise ValueError(
+        raise ConfigurationError(
             f"episode {record.key} stores no final answer (the file was written before "
             "answers were recorded): re-score it with replay instead"
         )
@@ -298,11 +298,11 @@ def regrade(record: EpisodeRecord, task: Task, grader: str, scheme: RewardScheme
         verdict = grade(grader, record.final_response, task.reference, **task.metadata)
     except GraderError as exc:
         error = {"kind": "grader", "grader": grader, "message": str(exc)}
-        failed = {"outcome": "error", "correct": False, "reward": 0.0, "error": error}
+        failed = {"outcome": Outcome.ERROR, "correct": False, "reward": 0.0, "error": error}
         return record.model_copy(update={**failed, "final_answer": None, "grade_reason": None})
     outcome = Outcome.CORRECT if verdict.correct else Outcome.WRONG
     update = {
-        "outcome": outcome.value,
+        "outcome": outcome,
         "correct": verdict.correct,
         "reward": scheme(outcome),
         "final_answer": verdict.extracted,
@@ -586,7 +586,7 @@ class Replay:
 
 
 def _agent_failed(record: EpisodeRecord) -> bool:
-    return record.outcome == "error" and (record.error or {}).get("kind") == "agent"
+    return record.outcome == Outcome.ERROR and (record.error or {}).get("kind") == "agent"
 
 
 def _actions(record: EpisodeRecord) -> list[str]:
@@ -606,7 +606,7 @@ def _longest_plan(info: Mapping[str, Any]) -> int:
 def _run_budget_failure(record: EpisodeRecord) -> bool:
     error = record.error or {}
     budget = error.get("kind") == "budget" and error.get("scope") == "run"
-    return record.outcome == "error" and budget
+    return record.outcome == Outcome.ERROR and budget
 
 
 def _differs(field: str, recorded: Any, replayed: Any) -> bool:
@@ -755,13 +755,13 @@ class Replayer:
             # worker reads its task); only the verdict on the final answer is another's.
             new = regrade(new, task, grader, self.scheme)
             task = dataclasses.replace(task, grader=grader)
-            graded = new.outcome in ("correct", "wrong")
+            graded = new.outcome in (Outcome.CORRECT, Outcome.WRONG)
             verdict = Grade(new.correct, new.final_answer, new.grade_reason or "")
             view: dict[str, Any] = {
                 **info,
                 "outcome": new.outcome,
                 "grade": verdict if graded else None,
-                "error": new.error if new.outcome == "error" else info.get("error"),
+                "error": new.error if new.outcome == Outcome.ERROR else info.get("error"),
             }
             view_info = view
         else:
@@ -805,7 +805,7 @@ class Replayer:
         for again, action in zip(replayed.regenerated or (), actions, strict=False):
             if again != action:
                 differences.append(Difference(key, AGENT_COMPLETION, action, again))
-        failed = self.method == "response cache" and record.outcome == "error"
+        failed = self.method == "response cache" and record.outcome == Outcome.ERROR
         for field in _AFTER_FAILURE if failed else compared:
             old: Any = getattr(record, field)
             new: Any = getattr(replayed.record, field)

@@ -30,7 +30,7 @@ writes it):
 * **Changes** (:class:`Change`): every episode whose outcome, reward or answer differs,
   with the old and new grade reasons.
 
-Refused with ``ValueError``: a run whose reward blends two rounds
+Refused with ``ConfigurationError``: a run whose reward blends two rounds
 (``initial_round_weight > 0``; the initial answer is not stored), and, in mode
 ``"grade"``, a graded episode without a stored answer (a file written before answers
 were recorded: use mode ``"replay"``). Replay problems raise
@@ -66,6 +66,8 @@ from conductor_gym.bench.results import (
     aggregate,
     load_results,
 )
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import get_grader
 
 __all__ = [
@@ -105,8 +107,8 @@ class Change:
 
     key: tuple[str, int, int]
     task_id: str
-    old_outcome: str
-    new_outcome: str
+    old_outcome: Outcome
+    new_outcome: Outcome
     old_reward: float
     new_reward: float
     old_reason: str | None
@@ -176,7 +178,7 @@ def rescore(
     import conductor_gym
 
     if not replay and (cache is not None or pool is not None):
-        raise ValueError("cache and pool re-build the env: they need replay=True")
+        raise ConfigurationError("cache and pool re-build the env: they need replay=True")
     results, name, digest = _source_digest(source)
     scheme = reward_scheme(results)
     sources = run_sources(results)

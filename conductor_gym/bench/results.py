@@ -87,11 +87,13 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     computed_field,
     model_serializer,
     model_validator,
 )
 
+from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -151,8 +153,9 @@ UNVERSIONED_SIMULATOR = "v2"
 default when every such file was written (simulator v2 was the default from the first
 file with worker records until v3; records written since name their version)."""
 
-OUTCOMES = ("correct", "wrong", "invalid", "error")
-"""Episode outcomes, as the env reports them in ``info["outcome"]``."""
+OUTCOMES = tuple(o.value for o in Outcome)
+"""Episode outcomes as files hold them: the :class:`~conductor_gym.core.reward.Outcome`
+values the env reports in ``info["outcome"]``."""
 
 OVERALL = "overall"
 """The metrics key over every benchmark."""
@@ -174,8 +177,10 @@ class EpisodeRecord(_Model):
         repeat: Which repeat of the task this is (0-based).
         seed: The env's ``reset`` seed.
         reward: The env's final reward (0.0 for an infrastructure failure).
-        outcome: ``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``.
-        correct: ``outcome == "correct"``.
+        outcome: The :class:`~conductor_gym.core.reward.Outcome`; files hold its value
+            (``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``), read back into
+            the enum (any other value is a validation error naming ``outcome``).
+        correct: ``outcome == Outcome.CORRECT``.
         parse_error: The reason code of an invalid plan (``"no_lists"``, ...), else ``None``.
         error: The env's ``info["error"]`` for an infrastructure failure, else ``None``.
         steps: Plan steps over every round (0 when the first plan did not parse).
@@ -203,7 +208,7 @@ class EpisodeRecord(_Model):
     repeat: int = Field(ge=0)
     seed: int
     reward: float
-    outcome: Literal["correct", "wrong", "invalid", "error"]
+    outcome: Outcome
     correct: bool
     parse_error: str | None = None
     error: dict[str, Any] | None = None
@@ -515,7 +520,7 @@ def _repeat_se(groups: dict[int, list[float]], repeats: int) -> float | None:
 
 
 def _metrics(episodes: Sequence[EpisodeRecord], repeats: int) -> Metrics:
-    scored = [e for e in episodes if e.outcome != "error"]
+    scored = [e for e in episodes if e.outcome != Outcome.ERROR]
     correct: dict[int, list[float]] = {}
     reward: dict[int, list[float]] = {}
     for e in scored:
@@ -528,7 +533,7 @@ def _metrics(episodes: Sequence[EpisodeRecord], repeats: int) -> Metrics:
         accuracy_se=_repeat_se(correct, repeats),
         mean_reward=_mean([e.reward for e in scored]),
         mean_reward_se=_repeat_se(reward, repeats),
-        parse_failure_rate=_mean([1.0 if e.outcome == "invalid" else 0.0 for e in scored]),
+        parse_failure_rate=_mean([1.0 if e.outcome == Outcome.INVALID else 0.0 for e in scored]),
         infra_failures=len(episodes) - len(scored),
         mean_steps=_mean(planned),
         mean_worker_calls=_mean([float(e.worker_calls) for e in episodes]),
@@ -693,11 +698,24 @@ def _journal_records(path: Path, lines: list[str], skip: int = 0) -> list[Episod
     for position, (number, line) in enumerate(body):
         try:
             records.append(EpisodeRecord.model_validate_json(line))
-        except ValueError:
+        except ValueError as exc:
             if position == len(body) - 1 and lines[-1]:
                 break  # a torn last line (no newline after it): the run died mid-write
-            raise ResumeMismatchError(f"{path}:{number} is not an episode record") from None
+            raise ResumeMismatchError(
+                f"{path}:{number} is not an episode record{_field_at_fault(exc)}"
+            ) from None
     return records
+
+
+def _field_at_fault(exc: ValueError) -> str:
+    """`` (field: what is wrong)`` for a record that parsed as JSON but not as an
+    :class:`EpisodeRecord` (an unknown ``outcome``, ...); ``""`` for text that is not JSON."""
+    if not isinstance(exc, ValidationError):
+        return ""
+    first = exc.errors()[0]
+    if first["type"] == "json_invalid" or not first["loc"]:
+        return ""
+    return f" ({'.'.join(map(str, first['loc']))}: {first['msg']})"
 
 
 def read_journal(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[EpisodeRecord]]:

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.splits import POOL_SPLITS, get_pool_split
 from conductor_gym.seeding import hash_seed
 from conductor_gym.tasks import Task, TaskSource, fingerprint_tasks, make_task_source
@@ -159,15 +160,15 @@ class Suite:
         if pool_split is not None:
             get_pool_split(pool_split)  # an unknown split fails here, listing the splits
         if not specs:
-            raise ValueError(f"suite {name!r}: give at least one source")
+            raise ConfigurationError(f"suite {name!r}: give at least one source")
         names = [spec.name for spec in specs]
         if len(set(names)) != len(names):
-            raise ValueError(f"suite {name!r}: source names repeat: {names}")
+            raise ConfigurationError(f"suite {name!r}: source names repeat: {names}")
         if limit is not None and (not is_int(limit) or limit < 1):
-            raise ValueError(f"limit: must be an int >= 1 or None, got {limit!r}")
+            raise ConfigurationError(f"limit: must be an int >= 1 or None, got {limit!r}")
         options = dict(source_options or {})
         if unknown := sorted(set(options) - set(names)):
-            raise ValueError(f"source_options: unknown sources {unknown}; valid: {names}")
+            raise ConfigurationError(f"source_options: unknown sources {unknown}; valid: {names}")
         self.name = name
         self.specs = specs
         self.description = description
@@ -269,7 +270,7 @@ def get_suite(
     """The suite called ``name`` (a key of :data:`SUITES` or ``"jsonl:<path>"``, either
     followed by ``@<pool split>``).
 
-    Builds no task source. An unknown name raises ``ValueError`` listing the suites.
+    Builds no task source. An unknown name raises ``ConfigurationError`` listing the suites.
     """
     base, sep, split = name.rpartition("@")
     if sep and base and split in POOL_SPLITS:
@@ -285,7 +286,7 @@ def get_suite(
     if name.startswith(JSONL_PREFIX):
         path = name[len(JSONL_PREFIX) :]
         if not path:
-            raise ValueError(f"suite {name!r}: give a file after {JSONL_PREFIX!r}")
+            raise ConfigurationError(f"suite {name!r}: give a file after {JSONL_PREFIX!r}")
         description = f"the tasks of {path}"
         specs: tuple[SuiteSource, ...] = (SuiteSource(Path(path).stem, name),)
         return Suite(
@@ -294,7 +295,7 @@ def get_suite(
     try:
         description, specs = SUITES[name]
     except KeyError:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown suite {name!r}; choose one of {sorted(SUITES)} or {JSONL_PREFIX}<path>"
             f", optionally followed by @<pool split> ({', '.join(POOL_SPLITS)})"
         ) from None
@@ -374,13 +375,15 @@ class TaskSelection:
 
     def __post_init__(self) -> None:
         if self.split is not None and self.split not in TASK_SPLITS:
-            raise ValueError(f"task split: unknown {self.split!r}; valid: {list(TASK_SPLITS)}")
+            raise ConfigurationError(
+                f"task split: unknown {self.split!r}; valid: {list(TASK_SPLITS)}"
+            )
         for name in ("start", "stop"):
             value = getattr(self, name)
             if value is not None and (not is_int(value) or value < 0):
-                raise ValueError(f"task range: {name} must be an int >= 0, got {value!r}")
+                raise ConfigurationError(f"task range: {name} must be an int >= 0, got {value!r}")
         if self.start is not None and self.stop is not None and self.stop <= self.start:
-            raise ValueError(f"task range {self.start}:{self.stop} is empty")
+            raise ConfigurationError(f"task range {self.start}:{self.stop} is empty")
 
     @classmethod
     def build(
@@ -391,7 +394,7 @@ class TaskSelection:
     ) -> TaskSelection | None:
         """A selection from the ``evaluate`` flags (``--task-range A:B``, ``--tasks-from
         FILE``, ``--task-split NAME``); ``None`` when none is given. Bad input raises
-        ``ValueError`` naming the flag."""
+        ``ConfigurationError`` naming the flag."""
         if task_range is None and tasks_from is None and split is None:
             return None
         start = stop = None
@@ -403,18 +406,20 @@ class TaskSelection:
             except ValueError:
                 colon = ""
             if not colon:
-                raise ValueError(f"--task-range: expected A:B (task indices), got {task_range!r}")
+                raise ConfigurationError(
+                    f"--task-range: expected A:B (task indices), got {task_range!r}"
+                )
         listed = None
         if tasks_from is not None:
             try:
                 text = Path(tasks_from).read_text(encoding="utf-8")
             except OSError as exc:
-                raise ValueError(f"--tasks-from: cannot read {tasks_from}: {exc}") from None
+                raise ConfigurationError(f"--tasks-from: cannot read {tasks_from}: {exc}") from None
             listed = tuple(
                 entry for line in text.splitlines() if (entry := line.split("#")[0].strip())
             )
             if not listed:
-                raise ValueError(f"--tasks-from: {tasks_from} lists no task")
+                raise ConfigurationError(f"--tasks-from: {tasks_from} lists no task")
         return cls(
             start, stop, None if tasks_from is None else os.fspath(tasks_from), listed, split
         )

@@ -47,7 +47,7 @@ accepting it, and reports every problem with its own message (``check: message``
   task_index, repeat)`` appears exactly once: none missing, duplicated or outside;
 * ``seeds``: every episode's seed is ``episode_seed(results.seed, benchmark, task_index,
   repeat)`` (:mod:`conductor_gym.bench.suites`), so no repeat was chosen after the fact;
-* ``episode``: each record is self-consistent (``correct == (outcome == "correct")``, the
+* ``episode``: each record is self-consistent (``correct == (outcome == Outcome.CORRECT)``, the
   reward is the paper's for the outcome);
 * ``metrics``: every stored aggregate equals :func:`conductor_gym.bench.results.aggregate`
   recomputed from the episodes (floats within 1e-9, counts exactly);
@@ -129,6 +129,7 @@ from conductor_gym.board.untrusted import (
     read_json_file,
     validate_strictly,
 )
+from conductor_gym.core.reward import Outcome
 
 if TYPE_CHECKING:
     from conductor_gym.bench.replay import Replay
@@ -932,10 +933,10 @@ def _check_episodes(results: Results, report: Report) -> None:
     bad_reward: list[str] = []
     for e in results.episodes:
         key = str(e.key)
-        if e.correct != (e.outcome == "correct"):
+        if e.correct != (e.outcome == Outcome.CORRECT):
             bad_correct.append(f"{key} correct={e.correct} with outcome {e.outcome!r}")
         if scheme is not None:
-            want = 0.0 if e.outcome == "error" else scheme[e.outcome]
+            want = 0.0 if e.outcome == Outcome.ERROR else scheme[e.outcome]
             if not _close(e.reward, want):
                 bad_reward.append(f"{key} reward {e.reward!r} with outcome {e.outcome!r}")
     if bad_correct:

@@ -135,7 +135,7 @@ def load_agent_file(path: str, name: str, **kwargs: Any) -> Agent:
     """``name(**kwargs)`` from the Python file at ``path`` (the ``file.py:Name`` form).
 
     The file is imported once per process (as a module named after a hash of its
-    resolved path), like OpenRLHF loads its agent functions. Raises ``ValueError`` when
+    resolved path), like OpenRLHF loads its agent functions. Raises ``ConfigurationError`` when
     the file or the name is missing, and ``TypeError`` when what ``name`` builds has no
     ``act`` and ``act_batch``.
     """
@@ -163,7 +163,7 @@ def _import_file(file: Path) -> ModuleType:
         return module
     import_spec = importlib.util.spec_from_file_location(module_name, resolved)
     if import_spec is None or import_spec.loader is None:
-        raise ValueError(f"cannot import {resolved!r} as a Python module")
+        raise ConfigurationError(f"cannot import {resolved!r} as a Python module")
     module = importlib.util.module_from_spec(import_spec)
     sys.modules[module_name] = module
     try:

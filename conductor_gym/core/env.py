@@ -260,7 +260,9 @@ class ConductorEnv(gym.Env[str, str]):
         super().reset(seed=as_seed("reset: seed", seed))
         options = dict(options or {})
         if unknown := sorted(set(options) - set(_RESET_OPTIONS)):
-            raise ValueError(f"reset: unknown option(s) {unknown}; valid: {list(_RESET_OPTIONS)}")
+            raise ConfigurationError(
+                f"reset: unknown option(s) {unknown}; valid: {list(_RESET_OPTIONS)}"
+            )
         rng = self.np_random
         task_index = int(rng.integers(len(self.tasks)))
         task_index = option_task_index(options, task_index, len(self.tasks))
@@ -474,7 +476,7 @@ class ConductorEnv(gym.Env[str, str]):
             dataclasses.replace(new_round, parse_error={"reason": reason, "detail": detail})
         )
         info = self._step_info(episode)
-        info["outcome"] = Outcome.INVALID.value
+        info["outcome"] = Outcome.INVALID
         return self._close(episode, info, self.reward_scheme(Outcome.INVALID))
 
     async def _end(self, episode: EpisodeState) -> StepResult:
@@ -499,10 +501,10 @@ class ConductorEnv(gym.Env[str, str]):
             reward = (weight * first + reward) / (1.0 + weight)
         if self.reward_scheme.cost_aware:  # the paper's scheme prices nothing
             reward = self.reward_scheme.charge(reward, episode.spend())
-        info["outcome"], info["grade"], info["initial_grade"] = outcome.value, final, initial
+        info["outcome"], info["grade"], info["initial_grade"] = outcome, final, initial
         return self._close(episode, info, reward)
 
     def _fail(self, episode: EpisodeState, error: ErrorInfo) -> StepResult:
         info = self._step_info(episode)
-        info["outcome"], info["error"] = Outcome.ERROR.value, error
+        info["outcome"], info["error"] = Outcome.ERROR, error
         return self._close(episode, info, 0.0)

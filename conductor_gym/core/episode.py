@@ -14,6 +14,7 @@ from conductor_gym.core.execute import StepRecord, Trace
 from conductor_gym.core.info import ParseError, Totals
 from conductor_gym.core.reward import Spend
 from conductor_gym.core.self_worker import SELF_WORKER_NAME, RecursionBudget, SelfCall, SelfWorker
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan
 from conductor_gym.pool.pool import PoolDraw
 from conductor_gym.tasks import Task
@@ -156,9 +157,11 @@ def option_task_index(options: dict[str, Any], drawn: int, num_tasks: int) -> in
         return drawn
     index = options["task_index"]
     if not is_int(index):
-        raise ValueError("reset: options['task_index'] must be an int")
+        raise ConfigurationError("reset: options['task_index'] must be an int")
     if not 0 <= index < num_tasks:
-        raise ValueError(f"reset: options['task_index']={index} is outside 0..{num_tasks - 1}")
+        raise ConfigurationError(
+            f"reset: options['task_index']={index} is outside 0..{num_tasks - 1}"
+        )
     return int(index)
 
 
@@ -178,7 +181,7 @@ def draw_forced(
         return forced
     forced = options["force_recursion"]
     if not isinstance(forced, bool):
-        raise ValueError("reset: options['force_recursion'] must be a bool")
+        raise ConfigurationError("reset: options['force_recursion'] must be a bool")
     if forced and max_recursions == 0:
-        raise ValueError("reset: force_recursion needs max_recursions >= 1")
+        raise ConfigurationError("reset: force_recursion needs max_recursions >= 1")
     return forced

@@ -83,8 +83,9 @@ class StepInfo(ResetInfo, Totals):
     parse_error: ParseError | None
     trace: Trace | None
     """Partial after a failure."""
-    outcome: str | None
-    """``None`` while the episode goes on, then one of :data:`OUTCOMES`."""
+    outcome: Outcome | None
+    """``None`` while the episode goes on, then its :class:`Outcome` (a ``str`` enum: it
+    compares equal to, and serialises as, one of :data:`OUTCOMES`)."""
     grade: Grade | None
     initial_grade: Grade | None
     """With ``initial_round_weight > 0``: the grade of the first round's answer."""

@@ -288,29 +288,33 @@ class PromptTemplates:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the template and the missing or unknown field."""
+        """Raise ``ConfigurationError`` naming the template and the missing or unknown field."""
         for name, (required, allowed) in _TEMPLATE_FIELDS.items():
             template = getattr(self, name)
             if not isinstance(template, str):
-                raise ValueError(f"PromptTemplates.{name} must be a str, got {template!r}")
+                raise ConfigurationError(f"PromptTemplates.{name} must be a str, got {template!r}")
             try:
                 used = _field_names(template, f"PromptTemplates.{name}")
             except ConfigurationError:
                 raise
             except ValueError as exc:
-                raise ValueError(f"PromptTemplates.{name} is not a valid template: {exc}") from None
+                raise ConfigurationError(
+                    f"PromptTemplates.{name} is not a valid template: {exc}"
+                ) from None
             if missing := required - used:
-                raise ValueError(f"PromptTemplates.{name} lacks the field(s) {sorted(missing)}")
+                raise ConfigurationError(
+                    f"PromptTemplates.{name} lacks the field(s) {sorted(missing)}"
+                )
             if unknown := used - allowed:
-                raise ValueError(
+                raise ConfigurationError(
                     f"PromptTemplates.{name} uses unknown field(s) {sorted(unknown)}; "
                     f"allowed: {sorted(allowed)} (write literal braces as {{{{ and }}}})"
                 )
         for i, ex in enumerate(self.examples):
             if not isinstance(ex, FewShotExample):
-                raise ValueError(f"PromptTemplates.examples[{i}] must be a FewShotExample")
+                raise ConfigurationError(f"PromptTemplates.examples[{i}] must be a FewShotExample")
         if self.worker_system is not None and not isinstance(self.worker_system, str):
-            raise ValueError("PromptTemplates.worker_system must be a str or None")
+            raise ConfigurationError("PromptTemplates.worker_system must be a str or None")
 
     @cached_property
     def _examples_block(self) -> str:

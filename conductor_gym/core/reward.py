@@ -66,12 +66,19 @@ __all__ = [
 class Outcome(StrEnum):
     """How an episode ended: a graded answer (``CORRECT``, ``WRONG``), a plan that is not
     valid (``INVALID``), or an infrastructure failure (``ERROR``: truncated, never scored,
-    so no reward scheme prices it)."""
+    so no reward scheme prices it).
+
+    A ``str``: a member equals, hashes, formats, serialises and prints (``repr`` too) as
+    its value, so ``info["outcome"]``, results files, journals and every message quoting
+    an outcome read as they did when outcomes were plain strings."""
 
     CORRECT = "correct"
     WRONG = "wrong"
     INVALID = "invalid"
     ERROR = "error"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 CostUnit = Literal["usd", "ktokens", "calls"]
@@ -111,17 +118,19 @@ class RewardScheme:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first field that is not valid."""
+        """Raise ``ConfigurationError`` naming the first field that is not valid."""
         for name in ("correct", "wrong", "invalid", "cost_lambda"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"RewardScheme.{name} must be a number, got {value!r}")
+                raise ConfigurationError(f"RewardScheme.{name} must be a number, got {value!r}")
             if not math.isfinite(value):
-                raise ValueError(f"RewardScheme.{name} must be finite, got {value!r}")
+                raise ConfigurationError(f"RewardScheme.{name} must be finite, got {value!r}")
         if self.cost_lambda < 0:
-            raise ValueError(f"RewardScheme.cost_lambda must be >= 0, got {self.cost_lambda!r}")
+            raise ConfigurationError(
+                f"RewardScheme.cost_lambda must be >= 0, got {self.cost_lambda!r}"
+            )
         if self.cost_unit not in COST_UNITS:
-            raise ValueError(
+            raise ConfigurationError(
                 f"RewardScheme.cost_unit must be one of {list(COST_UNITS)}, got {self.cost_unit!r}"
             )
 

@@ -25,6 +25,7 @@ from conductor_gym._validate import as_seed, require_int
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv, StepResult
 from conductor_gym.core.self_worker import ConductorPolicy
+from conductor_gym.errors import ConfigurationError
 
 __all__ = ["ConductorVectorEnv"]
 
@@ -73,7 +74,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
-            raise ValueError(
+            raise ConfigurationError(
                 f"autoreset_mode: unknown mode {autoreset_mode!r}; choose one of "
                 f"{[m.value for m in AutoresetMode]}"
             ) from None
@@ -116,7 +117,7 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             and mask.dtype == np.bool_
             and mask.shape == (self.num_envs,)
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 f"reset: options['reset_mask'] must be a bool array of shape ({self.num_envs},)"
             )
         infos: dict[str, Any] = {}
@@ -175,12 +176,12 @@ class ConductorVectorEnv(VectorEnv[tuple[str, ...], tuple[str, ...], np.ndarray]
             assert first is not None
             return [first + i for i in range(self.num_envs)]
         if isinstance(seed, str | bytes) or not isinstance(seed, Sequence | np.ndarray):
-            raise ValueError(
+            raise ConfigurationError(
                 f"reset: seed must be None, an integer >= 0 or one seed per sub-env, got {seed!r}"
             )
         seeds = [as_seed(f"reset: seed[{i}]", s) for i, s in enumerate(seed)]
         if len(seeds) != self.num_envs:
-            raise ValueError(f"reset: got {len(seeds)} seeds for {self.num_envs} sub-envs")
+            raise ConfigurationError(f"reset: got {len(seeds)} seeds for {self.num_envs} sub-envs")
         return seeds
 
     async def _step_all(self, actions: Sequence[str]) -> list[StepResult | None]:

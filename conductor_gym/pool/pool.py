@@ -95,21 +95,23 @@ class WorkerPool:
     ) -> None:
         self.specs: tuple[WorkerSpec, ...] = tuple(specs)
         if not self.specs:
-            raise ValueError("pool: needs at least one WorkerSpec")
+            raise ConfigurationError("needs at least one WorkerSpec", field="pool")
         for spec in self.specs:
             if not isinstance(spec, WorkerSpec):
-                raise ValueError(f"pool: expected WorkerSpec entries, got {spec!r}")
+                raise ConfigurationError(f"expected WorkerSpec entries, got {spec!r}", field="pool")
         names = [spec.name for spec in self.specs]
         if duplicates := sorted({n for n in names if names.count(n) > 1}):
-            raise ValueError(f"pool: worker names must be unique; repeated: {duplicates}")
+            raise ConfigurationError(
+                f"worker names must be unique; repeated: {duplicates}", field="pool"
+            )
         n = len(self.specs)
         if k is None:
             k = n
         if not is_int(k) or not 1 <= k <= n:
-            raise ValueError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
+            raise ConfigurationError(f"pool: k must be an int in 1..{n} (the pool size), got {k!r}")
         for label, budget in (("run_budget", run_budget), ("episode_budget", episode_budget)):
             if budget is not None and not isinstance(budget, Budget):
-                raise ValueError(f"pool: {label} must be a Budget, got {budget!r}")
+                raise ConfigurationError(f"{label} must be a Budget, got {budget!r}", field="pool")
         self.k = k
         self.shuffle = bool(shuffle)
         self.name = name
@@ -245,8 +247,8 @@ def make_pool(
     """
     if isinstance(pool, WorkerPool):
         if k is not None or shuffle is not None or cache is not None:
-            raise ValueError(
-                "pool: k, shuffle_workers and cache cannot override a ready WorkerPool"
+            raise ConfigurationError(
+                "k, shuffle_workers and cache cannot override a ready WorkerPool", field="pool"
             )
         return pool
     if isinstance(cache, str | os.PathLike):
@@ -259,9 +261,10 @@ def make_pool(
 
         if (parsed := splits.parse_split_pool_name(name)) is not None:
             if k is not None or shuffle is not None:
-                raise ValueError(
-                    f"pool: k and shuffle_workers cannot override pool split {name!r}: "
-                    "the split draws the sizes and the order"
+                raise ConfigurationError(
+                    f"k and shuffle_workers cannot override pool split {name!r}: "
+                    "the split draws the sizes and the order",
+                    field="pool",
                 )
             return splits.get_pool_split(parsed[1]).build(
                 parsed[0], cache=cache, trust_credentials=trust_credentials

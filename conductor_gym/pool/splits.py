@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.pool import DEFAULT_POOL, PoolDraw, WorkerPool
 from conductor_gym.workers.spec import WorkerSpec
 
@@ -115,19 +116,21 @@ class PoolSplit:
     def __post_init__(self) -> None:
         where = f"PoolSplit(name={self.name!r})"
         if len(set(self.workers)) != len(self.workers) or not self.workers:
-            raise ValueError(f"{where}.workers must be distinct names, at least one")
+            raise ConfigurationError(f"{where}.workers must be distinct names, at least one")
         if not self.sizes or any(
             not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= len(self.workers)
             for k in self.sizes
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 f"{where}.sizes must be ints in 1..{len(self.workers)} (its workers), "
                 f"got {self.sizes!r}"
             )
         if unknown := sorted(set(self.must_include) - set(self.workers)):
-            raise ValueError(f"{where}.must_include names workers it cannot draw: {unknown}")
+            raise ConfigurationError(
+                f"{where}.must_include names workers it cannot draw: {unknown}"
+            )
         if self.never_in_order and (not self.shuffle or min(self.sizes) < 2):
-            raise ValueError(f"{where}.never_in_order needs shuffle and sizes >= 2")
+            raise ConfigurationError(f"{where}.never_in_order needs shuffle and sizes >= 2")
 
     def fingerprint(self) -> str:
         """16 hex digits of the SHA-256 of what fixes the distribution (name and
@@ -187,7 +190,7 @@ class SplitPool(WorkerPool):
     def __init__(self, specs: Sequence[WorkerSpec], split: PoolSplit, **kwargs: Any) -> None:
         names = [spec.name for spec in specs]
         if missing := [w for w in split.workers if w not in names]:
-            raise ValueError(
+            raise ConfigurationError(
                 f"pool split {split.name!r}: the pool has no worker(s) {missing}; "
                 f"its workers are {names}"
             )
@@ -275,7 +278,7 @@ def get_pool_split(name: str) -> PoolSplit:
     try:
         return POOL_SPLITS[name]
     except KeyError:
-        raise ValueError(
+        raise ConfigurationError(
             f"pool split: unknown split {name!r}; choose one of {pool_split_names()}"
         ) from None
 
@@ -303,15 +306,16 @@ def with_pool_split(
     chosen = get_pool_split(split)
     if isinstance(pool, SplitPool):
         if pool.split.fingerprint() != chosen.fingerprint():
-            raise ValueError(
-                f"pool: draws from split {pool.split.name!r} but the suite asks for {split!r}"
+            raise ConfigurationError(
+                f"draws from split {pool.split.name!r} but the suite asks for {split!r}",
+                field="pool",
             )
         return pool
     if isinstance(pool, str | os.PathLike):
         name = os.fspath(pool)
         parsed = parse_split_pool_name(name)
         if parsed is not None and parsed[1] != split:
-            raise ValueError(
+            raise ConfigurationError(
                 f"pool {name!r} names split {parsed[1]!r} but the suite asks for {split!r}"
             )
         return name if parsed is not None else split_pool_name(name, split)

@@ -57,6 +57,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.serve.logs import DEFAULT_LOG_INTERVAL_S, limit_logs
 from conductor_gym.serve.metrics import CONTENT_TYPE, Metrics
 from conductor_gym.serve.protocol import (
@@ -187,19 +188,19 @@ def create_app(
     if isinstance(log_interval_s, bool) or not (
         isinstance(log_interval_s, int | float) and log_interval_s >= 0
     ):
-        raise ValueError(f"log_interval_s must be a number >= 0, got {log_interval_s!r}")
+        raise ConfigurationError(f"log_interval_s must be a number >= 0, got {log_interval_s!r}")
     if api_key is not None and not api_key:
-        raise ValueError("api_key must be a non-empty string or None")
+        raise ConfigurationError("api_key must be a non-empty string or None")
     if private_monitoring and api_key is None:
-        raise ValueError(
+        raise ConfigurationError(
             "private_monitoring needs an api_key (conductor-gym serve: set the variable "
             "named by --api-key-env)"
         )
     by_name = {m.name: m for m in models}
     if not by_name:
-        raise ValueError("create_app needs at least one ConductorModel")
+        raise ConfigurationError("create_app needs at least one ConductorModel")
     if len(by_name) != len(models):
-        raise ValueError("model names must be unique")
+        raise ConfigurationError("model names must be unique")
     secrets_ = (api_key,) if api_key else ()
     admission = _Admission(max_concurrency, max_queue)
     metrics = Metrics(by_name)
@@ -369,7 +370,7 @@ def create_app(
 
 def _require_seconds(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < 1e9):
-        raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+        raise ConfigurationError(f"{name} must be a number of seconds > 0, got {value!r}")
 
 
 async def _read_json(request: Request, limit: int, timeout_s: float) -> Any:

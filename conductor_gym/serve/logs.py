@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = ["DEFAULT_LOG_INTERVAL_S", "MAX_KINDS", "RateLimitedLog", "limit_logs"]
 
 DEFAULT_LOG_INTERVAL_S = 10.0
@@ -44,7 +46,7 @@ class RateLimitedLog(logging.Filter):
     ) -> None:
         super().__init__()
         if not (interval_s >= 0):
-            raise ValueError(f"log interval_s must be a number >= 0, got {interval_s!r}")
+            raise ConfigurationError(f"log interval_s must be a number >= 0, got {interval_s!r}")
         self.interval_s = float(interval_s)
         self._clock = clock
         self._kinds: dict[Hashable, _Kind] = {}

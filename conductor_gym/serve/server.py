@@ -47,6 +47,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.serve.logs import DEFAULT_LOG_INTERVAL_S, limit_logs
 from conductor_gym.workers.credentials import is_loopback_host
 
@@ -90,9 +91,9 @@ class ServerLimits:
         for name in ("header_timeout_s", "keep_alive_s", "write_timeout_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+                raise ConfigurationError(f"{name} must be a number of seconds > 0, got {value!r}")
             if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+                raise ConfigurationError(f"{name} must be a number of seconds > 0, got {value!r}")
         require_int("max_connections", self.max_connections)
         require_int("max_header_bytes", self.max_header_bytes, minimum=1024)
         require_int("max_unread_bytes", self.max_unread_bytes, minimum=16_384)

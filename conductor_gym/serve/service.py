@@ -58,7 +58,8 @@ from conductor_gym.core.agent_spec import make_agent
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
-from conductor_gym.errors import ConductorGymError
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConductorGymError, ConfigurationError
 from conductor_gym.graders import Grade, register_grader, registered_graders
 from conductor_gym.pool.pool import WorkerPool
 from conductor_gym.seeding import hash_seed
@@ -309,7 +310,7 @@ class ConductorModel:
             request is its own task.
         max_batch: Most requests in one ``act_batch`` call of the conductor.
 
-    Bad arguments raise ``ValueError`` here, not at the first request.
+    Bad arguments raise ``ConfigurationError`` here, not at the first request.
     """
 
     def __init__(
@@ -323,9 +324,9 @@ class ConductorModel:
         **settings: Any,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
-            raise ValueError("model name must be a non-empty string")
+            raise ConfigurationError("model name must be a non-empty string")
         if reserved := sorted(set(settings) & set(_RESERVED_ENV_ARGUMENTS)):
-            raise ValueError(f"env setting(s) {reserved} are set by the server")
+            raise ConfigurationError(f"env setting(s) {reserved} are set by the server")
         if pool is not None:
             settings["pool"] = pool
         self.name = name
@@ -381,9 +382,9 @@ class ConductorModel:
             int(info["prompt_tokens"]), int(info["completion_tokens"]), float(info["cost_usd"])
         )
         spent = {"conductor": conductor.to_dict(), "workers": workers.to_dict()}
-        if info["outcome"] == "invalid":
+        if info["outcome"] == Outcome.INVALID:
             raise _invalid_plan(info, completions, spent, question, self._episodes.max_plan_chars)
-        if info["outcome"] == "error":
+        if info["outcome"] == Outcome.ERROR:
             raise _episode_failure(info["error"] or {}, spent)
         traces = [r.trace for r in info["rounds"] if r.trace is not None and r.trace.steps]
         content = traces[-1].final_response or ""

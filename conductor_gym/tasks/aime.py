@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -44,10 +45,10 @@ class Aime25Config(SourceConfig):
     part: str = "both"
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.part not in ("both", "I", "II"):
-            raise ValueError(f"part: must be 'both', 'I' or 'II', got {self.part!r}")
+            raise ConfigurationError(f"part: must be 'both', 'I' or 'II', got {self.part!r}")
 
 
 class Aime25Tasks(DatasetTasks[Aime25Config]):

@@ -27,6 +27,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -72,10 +73,10 @@ class BigCodeBenchConfig(SourceConfig):
     split: str = "v0.1.4"
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.split not in _VERSIONS:
-            raise ValueError(f"split: must be one of {_VERSIONS}, got {self.split!r}")
+            raise ConfigurationError(f"split: must be one of {_VERSIONS}, got {self.split!r}")
 
 
 class BigCodeBenchTasks(DatasetTasks[BigCodeBenchConfig]):

@@ -2,7 +2,7 @@
 
 Contract. A loader is a subclass of :class:`DatasetTasks` paired with a frozen dataclass
 config (a subclass of :class:`SourceConfig` with ``validate()``, which raises
-``ValueError`` naming the field). The source:
+``ConfigurationError`` naming the field). The source:
 
 * is **lazy**: constructing it validates the config and touches neither the network nor
   the disk, nor imports ``datasets``; the data is located, read and turned into tasks on
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.hub import HubFiles, cached_locally, read_rows, resolve_files
@@ -69,15 +70,15 @@ class SourceConfig:
     token: str | None = None
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         if not is_int(self.seed):
-            raise ValueError(f"seed: must be an int, got {self.seed!r}")
+            raise ConfigurationError(f"seed: must be an int, got {self.seed!r}")
         if not isinstance(self.shuffle, bool):
-            raise ValueError(f"shuffle: must be a bool, got {self.shuffle!r}")
+            raise ConfigurationError(f"shuffle: must be a bool, got {self.shuffle!r}")
         for field in ("cache_dir", "data_dir"):
             value = getattr(self, field)
             if value is not None and not isinstance(value, str | os.PathLike):
-                raise ValueError(f"{field}: must be a path or None, got {value!r}")
+                raise ConfigurationError(f"{field}: must be a path or None, got {value!r}")
         if self.data_files is not None:
             files: list[object] = (
                 [self.data_files]
@@ -87,14 +88,14 @@ class SourceConfig:
                 else []
             )
             if not files or not all(isinstance(f, str | os.PathLike) for f in files):
-                raise ValueError(
+                raise ConfigurationError(
                     f"data_files: must be a path or a non-empty list of paths, "
                     f"got {self.data_files!r}"
                 )
         for field in ("revision", "token"):
             value = getattr(self, field)
             if value is not None and not isinstance(value, str):
-                raise ValueError(f"{field}: must be a string or None")
+                raise ConfigurationError(f"{field}: must be a string or None")
 
     @property
     def cache_path(self) -> str | None:
@@ -120,10 +121,10 @@ class SplitConfig(SourceConfig):
     split: str = "test"
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.split not in SPLITS:
-            raise ValueError(f"split: must be one of {SPLITS}, got {self.split!r}")
+            raise ConfigurationError(f"split: must be one of {SPLITS}, got {self.split!r}")
 
 
 C = TypeVar("C", bound=SourceConfig)
@@ -150,7 +151,7 @@ class DatasetTasks(LoadedTasks, Generic[C]):
         valid = [f.name for f in dataclasses.fields(base)]
         unknown = sorted(set(options) - set(valid))
         if unknown:
-            raise ValueError(f"{self.domain}: unknown option(s) {unknown}; valid: {valid}")
+            raise ConfigurationError(f"{self.domain}: unknown option(s) {unknown}; valid: {valid}")
         self.config: C = dataclasses.replace(base, **options)
         self.config.validate()
         variant = self.variant()

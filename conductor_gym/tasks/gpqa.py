@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -65,12 +66,14 @@ class GpqaConfig(SourceConfig):
     option_seed: int = 0
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.subset not in GPQA_SIZES:
-            raise ValueError(f"subset: must be one of {sorted(GPQA_SIZES)}, got {self.subset!r}")
+            raise ConfigurationError(
+                f"subset: must be one of {sorted(GPQA_SIZES)}, got {self.subset!r}"
+            )
         if not is_int(self.option_seed):
-            raise ValueError(f"option_seed: must be an int, got {self.option_seed!r}")
+            raise ConfigurationError(f"option_seed: must be an int, got {self.option_seed!r}")
 
 
 class GpqaTasks(DatasetTasks[GpqaConfig]):

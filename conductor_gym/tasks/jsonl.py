@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import LoadedTasks, Task
 from conductor_gym.tasks.errors import TaskSourceError
 from conductor_gym.tasks.splits import shuffled
@@ -54,9 +55,9 @@ class JsonlTasks(LoadedTasks):
         shuffle: bool = False,
     ) -> None:
         if not str(path):
-            raise ValueError("path: give the JSON Lines file to read")
+            raise ConfigurationError("path: give the JSON Lines file to read")
         if not is_int(seed):
-            raise ValueError(f"seed: must be an int, got {seed!r}")
+            raise ConfigurationError(f"seed: must be an int, got {seed!r}")
         self.path = Path(path)
         self.name: str = name or f"{JSONL_PREFIX}{path}"
         self.seed = seed

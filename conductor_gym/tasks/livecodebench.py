@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -92,11 +93,11 @@ LCB_VERSIONS: dict[str, tuple[str, ...]] = _version_table()
 
 
 def version_files(version: str) -> tuple[str, ...]:
-    """The shards of ``version`` (``ValueError`` for an unknown tag)."""
+    """The shards of ``version`` (``ConfigurationError`` for an unknown tag)."""
     try:
         return LCB_VERSIONS[version]
     except KeyError:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown LiveCodeBench version {version!r}; valid: {sorted(LCB_VERSIONS)}"
         ) from None
 
@@ -145,15 +146,15 @@ class LiveCodeBenchConfig(SourceConfig):
         return self.version or _SPLIT_VERSIONS[self.split]
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.split not in _SPLIT_VERSIONS:
-            raise ValueError(f"split: must be 'test' or 'train', got {self.split!r}")
+            raise ConfigurationError(f"split: must be 'test' or 'train', got {self.split!r}")
         if self.version is not None:
             try:
                 version_files(self.version)
             except ValueError as exc:
-                raise ValueError(f"version: {exc}") from None
+                raise ConfigurationError(f"version: {exc}") from None
 
 
 class LiveCodeBenchTasks(DatasetTasks[LiveCodeBenchConfig]):

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import LoadedTasks, Task, TaskSource
 from conductor_gym.tasks.splits import hash_rank, shuffled
 
@@ -102,7 +103,7 @@ def stratified_pick(tasks: Sequence[Task], count: int, salt: str) -> list[Task]:
     no difficulty for other domains). The result is in pick order.
     """
     if count < 0:
-        raise ValueError(f"count: must be >= 0, got {count}")
+        raise ConfigurationError(f"count: must be >= 0, got {count}")
     groups: dict[str, list[Task]] = {}
     for task in tasks:
         stratum, _ = STRATA.get(task.domain, (_meta("__none__"), _no_difficulty))
@@ -148,11 +149,11 @@ class MixedTasks(LoadedTasks):
         expected_size: int | None = None,
     ) -> None:
         if not sources:
-            raise ValueError("sources: give at least one task source")
+            raise ConfigurationError("sources: give at least one task source")
         if per_source is not None and (not is_int(per_source) or per_source < 1):
-            raise ValueError(f"per_source: must be an int >= 1 or None, got {per_source!r}")
+            raise ConfigurationError(f"per_source: must be an int >= 1 or None, got {per_source!r}")
         if not is_int(seed):
-            raise ValueError(f"seed: must be an int, got {seed!r}")
+            raise ConfigurationError(f"seed: must be an int, got {seed!r}")
         self.sources = tuple(sources)
         self.name: str = name
         self.per_source = per_source
@@ -188,7 +189,7 @@ class MixedTasks(LoadedTasks):
         ids = [task.id for task in mixed]
         if len(set(ids)) != len(ids):
             dupes = sorted({i for i in ids if ids.count(i) > 1})[:5]
-            raise ValueError(f"{self.name}: task ids repeat across sources: {dupes}")
+            raise ConfigurationError(f"{self.name}: task ids repeat across sources: {dupes}")
         if self.shuffle:
             mixed = shuffled(mixed, ids, self.name, self.seed)
         self._tasks = mixed
@@ -232,7 +233,7 @@ def paper_train_mix(
     options = dict(source_options or {})
     unknown = sorted(set(options) - set(PAPER_TRAIN_POOLS))
     if unknown:
-        raise ValueError(
+        raise ConfigurationError(
             f"source_options: unknown sources {unknown}; valid: {list(PAPER_TRAIN_POOLS)}"
         )
     sources = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 from conductor_gym.tasks.dataset_source import DatasetTasks, SourceConfig
 from conductor_gym.tasks.errors import TaskSourceError
@@ -51,11 +52,11 @@ class MmluConfig(SourceConfig):
         return _ALIASES.get(self.split, self.split)
 
     def validate(self) -> None:
-        """Check every field; ``ValueError`` names the first bad one."""
+        """Check every field; ``ConfigurationError`` names the first bad one."""
         super().validate()
         if self.hub_split not in MMLU_SIZES:
             valid = sorted([*MMLU_SIZES, *_ALIASES])
-            raise ValueError(f"split: must be one of {valid}, got {self.split!r}")
+            raise ConfigurationError(f"split: must be one of {valid}, got {self.split!r}")
 
 
 class MmluTasks(DatasetTasks[MmluConfig]):

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = ["SPLITS", "SplitSizes", "hash_rank", "hash_split", "shuffled", "split_sizes"]
 
 SPLITS = ("test", "val", "train", "all")
@@ -60,9 +62,9 @@ def split_sizes(
 ) -> SplitSizes:
     """Test / val / train counts for ``n`` items (see the module docstring)."""
     if n < 0:
-        raise ValueError(f"n: must be >= 0, got {n}")
+        raise ConfigurationError(f"n: must be >= 0, got {n}")
     if not (test_fraction >= 0 and val_fraction >= 0 and test_fraction + val_fraction <= 1):
-        raise ValueError("fractions: need 0 <= test, 0 <= val and test + val <= 1")
+        raise ConfigurationError("fractions: need 0 <= test, 0 <= val and test + val <= 1")
     test = _round_half_up(n * test_fraction)
     val = min(_round_half_up(n * val_fraction), n - test)
     return SplitSizes(test=test, val=val, train=n - test - val)

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = ["PROMPT_FILE", "ChatPrompt"]
 
 PROMPT_FILE = "conductor_prompt.json"
@@ -50,7 +52,7 @@ class ChatPrompt:
         ):
             missing = [f for f in fields if "{" + f + "}" not in template]
             if missing:
-                raise ValueError(f"ChatPrompt.{name} must contain {missing} fields")
+                raise ConfigurationError(f"ChatPrompt.{name} must contain {missing} fields")
 
     def messages(
         self, question: str, num_workers: int, names: Sequence[str] = ()
@@ -98,4 +100,4 @@ class ChatPrompt:
             data = json.loads(path.read_text())
             return cls(**data)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path}: not a conductor prompt ({exc})") from exc
+            raise ConfigurationError(f"{path}: not a conductor prompt ({exc})") from exc

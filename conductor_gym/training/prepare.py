@@ -230,7 +230,7 @@ class TrainConfig:
         missing or not this config's, or its task index is out of range."""
         ref, fingerprint = parse_label(label)
         if fingerprint != self.task_fingerprint:
-            raise ValueError(
+            raise ConfigurationError(
                 f"label {label!r} was prepared on task source {fingerprint}, but the env "
                 f"config ({CONFIG_ENV}) is for {self.task_fingerprint} ({self.env.tasks!r}): "
                 "the prompt dataset and the env config do not belong together"

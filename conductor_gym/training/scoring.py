@@ -34,6 +34,8 @@ from conductor_gym._validate import is_int, require_int
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import ResetInfo, StepInfo
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.pool.pool import WorkerPool
 from conductor_gym.tasks import TaskSource
 
@@ -78,20 +80,20 @@ class ScoredCompletion:
         reward: The env's reward (0.0 also for ``truncated``: never train on it as a
             score; check ``truncated``).
         correct: 1.0 when the final answer was correct, else 0.0.
-        outcome: ``"correct"``, ``"wrong"``, ``"invalid"`` or ``"error"``.
+        outcome: How the episode ended (:class:`~conductor_gym.core.reward.Outcome`).
         truncated: An infrastructure failure or a spent budget ended the episode.
         info: The env's final ``info`` (plan, parse error, trace, tokens, cost, ...).
     """
 
     reward: float
     correct: float
-    outcome: str
+    outcome: Outcome
     truncated: bool
     info: StepInfo
 
     @property
     def parse_failed(self) -> bool:
-        return self.outcome == "invalid"
+        return self.outcome == Outcome.INVALID
 
     @property
     def steps(self) -> int:
@@ -173,7 +175,7 @@ class Scorer:
         elif len(rollout_seeds) != len(completions) or not all(map(is_int, rollout_seeds)):
             raise ValueError("rollout_seeds must be one int per completion")
         if self.config.max_recursions:
-            raise ValueError(
+            raise ConfigurationError(
                 "single-turn scoring needs max_recursions=0; drive multi-turn episodes "
                 "with make_env() and reset()"
             )
@@ -193,7 +195,7 @@ class Scorer:
             assert outcome is not None  # the episode ended
             return ScoredCompletion(
                 reward=float(reward),
-                correct=1.0 if outcome == "correct" else 0.0,
+                correct=1.0 if outcome == Outcome.CORRECT else 0.0,
                 outcome=outcome,
                 truncated=bool(truncated),
                 info=info,
@@ -240,7 +242,7 @@ def score_completions(
     From inside a running event loop, ``await scorer.ascore(...)`` instead.
     """
     if scorer is not None and scorer_kwargs:
-        raise ValueError("pass either a scorer or Scorer arguments, not both")
+        raise ConfigurationError("pass either a scorer or Scorer arguments, not both")
     own = scorer is None
     scorer = scorer or Scorer(**scorer_kwargs)
     try:

@@ -46,6 +46,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 __all__ = [
@@ -99,7 +100,7 @@ class MicroBatcher(Generic[RequestT, ResultT]):
     ) -> None:
         check_window(max_batch_size, max_wait_s)
         if not _finite_at_least(idle_exit_s, 0.0) or idle_exit_s == 0:
-            raise ValueError(f"idle_exit_s must be a number > 0, got {idle_exit_s!r}")
+            raise ConfigurationError(f"idle_exit_s must be a number > 0, got {idle_exit_s!r}")
         self._run_batch = run_batch
         self.max_batch_size = max_batch_size
         self.max_wait_s = float(max_wait_s)
@@ -245,14 +246,14 @@ class MicroBatcher(Generic[RequestT, ResultT]):
 
 
 def check_window(max_batch_size: object, max_wait_s: object) -> None:
-    """Raise ``ValueError`` unless ``max_batch_size`` is an int >= 1 and ``max_wait_s`` a
+    """Raise ``ConfigurationError`` unless ``max_batch_size`` is an int >= 1 and ``max_wait_s`` a
     number >= 0 (a batching window :class:`MicroBatcher` accepts)."""
     if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int):
-        raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
+        raise ConfigurationError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
     if max_batch_size < 1:
-        raise ValueError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
+        raise ConfigurationError(f"max_batch_size must be an int >= 1, got {max_batch_size!r}")
     if not _finite_at_least(max_wait_s, 0.0):
-        raise ValueError(f"max_wait_s must be a number >= 0, got {max_wait_s!r}")
+        raise ConfigurationError(f"max_wait_s must be a number >= 0, got {max_wait_s!r}")
 
 
 def _finite_at_least(value: object, minimum: float) -> bool:
@@ -312,7 +313,7 @@ class BatchedWorker(Worker, Generic[RequestT]):
                 name=f"{self.backend}-worker-{name}",
             )
         except ValueError as exc:
-            raise ValueError(f"{self.backend} worker {name!r}: {exc}") from None
+            raise ConfigurationError(f"{self.backend} worker {name!r}: {exc}") from None
 
     @property
     def batches_run(self) -> int:
@@ -408,9 +409,9 @@ def is_oom(exc: BaseException) -> bool:
 def check_options(
     where: str, backend: str, options: Mapping[str, Any], valid: Sequence[str]
 ) -> None:
-    """Raise ``ValueError`` naming ``where`` and the options not in ``valid``."""
+    """Raise ``ConfigurationError`` naming ``where`` and the options not in ``valid``."""
     if unknown := sorted(set(options) - set(valid)):
-        raise ValueError(
+        raise ConfigurationError(
             f"{where}.backend_options: unknown option(s) {unknown} for the {backend} backend; "
             f"valid: {list(valid)}"
         )

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Message, Worker
 
 __all__ = ["BoundWorker", "RetryPolicy"]
@@ -57,7 +58,7 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         require_int("RetryPolicy.max_attempts", self.max_attempts)
         if self.base_delay_s < 0 or self.max_delay_s < 0:
-            raise ValueError("RetryPolicy delays must be >= 0")
+            raise ConfigurationError("RetryPolicy delays must be >= 0")
 
     def delay(self, attempt: int) -> float:
         cap = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conductor_gym._validate import require_int
-from conductor_gym.errors import InfrastructureError
+from conductor_gym.errors import ConfigurationError, InfrastructureError
 from conductor_gym.workers.base import Completion
 
 __all__ = ["Budget", "BudgetExceeded", "Ledger"]
@@ -59,7 +59,7 @@ class Budget:
         self.validate()
 
     def validate(self, where: str = "Budget") -> None:
-        """Raise ``ValueError`` naming the field (prefixed with ``where``)."""
+        """Raise ``ConfigurationError`` naming the field (prefixed with ``where``)."""
         for name in ("max_calls", "max_tokens"):
             value = getattr(self, name)
             if value is not None:
@@ -70,7 +70,9 @@ class Budget:
             and math.isfinite(self.max_usd)
             and self.max_usd > 0
         ):
-            raise ValueError(f"{where}.max_usd must be None or a number > 0, got {self.max_usd!r}")
+            raise ConfigurationError(
+                f"{where}.max_usd must be None or a number > 0, got {self.max_usd!r}"
+            )
 
     @property
     def unlimited(self) -> bool:

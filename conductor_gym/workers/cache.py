@@ -245,7 +245,7 @@ class ResponseCache:
         max_query_steps: In replay, the most SQLite steps of one statement.
 
     Raises:
-        ValueError: An unknown ``mode``.
+        ConfigurationError: An unknown ``mode``.
         IsADirectoryError: ``path`` is a folder.
         FileNotFoundError: The folder of ``path`` does not exist, or ``"replay"`` of a
             file that does not exist.
@@ -265,13 +265,13 @@ class ResponseCache:
         max_query_steps: int = MAX_QUERY_STEPS,
     ) -> None:
         if mode not in get_args(CacheMode):
-            raise ValueError(
+            raise ConfigurationError(
                 f"mode: unknown cache mode {mode!r}; choose one of {get_args(CacheMode)}"
             )
         bounds = {"max_value_bytes": max_value_bytes, "max_query_steps": max_query_steps}
         for name, bound in bounds.items():
             if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {bound!r}")
+                raise ConfigurationError(f"{name} must be an int >= 1, got {bound!r}")
         self.path = os.fspath(path)
         self.mode: CacheMode = mode
         self._max_value_bytes = max_value_bytes

@@ -21,6 +21,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from conductor_gym.errors import ConfigurationError
+
 __all__ = ["check_cache_path", "connect_read_only"]
 
 
@@ -49,7 +51,7 @@ def check_cache_path(path: str, *, replay: bool) -> None:
 
 def connect_read_only(path: str, *, timeout: float) -> sqlite3.Connection:
     """A connection to the existing database ``path`` that never writes (module
-    docstring); autocommit. ``ValueError`` (the caller words it) when a read-only
+    docstring); autocommit. ``ConfigurationError`` (the caller words it) when a read-only
     folder keeps the ``-wal`` file's rows out of reach."""
     uri = Path(path).resolve().as_uri()
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
@@ -62,7 +64,7 @@ def connect_read_only(path: str, *, timeout: float) -> sqlite3.Connection:
             raise
         wal = f"{path}-wal"
         if os.path.exists(wal) and os.path.getsize(wal) > 0:
-            raise ValueError(
+            raise ConfigurationError(
                 f"its folder is read-only and {wal!r} holds rows not yet written into the "
                 "file (the recording process did not close the cache); open it once where "
                 "the folder is writable, or copy the file together with its -wal file"

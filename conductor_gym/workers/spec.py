@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from conductor_gym._validate import require_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.registry import Registry
 from conductor_gym.workers.base import Worker
 
@@ -95,25 +96,25 @@ class WorkerSpec:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the worker and the offending field."""
+        """Raise ``ConfigurationError`` naming the worker and the offending field."""
         where = f"WorkerSpec(name={self.name!r})"
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"{where}.name must be a non-empty string")
+            raise ConfigurationError(f"{where}.name must be a non-empty string")
         if self.backend not in BACKENDS:
-            raise ValueError(
+            raise ConfigurationError(
                 f"{where}.backend: unknown backend {self.backend!r}; registered: {BACKENDS.names()}"
             )
         require_int(f"{where}.max_tokens", self.max_tokens)
         if not isinstance(self.temperature, int | float) or not (
             math.isfinite(self.temperature) and self.temperature >= 0
         ):
-            raise ValueError(f"{where}.temperature must be a number >= 0")
+            raise ConfigurationError(f"{where}.temperature must be a number >= 0")
         for price in ("price_in_per_mtok", "price_out_per_mtok"):
             value = getattr(self, price)
             if value is not None and not (
                 isinstance(value, int | float) and math.isfinite(value) and value >= 0
             ):
-                raise ValueError(f"{where}.{price} must be None or a number >= 0")
+                raise ConfigurationError(f"{where}.{price} must be None or a number >= 0")
         if self.max_concurrency is not None:
             require_int(f"{where}.max_concurrency", self.max_concurrency)
         for rate in ("requests_per_minute", "tokens_per_minute"):
@@ -121,24 +122,24 @@ class WorkerSpec:
             if value is not None and not (
                 isinstance(value, int | float) and math.isfinite(value) and value > 0
             ):
-                raise ValueError(f"{where}.{rate} must be None or a number > 0")
+                raise ConfigurationError(f"{where}.{rate} must be None or a number > 0")
         if self.system_prompt is not None and not (
             isinstance(self.system_prompt, str)
             and self.system_prompt.strip()
             and len(self.system_prompt) <= MAX_SYSTEM_PROMPT_CHARS
         ):
-            raise ValueError(
+            raise ConfigurationError(
                 f"{where}.system_prompt must be None or a non-empty string of at most "
                 f"{MAX_SYSTEM_PROMPT_CHARS} characters"
             )
         if fields := sorted({"max_tokens", "temperature"} & set(self.params)):
-            raise ValueError(
+            raise ConfigurationError(
                 f"{where}.params: {fields} are the worker's own fields: set "
                 f"{' and '.join(f'{f} = ...' for f in fields)} at the top level of the worker "
                 "(beside name and model), not in params"
             )
         if secrets := sorted(k for k in self.params if _SECRET_NAME.search(k)):
-            raise ValueError(
+            raise ConfigurationError(
                 f"{where}.params: {secrets} look like credentials; params enter cache keys "
                 "and traces, so pass credentials in backend_options or environment variables"
             )

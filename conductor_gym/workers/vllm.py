@@ -28,7 +28,7 @@ vLLM expects) and cached per process per engine settings, so workers with the sa
 settings share one engine; generation runs on the batcher's thread.
 
 ``backend_options`` (validated before vLLM is imported; an unknown option is a
-``ValueError`` naming the worker and the option):
+``ConfigurationError`` naming the worker and the option):
 
 * ``path``: model folder or hub id (default: ``model``);
 * ``tensor_parallel_size`` (int >= 1, default 1), ``gpu_memory_utilization`` (in (0, 1],
@@ -55,6 +55,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.workers.batch import BatchedWorker, BatchResult, check_options, check_window
 
 if TYPE_CHECKING:
@@ -219,26 +220,32 @@ def _engine_args(where: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """``vllm.LLM`` arguments from validated ``backend_options``."""
     extra = options.get("engine_kwargs") or {}
     if not isinstance(extra, Mapping):
-        raise ValueError(f"{where}.backend_options.engine_kwargs must be a mapping")
+        raise ConfigurationError(f"{where}.backend_options.engine_kwargs must be a mapping")
     args: dict[str, Any] = dict(extra)
     tp = options.get("tensor_parallel_size", 1)
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-        raise ValueError(f"{where}.backend_options.tensor_parallel_size must be an int >= 1")
+        raise ConfigurationError(
+            f"{where}.backend_options.tensor_parallel_size must be an int >= 1"
+        )
     memory = options.get("gpu_memory_utilization", 0.9)
     if (
         isinstance(memory, bool)
         or not isinstance(memory, int | float)
         or not (math.isfinite(memory) and 0 < memory <= 1)
     ):
-        raise ValueError(f"{where}.backend_options.gpu_memory_utilization must be in (0, 1]")
+        raise ConfigurationError(
+            f"{where}.backend_options.gpu_memory_utilization must be in (0, 1]"
+        )
     length = options.get("max_model_len")
     if length is not None and (isinstance(length, bool) or not isinstance(length, int)):
-        raise ValueError(f"{where}.backend_options.max_model_len must be None or an int")
+        raise ConfigurationError(f"{where}.backend_options.max_model_len must be None or an int")
     if length is not None and length < 1:
-        raise ValueError(f"{where}.backend_options.max_model_len must be >= 1")
+        raise ConfigurationError(f"{where}.backend_options.max_model_len must be >= 1")
     dtype = options.get("dtype", "auto")
     if not isinstance(dtype, str):
-        raise ValueError(f"{where}.backend_options.dtype must be a string such as 'bfloat16'")
+        raise ConfigurationError(
+            f"{where}.backend_options.dtype must be a string such as 'bfloat16'"
+        )
     args.update(tensor_parallel_size=tp, gpu_memory_utilization=float(memory), dtype=dtype)
     if length is not None:
         args["max_model_len"] = length
@@ -260,16 +267,16 @@ def make_vllm_worker(spec: WorkerSpec) -> VLLMWorker:
     check_options(where, "vllm", options, _OPTIONS)
     path = options.get("path", spec.model_name)
     if not isinstance(path, str) or not path:
-        raise ValueError(f"{where}.backend_options.path must be a non-empty string")
+        raise ConfigurationError(f"{where}.backend_options.path must be a non-empty string")
     engine_args = _engine_args(where, options)
     thinking = options.get("enable_thinking")
     if thinking is not None and not isinstance(thinking, bool):
-        raise ValueError(f"{where}.backend_options.enable_thinking must be a bool")
+        raise ConfigurationError(f"{where}.backend_options.enable_thinking must be a bool")
     batching = {k: options[k] for k in ("max_batch_size", "max_wait_s") if k in options}
     try:
         check_window(batching.get("max_batch_size", 1), batching.get("max_wait_s", 0.0))
     except ValueError as exc:
-        raise ValueError(f"{where}.backend_options: {exc}") from None
+        raise ConfigurationError(f"{where}.backend_options: {exc}") from None
     try:
         return VLLMWorker(
             spec.name,

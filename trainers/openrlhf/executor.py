@@ -79,6 +79,8 @@ from openrlhf.utils.agent import (  # type: ignore[import-untyped, import-not-fo
 
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.info import StepInfo
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.training.prepare import SharedEnv, shared_env
 
 __all__ = [
@@ -174,7 +176,7 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         core = observation.strip()
         if core not in prompt:
             env.close()
-            raise ValueError(
+            raise ConfigurationError(
                 f"label {label!r}: the prompt is not this env's conductor prompt (pool, "
                 "k, max_steps or templates differ between the prompts file and the env "
                 f"config {self.shared.path}); rerun `conductor-gym train prepare`"
@@ -207,7 +209,7 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         if done:
             env.close()
             self.env = None
-            score = TRUNCATED_SCORE if truncated else float(info["outcome"] == "correct")
+            score = TRUNCATED_SCORE if truncated else float(info["outcome"] == Outcome.CORRECT)
         return {
             "rewards": torch.tensor(float(reward)),
             "scores": torch.tensor(score),
@@ -234,8 +236,8 @@ class ConductorEpisode(AgentInstanceBase):  # type: ignore[misc]
         rounds = info["rounds"] if info is not None else ()
         outcome = info["outcome"] if info is not None else None
         logs = {
-            "correct": float(outcome == "correct"),
-            "parse_failure": float(outcome == "invalid"),
+            "correct": float(outcome == Outcome.CORRECT),
+            "parse_failure": float(outcome == Outcome.INVALID),
             "env_truncated": float(truncated),
             "steps": float(sum(len(r.plan) for r in rounds if r.plan is not None)),
             "rounds": float(len(rounds)),

@@ -45,7 +45,8 @@ from pydantic import ConfigDict, Field, Strict, create_model, model_validator
 from conductor_gym.core.config import CONFIG_FIELDS, EnvConfig
 from conductor_gym.core.env import ConductorEnv
 from conductor_gym.core.prompts import DEFAULT_TEMPLATES
-from conductor_gym.errors import InfrastructureError
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConfigurationError, InfrastructureError
 from conductor_gym.seeding import group_seed
 from conductor_gym.training.scoring import EpisodeRef, Scorer
 
@@ -185,7 +186,7 @@ class EpisodeTruncated(InfrastructureError, vf.TaskError):
 class Episode:
     """One rollout's conductor-gym episode on a fresh env of the shared scorer.
 
-    Raises ``ValueError`` at construction when the env's conductor prompt is not the
+    Raises ``ConfigurationError`` at construction when the env's conductor prompt is not the
     task's prompt (the task was written under other env settings).
     """
 
@@ -196,7 +197,7 @@ class Episode:
         observation, self.info = self.scorer.reset(self.env, data.ref, self.rollout_seed)
         if observation != data.prompt:
             self.env.close()
-            raise ValueError(
+            raise ConfigurationError(
                 f"task {data.id!r}: the env's conductor prompt differs from the task's; "
                 "the task was written under other env settings"
             )
@@ -275,8 +276,8 @@ class ConductorTask(vf.Task[ConductorData, vf.State, vf.TaskConfig]):
         """Outcome, plan size, worker calls, tokens and cost of the episode."""
         state = trace.info[STATE_KEY]
         return {
-            "correct": float(state["outcome"] == "correct"),
-            "parse_failure": float(state["outcome"] == "invalid"),
+            "correct": float(state["outcome"] == Outcome.CORRECT),
+            "parse_failure": float(state["outcome"] == Outcome.INVALID),
             "steps": float(state["steps"]),
             "rounds": float(len(state["rounds"])),
             "worker_calls": float(state["worker_calls"]),

@@ -68,7 +68,8 @@ from verl.experimental.agent_loop.agent_loop import (
     register,
 )
 
-from conductor_gym.errors import InfrastructureError
+from conductor_gym.core.reward import Outcome
+from conductor_gym.errors import ConfigurationError, InfrastructureError
 from conductor_gym.training.prepare import shared_env
 
 __all__ = [
@@ -112,7 +113,7 @@ class ConductorAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, on_infrastructure_failure: str = "mask", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if on_infrastructure_failure not in _FAILURE_MODES:
-            raise ValueError(
+            raise ConfigurationError(
                 f"on_infrastructure_failure must be one of {_FAILURE_MODES}, "
                 f"got {on_infrastructure_failure!r}"
             )
@@ -130,7 +131,7 @@ class ConductorAgentLoop(AgentLoopBase):
         observation, info = scorer.reset(env, ref, rollout_seed)
         if observation.strip() not in str(messages[-1]["content"]):
             env.close()
-            raise ValueError(
+            raise ConfigurationError(
                 f"label {label!r}: the prompt is not this env's conductor prompt (the "
                 f"dataset and the env config {self.shared.path} disagree); rerun "
                 "`conductor-gym train prepare`"
@@ -192,8 +193,8 @@ def _logs(info: Mapping[str, Any], truncated: bool, *, exhausted: bool) -> dict[
     rounds = info.get("rounds") or ()
     outcome = info.get("outcome") if not exhausted else None
     logs = {
-        "correct": float(outcome == "correct"),
-        "parse_failure": float(outcome == "invalid"),
+        "correct": float(outcome == Outcome.CORRECT),
+        "parse_failure": float(outcome == Outcome.INVALID),
         "env_truncated": float(truncated),
         "context_exhausted": float(exhausted),
         "steps": float(sum(len(r.plan) for r in rounds if r.plan is not None)),

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, ClassVar, NamedTuple
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task
 
 __all__ = ["TaskFamily"]
@@ -28,7 +29,7 @@ class _Item(NamedTuple):
 def _require(config: object, field_name: str, ok: bool, rule: str) -> None:
     if not ok:
         value = getattr(config, field_name)
-        raise ValueError(f"{type(config).__name__}.{field_name} {rule}, got {value!r}")
+        raise ConfigurationError(f"{type(config).__name__}.{field_name} {rule}, got {value!r}")
 
 
 class TaskFamily(ABC):
@@ -48,7 +49,7 @@ class TaskFamily(ABC):
 
     @abstractmethod
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the field if the config is inconsistent."""
+        """Raise ``ConfigurationError`` naming the field if the config is inconsistent."""
 
     @abstractmethod
     def _build(self, rng: random.Random) -> _Item: ...

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass
 from typing import ClassVar
 
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.procedural.base import TaskFamily, _Item, _require
 from conductor_gym.tasks.procedural.expressions import _Expr, _Op, _ops, _render, _replace, _value
 
@@ -102,7 +103,7 @@ class CountdownConfig(TaskFamily):
                 value = _value(expr)
                 if self.target_min <= value <= self.target_max and value not in numbers:
                     return expr
-        raise ValueError(
+        raise ConfigurationError(
             f"CountdownConfig.target_min/target_max: no target in "
             f"{self.target_min}..{self.target_max} found for numbers {numbers}"
         )

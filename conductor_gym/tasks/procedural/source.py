@@ -6,6 +6,7 @@ import operator
 from collections.abc import Iterator, Sequence
 
 from conductor_gym._validate import is_int
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.tasks.base import Task, TaskSource, fingerprint_tasks
 from conductor_gym.tasks.procedural.arithmetic import ArithmeticConfig, ModularConfig
 from conductor_gym.tasks.procedural.base import TaskFamily
@@ -68,9 +69,12 @@ class ProceduralTasks(TaskSource):
         self._fingerprint: str | None = None
 
     def validate(self) -> None:
-        """Resolve the families and check every argument (``ValueError`` names the problem)."""
+        """Resolve the families and check every argument (a ``ConfigurationError`` names
+        the problem)."""
         if isinstance(self._requested, str) or not self._requested:
-            raise ValueError("families: give a non-empty sequence of family names or configs")
+            raise ConfigurationError(
+                "families: give a non-empty sequence of family names or configs"
+            )
         resolved: list[TaskFamily] = []
         for family in self._requested:
             if isinstance(family, TaskFamily):
@@ -79,14 +83,16 @@ class ProceduralTasks(TaskSource):
             elif family in FAMILIES:
                 resolved.append(FAMILIES[family])
             else:
-                raise ValueError(f"families: unknown family {family!r}; valid: {sorted(FAMILIES)}")
+                raise ConfigurationError(
+                    f"families: unknown family {family!r}; valid: {sorted(FAMILIES)}"
+                )
         names = [fam.name for fam in resolved]
         if len(set(names)) != len(names):
-            raise ValueError(f"families: each family may appear once, got {names}")
+            raise ConfigurationError(f"families: each family may appear once, got {names}")
         if not is_int(self.size) or self.size < 1:
-            raise ValueError(f"size: must be an int >= 1, got {self.size!r}")
+            raise ConfigurationError(f"size: must be an int >= 1, got {self.size!r}")
         if not is_int(self.seed):
-            raise ValueError(f"seed: must be an int, got {self.seed!r}")
+            raise ConfigurationError(f"seed: must be an int, got {self.seed!r}")
         self.families = tuple(resolved)
 
     def __len__(self) -> int:
