@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from conductor_gym.cli.command import Command, CommandGroup, Subparsers
 from conductor_gym.cli.table import text_table
 from conductor_gym.core.config import add_config_arguments, settings_from_arguments
-from conductor_gym.core.reward import COST_UNITS
+from conductor_gym.core.reward import COST_UNITS, Outcome
 from conductor_gym.pool.pool import DEFAULT_POOL
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def resume_note(journal: Path) -> str | None:
     except (OSError, ValueError):
         return None
     latest = {r.key: r for r in records}
-    failed = sum(r.outcome == "error" for r in latest.values())
+    failed = sum(r.outcome is Outcome.ERROR for r in latest.values())
     return (
         f"resuming {journal}: {len(latest) - failed} finished episode(s) kept, {failed} "
         "infrastructure failure(s) played again (--no-resume starts afresh)"

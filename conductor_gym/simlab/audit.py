@@ -73,6 +73,7 @@ from typing import Any
 
 from conductor_gym._validate import is_int
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan
 from conductor_gym.plan.template import write_plan_file
@@ -571,7 +572,7 @@ class _Player:
                     task = env.tasks[info["task_index"]]
                     completion = plan.completion(info, task, random.Random(f"claim:{seed}"))
                     _, _, _, _, step_info = env.step(completion)
-                    run.append(step_info["outcome"] == "correct")
+                    run.append(step_info["outcome"] is Outcome.CORRECT)
             self.episodes += wanted - credited
             self._credited[key] = wanted
             self.save()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.reward import Outcome
 from conductor_gym.graders.extract import final_answer
 from conductor_gym.plan import Plan
 from conductor_gym.sim.perception import find_problems
@@ -212,7 +213,7 @@ def _play(env: ConductorEnv, write: Writer, seeds: Sequence[int]) -> list[bool |
             tuple(a for _, _, a in steps),  # type: ignore[misc]
         )
         _, _, _, _, step = env.step(plan.to_text())
-        out.append(step["outcome"] == "correct")
+        out.append(step["outcome"] is Outcome.CORRECT)
     return out
 
 

@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import Any
 
 from conductor_gym.bench.results import EpisodeRecord, Results, WorkerRecord
+from conductor_gym.core.reward import Outcome
 from conductor_gym.sim.params import DEFAULT_VERSION, VERSION_DYNAMICS, SimDynamics
 from conductor_gym.sim.profiles import PAPER_PROFILES
 from conductor_gym.sim.versions import version_info
@@ -479,7 +480,7 @@ def fit(results: Sequence[Results], *, cache: str | os.PathLike[str] | None = No
     observed = observe(results, cache=cache)
     read = {(e.run, e.record.key) for e in observed.episodes} | {(i, r.key) for i, _, r in calls}
     for index, run in enumerate(results):
-        scored = (r for r in run.episodes if r.outcome in ("correct", "wrong"))
+        scored = (r for r in run.episodes if r.outcome in (Outcome.CORRECT, Outcome.WRONG))
         skipped += sum((index, r.key) not in read for r in scored)
     if not calls and not observed.steps:
         raise SimFitError(

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from conductor_gym.bench.results import EpisodeRecord, Results
+from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import PlanParseError, parse_plan
 from conductor_gym.sim.context import read
@@ -99,7 +100,7 @@ def single_calls(results: Results) -> tuple[list[tuple[str, EpisodeRecord]], int
     found: list[tuple[str, EpisodeRecord]] = []
     skipped = 0
     for record in results.episodes:
-        if record.outcome not in ("correct", "wrong"):
+        if record.outcome not in (Outcome.CORRECT, Outcome.WRONG):
             continue
         if names is None or record.steps != 1 or record.worker_calls != 1 or record.followups:
             skipped += 1

@@ -23,6 +23,7 @@ from dataclasses import replace
 from conductor_gym.bench.replay import ReplayError, replay_config, run_sources
 from conductor_gym.bench.results import Results
 from conductor_gym.core.env import ConductorEnv
+from conductor_gym.core.reward import Outcome
 from conductor_gym.plan import Plan
 from conductor_gym.sim.params import VERSION_DYNAMICS, SimDynamics
 from conductor_gym.sim.versions import version_info
@@ -83,13 +84,13 @@ class Player:
                 if terminated or truncated:
                     break
                 _, _, terminated, truncated, info = env.step(STOP)
-            if info["outcome"] not in ("correct", "wrong"):
+            if info["outcome"] not in (Outcome.CORRECT, Outcome.WRONG):
                 raise SimFitError(
                     f"episode {episode.record.key}: the simulated pool's play ended "
                     f"{info['outcome']!r} ({info.get('error') or info.get('parse_error')})",
                     field="pool",
                 )
-            correct += info["outcome"] == "correct"
+            correct += info["outcome"] is Outcome.CORRECT
         return correct / seeds
 
 

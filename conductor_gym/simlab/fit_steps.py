@@ -44,6 +44,7 @@ from typing import Any, Literal
 from conductor_gym.bench.replay import Replayer, ReplayError, real_backends, recorded_task
 from conductor_gym.bench.results import EpisodeRecord, Results
 from conductor_gym.core.execute import StepRecord
+from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.graders import grade
 from conductor_gym.graders.extract import final_answer
@@ -259,7 +260,8 @@ def observe(
         todo = [
             r
             for r in run.episodes
-            if r.outcome in ("correct", "wrong") and (everything or _needs_replay(r, names))
+            if r.outcome in (Outcome.CORRECT, Outcome.WRONG)
+            and (everything or _needs_replay(r, names))
         ]
         if not todo:
             continue

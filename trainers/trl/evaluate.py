@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from conductor_gym.core.reward import Outcome
 from conductor_gym.plan import Plan
 from conductor_gym.training.scoring import EpisodeRef, ScoredCompletion, Scorer
 
@@ -220,7 +221,7 @@ def score_plans(
     return EvalResult(
         task_rewards=[float(x) for x in rewards.mean(axis=1)],
         task_accuracy=[float(x) for x in correct.mean(axis=1)],
-        valid_rate=float(np.mean([r.outcome != "invalid" for r in results])),
+        valid_rate=float(np.mean([r.outcome is not Outcome.INVALID for r in results])),
         first_worker=dict(workers),
         wall_s=time.perf_counter() - start,
         completions=list(completions),

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from conductor_gym.core.reward import Outcome
 from conductor_gym.training.scoring import ScoredCompletion, Scorer
 
 from .data import prompt_text
@@ -68,12 +69,14 @@ def episode_metrics(
     plan; 0 for an invalid one)."""
     n = len(outcomes)
     valid_steps = [
-        float(s) for s, o in zip(steps, outcomes, strict=True) if o in ("correct", "wrong")
+        float(s)
+        for s, o in zip(steps, outcomes, strict=True)
+        if o in (Outcome.CORRECT, Outcome.WRONG)
     ]
     return {
-        "conductor/accuracy": _mean([float(o == "correct") for o in outcomes]),
-        "conductor/parse_failure_rate": _mean([float(o == "invalid") for o in outcomes]),
-        "conductor/truncated_rate": _mean([float(o == "error") for o in outcomes]),
+        "conductor/accuracy": _mean([float(o is Outcome.CORRECT) for o in outcomes]),
+        "conductor/parse_failure_rate": _mean([float(o is Outcome.INVALID) for o in outcomes]),
+        "conductor/truncated_rate": _mean([float(o is Outcome.ERROR) for o in outcomes]),
         "conductor/steps_per_plan": _mean(valid_steps),
         "conductor/worker_calls": _mean([float(c) for c in worker_calls]),
         "conductor/cost_usd": _mean([float(c) for c in costs]),
