@@ -155,3 +155,24 @@ def test_bf16_sampler_follows_the_trained_weights(stack: SimpleNamespace) -> Non
     with torch.no_grad():
         norm.sub_(1.0)
     trainer.state.global_step -= 1
+
+
+def test_multi_turn_rollout_samples_with_the_bf16_copy(stack: SimpleNamespace) -> None:
+    """The rollout's generation goes through the trainer's sampling model (a forward hook
+    on its embeddings sees bf16 activations), and returns one row per context."""
+    from conductor_gym.trainers.trl import rollout
+
+    torch = stack.torch
+    trainer = stack.trainer
+    seen: list[Any] = []
+    sampler = trainer.sampling_model()
+    hook = sampler.model.embed_tokens.register_forward_hook(
+        lambda module, args, output: seen.append(output.dtype)
+    )
+    contexts = [stack.tokenizer(p)["input_ids"] for p in PROMPTS]
+    try:
+        rows = rollout._generate_transformers(trainer, contexts)
+    finally:
+        hook.remove()
+    assert seen and set(seen) == {torch.bfloat16}
+    assert len(rows) == len(contexts) and all(0 < len(r) <= 8 for r in rows)

@@ -24,6 +24,7 @@ arguments). Measured figures for both kinds of CPU are in ``docs/training-cpu.md
 from __future__ import annotations
 
 import importlib
+import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -36,6 +37,7 @@ __all__ = [
     "PrecisionChoice",
     "choose_cpu_precision",
     "cpu_bf16_flags",
+    "cpu_name",
     "measure_probe",
 ]
 
@@ -81,6 +83,17 @@ def cpu_bf16_flags(cpuinfo: str = "/proc/cpuinfo") -> tuple[str, ...]:
         return ()
     flags = set(line.partition(":")[2].split())
     return tuple(flag for flag in BF16_FLAGS if flag in flags)
+
+
+def cpu_name(cpuinfo: str = "/proc/cpuinfo") -> str:
+    """The CPU's ``model name`` in ``cpuinfo`` (``platform.processor()`` when it cannot
+    be read), for logs that name the CPU kind they measured on."""
+    try:
+        with open(cpuinfo, encoding="utf-8") as handle:
+            line = next((raw for raw in handle if raw.startswith("model name")), "")
+    except OSError:
+        line = ""
+    return line.partition(":")[2].strip() or platform.processor() or "unknown CPU"
 
 
 def measure_probe(bf16: bool) -> float:
