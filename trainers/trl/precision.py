@@ -18,7 +18,10 @@ build may not use them), so :func:`choose_cpu_precision` times both:
 The choice, both timings and the CPU's bf16 flags are a :class:`PrecisionChoice`; the
 training run prints it and records it in ``results.json`` (``precision``), and the
 ``GRPOConfig`` it builds has ``bf16`` set accordingly (what the trainer logs as its
-arguments). Measured figures for both kinds of CPU are in ``docs/training-cpu.md``.
+arguments). Where it is bf16 on a CPU, the trainer
+(:class:`~conductor_gym.trainers.trl.trainer.ConductorGRPOTrainer`) also samples with
+bf16 weights. Measured figures for both kinds of CPU are in
+``docs/training-cpu.md``.
 """
 
 from __future__ import annotations
