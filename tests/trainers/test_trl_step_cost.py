@@ -50,8 +50,17 @@ def test_both_paths_are_measured_and_the_split_adds_up(step_cost: ModuleType) ->
     assert result["cpu"] in text
 
 
-def test_bad_counts_are_refused(step_cost: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--steps", "0"], "--steps must be >= 1"),
+        (["--micro-batch-size", "5"], "--micro-batch-size must divide the step's 32"),
+    ],
+)
+def test_bad_counts_are_refused(
+    step_cost: ModuleType, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     with pytest.raises(SystemExit) as exited:
-        step_cost.main(["--steps", "0"])
+        step_cost.main(argv)
     assert exited.value.code == 2
-    assert "--steps must be >= 1" in capsys.readouterr().err
+    assert message in capsys.readouterr().err

@@ -149,6 +149,7 @@ class Setting:
     prompts_per_step: int | None = None
     num_generations: int | None = None
     max_completion_length: int | None = None
+    micro_batch_size: int | None = None
     precision: str = "auto"
     seed: int = 0
 
@@ -170,7 +171,9 @@ def measure(setting: Setting) -> dict[str, Any]:
     for name in ("prompts_per_step", "num_generations", "max_completion_length"):
         if (value := getattr(setting, name)) is not None:
             grpo[name] = value
-    grpo["micro_batch_size"] = min(grpo["micro_batch_size"], grpo["num_generations"])
+    grpo["micro_batch_size"] = setting.micro_batch_size or min(
+        grpo["micro_batch_size"], grpo["num_generations"]
+    )
     tasks = grpo["prompts_per_step"] * setting.steps * setting.rounds
     workdir = tempfile.mkdtemp(prefix="step-cost-")
     args = make_args(
@@ -268,7 +271,8 @@ def table(result: dict[str, Any]) -> str:
         f"load average (1/5/15 min): start {_loads(result, 'start')}, end {_loads(result, 'end')}",
         f"batch: {result['grpo']['prompts_per_step']} prompts x "
         f"{result['grpo']['num_generations']} completions of <= "
-        f"{result['grpo']['max_completion_length']} tokens",
+        f"{result['grpo']['max_completion_length']} tokens, trained "
+        f"{result['grpo']['micro_batch_size']} at a time",
         "",
         "path    step  s/step  sampling  forward  backward  scoring  other  "
         "tokens  tok/s useful  tok/s padded",
@@ -318,14 +322,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts-per-step", type=int, help="(default: cpu-adapt's 4)")
     parser.add_argument("--num-generations", type=int, help="(default: cpu-adapt's 8)")
     parser.add_argument("--max-completion-length", type=int, help="(default: cpu-adapt's 160)")
+    parser.add_argument(
+        "--micro-batch-size",
+        type=int,
+        help="completions per training forward/backward (default: cpu-adapt's 8); must "
+        "divide prompts x completions",
+    )
     parser.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     ns = parser.parse_args(argv)
-    for name in ("steps", "rounds", "prompts_per_step", "num_generations"):
+    for name in ("steps", "rounds", "prompts_per_step", "num_generations", "micro_batch_size"):
         value = getattr(ns, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {value}")
+    if ns.micro_batch_size is not None:
+        from .recipes.cpu_adapt import GRPO
+
+        batch = (ns.prompts_per_step or GRPO["prompts_per_step"]) * (
+            ns.num_generations or GRPO["num_generations"]
+        )
+        if batch % ns.micro_batch_size:
+            parser.error(f"--micro-batch-size must divide the step's {batch} completions")
     chosen = ("before",) if ns.before else ("after",) if ns.after else PATHS
     setting = Setting(
         model=ns.model,
@@ -335,6 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prompts_per_step=ns.prompts_per_step,
         num_generations=ns.num_generations,
         max_completion_length=ns.max_completion_length,
+        micro_batch_size=ns.micro_batch_size,
         precision=ns.precision,
         seed=ns.seed,
     )

@@ -132,8 +132,9 @@ class ConductorGRPOTrainer(GRPOTrainer):
     """``trl.GRPOTrainer`` with the cheaper CPU step of the module docstring.
 
     Takes ``GRPOTrainer``'s arguments and ``cheap_step`` (default:
-    :meth:`CheapStep.for_config` of ``args``). ``model`` must be a model instance (the
-    recipes pass one), so that the bf16 sampling copy is made before TRL patches it.
+    :meth:`CheapStep.for_config` of ``args``). The bf16 sampling copy is made from a
+    model instance (the recipes pass one) before TRL patches it; a model given by name
+    samples with its own weights.
     """
 
     def __init__(
@@ -142,7 +143,7 @@ class ConductorGRPOTrainer(GRPOTrainer):
         self.cheap_step = cheap_step if cheap_step is not None else CheapStep.for_config(args)
         self._sampler: Any = None
         self._sampler_step = -1
-        if self.cheap_step.bf16_sampling:
+        if self.cheap_step.bf16_sampling and not isinstance(model, str):
             self._sampler = _bf16_copy(model)
         super().__init__(model=model, args=args, **kwargs)
 
