@@ -3,6 +3,7 @@ run real GRPO steps of the cpu-adapt setting, interleaved, and the split adds up
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -64,3 +65,12 @@ def test_bad_counts_are_refused(
         step_cost.main(argv)
     assert exited.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_cpu_name_reads_the_model_name(tmp_path: Path) -> None:
+    from conductor_gym.trainers.trl.precision import cpu_name
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Example CPU 9000\nflags\t\t: fpu amx_bf16\n")
+    assert cpu_name(str(info)) == "Example CPU 9000"
+    assert cpu_name(str(tmp_path / "missing")) != ""

@@ -14,7 +14,7 @@ Two changes to TRL 1.16's trainer, each made only where it pays (:class:`CheapSt
   holds them equal on SmolLM2) for a third of the training step's cost on the
   ``cpu-adapt`` batch (``docs/training-cpu.md``). Entropies are computed without a
   graph unless TRL's entropy bonus is on. Anything else (multimodal inputs, MoE
-  auxiliary losses, a GPU) goes to TRL's method unchanged.
+  auxiliary losses, ``cast_lm_head_to_fp32``, a GPU) goes to TRL's method unchanged.
 * **sampling with bf16 weights** (``bf16_sampling``, on a CPU where the run's precision
   probe chose bf16, :mod:`~conductor_gym.trainers.trl.precision`). Training keeps float32
   master weights under bf16 autocast; ``generate`` under autocast still reads float32
@@ -163,6 +163,7 @@ class ConductorGRPOTrainer(GRPOTrainer):
         plain = (
             self.cheap_step.completion_logits
             and not compute_aux_loss
+            and not getattr(self.args, "cast_lm_head_to_fp32", False)
             and input_ids.device.type not in _TRITON_DEVICES
             and all(multimodal.get(name) is None for name in _MULTIMODAL)
         )
