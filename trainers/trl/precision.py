@@ -18,12 +18,16 @@ build may not use them), so :func:`choose_cpu_precision` times both:
 The choice, both timings and the CPU's bf16 flags are a :class:`PrecisionChoice`; the
 training run prints it and records it in ``results.json`` (``precision``), and the
 ``GRPOConfig`` it builds has ``bf16`` set accordingly (what the trainer logs as its
-arguments). Measured figures for both kinds of CPU are in ``docs/training-cpu.md``.
+arguments). Where it is bf16 on a CPU, the trainer
+(:class:`~conductor_gym.trainers.trl.trainer.ConductorGRPOTrainer`) also samples with
+bf16 weights. Measured figures for both kinds of CPU are in
+``docs/training-cpu.md``.
 """
 
 from __future__ import annotations
 
 import importlib
+import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -36,6 +40,7 @@ __all__ = [
     "PrecisionChoice",
     "choose_cpu_precision",
     "cpu_bf16_flags",
+    "cpu_name",
     "measure_probe",
 ]
 
@@ -81,6 +86,17 @@ def cpu_bf16_flags(cpuinfo: str = "/proc/cpuinfo") -> tuple[str, ...]:
         return ()
     flags = set(line.partition(":")[2].split())
     return tuple(flag for flag in BF16_FLAGS if flag in flags)
+
+
+def cpu_name(cpuinfo: str = "/proc/cpuinfo") -> str:
+    """The CPU's ``model name`` in ``cpuinfo`` (``platform.processor()`` when it cannot
+    be read), for logs that name the CPU kind they measured on."""
+    try:
+        with open(cpuinfo, encoding="utf-8") as handle:
+            line = next((raw for raw in handle if raw.startswith("model name")), "")
+    except OSError:
+        line = ""
+    return line.partition(":")[2].strip() or platform.processor() or "unknown CPU"
 
 
 def measure_probe(bf16: bool) -> float:

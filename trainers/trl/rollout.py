@@ -29,7 +29,9 @@ through ``trainer.vllm_generation.generate`` (TRL syncs the weights to vLLM befo
 calling the rollout) and the sampled tokens' log-probabilities are returned; otherwise
 the trainer's own model generates with ``transformers`` ``generate`` under TRL's
 ``generation_config`` (temperature, top-p/k, ``max_completion_length`` per turn), as
-TRL's own non-vLLM path does, and ``logprobs`` is ``None``. In vLLM server mode with
+TRL's own non-vLLM path does, and ``logprobs`` is ``None``; a trainer with a
+``sampling_model()`` (:class:`~conductor_gym.trainers.trl.trainer.ConductorGRPOTrainer`:
+its bf16 copy on a CPU with native bf16) generates with that model instead. In vLLM server mode with
 several processes every process must make the same generate calls, so all entries
 generate in every turn (lock-step); a finished episode's extra text is dropped.
 """
@@ -299,9 +301,11 @@ def _generate_transformers(trainer: Any, contexts: list[list[int]]) -> list[list
         [[0] * (width - len(c)) + [1] * len(c) for c in contexts], device=device
     )
     args = trainer.args
+    # ConductorGRPOTrainer samples with a bf16 copy of the policy where that pays
+    sampling_model = getattr(trainer, "sampling_model", None)
     with (
         unwrap_model_for_generation(
-            trainer.model_wrapped,
+            trainer.model_wrapped if sampling_model is None else sampling_model(),
             trainer.accelerator,
             gather_deepspeed3_params=args.ds3_gather_for_generation,
             generation_kwargs=trainer.generation_kwargs,
