@@ -602,7 +602,7 @@ def grpo_trainer(
 
     rollout = ConductorRollout(scorer, labels) if multi_turn(args) else None
     reward: Any = rollout_reward if rollout is not None else ConductorReward(scorer)
-    trainer = importlib.import_module("trl").GRPOTrainer(
+    trainer = importlib.import_module("conductor_gym.trainers.trl.trainer").ConductorGRPOTrainer(
         model=model,
         reward_funcs=[reward],
         args=config,
