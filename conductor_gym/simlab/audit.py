@@ -669,8 +669,8 @@ def audit(
     left = episodes - player.episodes - reserve
     starters = min(FAMILY_PARENTS, len(population)) + len(workers)
     family_budget = max(0, int(left * FAMILY_SHARE))
-    # (each family's search also pays the fresh re-plays of step 6: 3 runs)
-    if family_budget < len(families) * (starters + 4) * per_plan:
+    # (each family's search also pays step 6's validation and fresh re-plays)
+    if family_budget < len(families) * (starters + 2 + FAMILY_REPLAYS) * per_plan:
         family_budget = 0  # too small for a search per family: the whole search is global
     global_stop = episodes - reserve - family_budget
     candidates = _evolve(
@@ -733,7 +733,7 @@ def audit(
             found += [player.play(single_plan(w), tasks, 0, subset=family) for w in workers]
 
             def room(stop: int = stop) -> int:
-                return stop - 3 * per_plan - player.episodes
+                return stop - FAMILY_REPLAYS * per_plan - player.episodes
 
             candidates += _evolve(player, tasks, found, workers, rng, subset=family, room=room)
         adaptive = _adaptive(player, tasks, families, results[0][0], best.plan)
@@ -778,6 +778,11 @@ GENERATION = 24
 """Children per generation of the search (fewer when the budget has room for fewer)."""
 FAMILY_SHARE = 0.5
 """The share of the search budget spent searching each question family on its own."""
+VALIDATED = 3
+"""Per family, how many of its search's best plans are re-played on a validation block."""
+FAMILY_REPLAYS = VALIDATED + 4
+"""Runs per family after its search: the finalists and the best fixed plan on the
+validation block, the pick, the best fixed plan and the best single on fresh seeds."""
 FAMILY_PARENTS = 6
 """The best plans of the global search each family's search starts from (with the
 single workers)."""
@@ -850,7 +855,9 @@ def _evolve(
 def _adaptive(
     player: _Player, tasks: str, families: Sequence[str], fixed: AuditPlan, single: AuditPlan
 ) -> Adaptive | None:
-    """The per-family plans (:class:`Adaptive`); ``None`` when a family has none."""
+    """The per-family plans (:class:`Adaptive`): per family, of the :data:`VALIDATED`
+    most accurate plans of its search and the best fixed plan, the most accurate on the
+    search block and a validation block together; ``None`` when a family has none."""
     shares = Counter(player.families(tasks, 1))
     total = sum(shares[f] for f in families)
     plans: dict[str, str] = {}
@@ -861,7 +868,15 @@ def _adaptive(
         found = player.scored(tasks, 0, family)
         if not found or not total:
             return None
-        pick = max(found, key=lambda s: s.accuracy)
+        # the family's best few and the best fixed plan, re-played on a validation block
+        # (block 3) and picked on both blocks: the search block alone picks its luckiest
+        finalists = sorted(found, key=lambda s: -s.accuracy)[:VALIDATED]
+        if fixed.key() not in {s.plan.key() for s in finalists}:
+            finalists.append(player.play(fixed, tasks, 0, subset=family))
+        pick = max(
+            finalists,
+            key=lambda s: s.accuracy + player.play(s.plan, tasks, 3, subset=family).accuracy,
+        )
         plans[family] = pick.plan.describe()
         fresh = player.play(pick.plan, tasks, 1, subset=family)
         weight = shares[family] / total
