@@ -44,6 +44,7 @@ def _sibling(name: str) -> ModuleType:
 training = _sibling("training_baselines")
 simfit = _sibling("simfit_figures")
 grader_agreement = _sibling("grader_agreement")
+yardstick = _sibling("yardstick_pools")
 
 
 class BlockNotFoundError(LookupError):
@@ -234,6 +235,9 @@ BLOCKS: tuple[Block, ...] = (
         training.ideal_learner_block,
         IDEAL_COMMAND,
         fast=False,
+    ),
+    Block(
+        "yardstick-pools", "docs/training-cpu.md", yardstick.pools_block, yardstick.COMMAND, False
     ),
     Block(
         "simfit-recovery",

@@ -10,39 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from classic_support import specialist_followed, tiny_pool
 from conductor_gym.trainers.classic import ppo_compact
 
 pytest.importorskip("torch")
-
-SPECIALISTS = {
-    "arithmetic": ("arith", "math500"),
-    "multiple_choice": ("mc", "mmlu"),
-    "countdown": ("countdown", "rlpr"),
-    "program_trace": ("trace", "livecodebench"),
-}
-"""Family -> its specialist's name and the task profile it is right on."""
-
-
-def tiny_pool(folder: Path) -> str:
-    """A pool file of four simulated workers, each 97 % on one profile, 2-5 % elsewhere."""
-    lines = ['name = "tiny-specialists"', 'description = "one specialist per family"']
-    lines += ["[defaults]", "max_tokens = 4096"]
-    for name, profile in SPECIALISTS.values():
-        skills = ", ".join(
-            f"{p} = {0.97 if p == profile else 0.03}" for _, p in SPECIALISTS.values()
-        )
-        lines += [
-            "[[workers]]",
-            f'name = "{name}"',
-            'backend = "simulated"',
-            'model = "gemma-3-27b-it"',
-            f"backend_options = {{ accuracy = {{ {skills} }} }}",
-        ]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "tiny.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
-
 
 def tiny_args(tmp_path: Path, **changes: object) -> ppo_compact.Args:
     args = ppo_compact.Args(
@@ -58,13 +29,6 @@ def tiny_args(tmp_path: Path, **changes: object) -> ppo_compact.Args:
         baselines="",
     )
     return dataclasses.replace(args, **changes)  # type: ignore[arg-type]
-
-
-def specialist_followed(results: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    """Per family: fresh episodes whose pool lists the family's specialist, and those of
-    them whose greedy plan asks it (the trainer's worker-choice table, by name)."""
-    choice = results["worker_choice"]
-    return {f: tuple(choice[f][SPECIALISTS[f][0]]) for f in SPECIALISTS}  # type: ignore[misc]
 
 
 def test_in_the_fixed_pool_it_asks_each_familys_specialist(tmp_path: Path) -> None:
@@ -89,9 +53,10 @@ def test_in_a_drawn_shuffled_pool_it_asks_the_specialist_where_it_is_listed(
     drawn, asked = sum(d for d, _ in followed), sum(a for _, a in followed)
     assert drawn >= 12
     assert asked >= 0.8 * drawn, results["worker_choice"]
-    assert results["fresh"]["PPO"]["accuracy"] > results["fresh"]["best fixed compact plan"][
-        "accuracy"
-    ]
+    assert (
+        results["fresh"]["PPO"]["accuracy"]
+        > results["fresh"]["best fixed compact plan"]["accuracy"]
+    )
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(

@@ -43,7 +43,9 @@ __all__ = [
     "best_fixed_action",
     "evaluate_fresh",
     "format_rows",
+    "plan_table",
     "summary",
+    "worker_choice",
 ]
 
 EVAL_SEED = 12345
@@ -126,9 +128,7 @@ class CompactWorld:
         sees the episodes an uninterrupted one would); its reset ``info``."""
         rng = np.random.default_rng([self.settings.seed, episode])
         task = int(self.train_tasks[int(rng.integers(len(self.train_tasks)))])
-        _, info = self.env.reset(
-            seed=int(rng.integers(2**62)), options={"task_index": task}
-        )
+        _, info = self.env.reset(seed=int(rng.integers(2**62)), options={"task_index": task})
         return dict(info)
 
     def play(self, action: np.ndarray) -> float:
@@ -246,3 +246,27 @@ def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:
 def summary(rows: Mapping[str, EvalResult]) -> dict[str, Any]:
     """``rows`` as JSON-ready dicts (``results.json``)."""
     return {name: row.to_dict() for name, row in rows.items()}
+
+
+def plan_table(row: Any) -> dict[str, dict[str, int]]:
+    """Per family, how often each greedy plan was written on the fresh tasks, its workers
+    by name (what the policy asked, whatever ``Model i`` they were drawn as)."""
+    table: dict[str, dict[str, int]] = {}
+    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
+        key = " | ".join(pool[w] for w in plan.model_ids) + f" ({len(plan.model_ids)} steps)"
+        counts = table.setdefault(family, {})
+        counts[key] = counts.get(key, 0) + 1
+    return {f: dict(sorted(c.items(), key=lambda kv: -kv[1])) for f, c in sorted(table.items())}
+
+
+def worker_choice(row: Any) -> dict[str, dict[str, list[int]]]:
+    """Per family and worker name: ``[drawn, asked]``, the fresh episodes whose pool
+    listed the worker and those of them whose greedy plan asked it (any step)."""
+    table: dict[str, dict[str, list[int]]] = {}
+    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
+        asked = {pool[w] for w in plan.model_ids}
+        for name in pool:
+            counts = table.setdefault(family, {}).setdefault(name, [0, 0])
+            counts[0] += 1
+            counts[1] += name in asked
+    return {f: dict(sorted(c.items())) for f, c in sorted(table.items())}

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -49,7 +50,9 @@ from .compact_setup import (
     best_fixed_action,
     evaluate_fresh,
     format_rows,
+    plan_table,
     summary,
+    worker_choice,
 )
 
 
@@ -175,7 +178,13 @@ def active(actions: Any, steps: int, attempt: int) -> Any:
 
 
 def act(
-    agent: Any, x: Any, pool: Any, steps: int, attempt: int, action: Any = None, greedy: bool = False
+    agent: Any,
+    x: Any,
+    pool: Any,
+    steps: int,
+    attempt: int,
+    action: Any = None,
+    greedy: bool = False,
 ) -> tuple[Any, Any, Any, Any]:
     """An action (sampled, greedy, or the given one), its log-probability and entropy over
     the entries the structure reads, and the critic's value."""
@@ -377,30 +386,6 @@ def train(args: Args) -> dict[str, Any]:
     return results
 
 
-def plan_table(row: Any) -> dict[str, dict[str, int]]:
-    """Per family, how often each greedy plan was written on the fresh tasks, its workers
-    by name (what the policy asked, whatever ``Model i`` they were drawn as)."""
-    table: dict[str, dict[str, int]] = {}
-    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
-        key = " | ".join(pool[w] for w in plan.model_ids) + f" ({len(plan.model_ids)} steps)"
-        counts = table.setdefault(family, {})
-        counts[key] = counts.get(key, 0) + 1
-    return {f: dict(sorted(c.items(), key=lambda kv: -kv[1])) for f, c in sorted(table.items())}
-
-
-def worker_choice(row: Any) -> dict[str, dict[str, list[int]]]:
-    """Per family and worker name: ``[drawn, asked]``, the fresh episodes whose pool
-    listed the worker and those of them whose greedy plan asked it (any step)."""
-    table: dict[str, dict[str, list[int]]] = {}
-    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
-        asked = {pool[w] for w in plan.model_ids}
-        for name in pool:
-            counts = table.setdefault(family, {}).setdefault(name, [0, 0])
-            counts[0] += 1
-            counts[1] += name in asked
-    return {f: dict(sorted(c.items())) for f, c in sorted(table.items())}
-
-
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """:class:`Args` from the command line: one ``--flag`` per field, its comment as help."""
     parser = argparse.ArgumentParser(
@@ -414,7 +399,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         default = getattr(Args, f.name)
         text = f"{docs.get(f.name, '')} (default: {default})".strip()
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=text
+            )
         elif f.name == "k":
             parser.add_argument(flag, type=int, default=None, help=text)
         else:
@@ -443,7 +430,7 @@ def _field_docs() -> dict[str, str]:
     tree = ast.parse(inspect.getsource(Args))
     docs: dict[str, str] = {}
     body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, after in zip(body, body[1:], strict=False):
+    for node, after in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name)
