@@ -6,6 +6,8 @@ each family's specialist wherever it is listed; an interrupted run resumes its t
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -96,3 +98,12 @@ def test_help_and_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
         bandit_compact.main(["--total-episodes", "0"])
     assert exited.value.code == 2
     assert "--total-episodes must be >= 1" in capsys.readouterr().err
+
+
+def test_importing_the_baselines_imports_no_torch() -> None:
+    code = (
+        "import sys, conductor_gym.trainers.classic.ppo_compact, "
+        "conductor_gym.trainers.classic.bandit_compact; print('torch' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

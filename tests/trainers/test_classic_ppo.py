@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 import pytest
 from classic_support import specialist_followed, tiny_pool
 from conductor_gym.trainers.classic import ppo_compact
 
 pytest.importorskip("torch")
+
 
 def tiny_args(tmp_path: Path, **changes: object) -> ppo_compact.Args:
     args = ppo_compact.Args(

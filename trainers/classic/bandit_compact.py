@@ -143,8 +143,7 @@ class CompactBandit:
         """Which arms the episode's pool can play (every worker of the arm drawn)."""
         drawn = np.zeros(len(self.world.names), dtype=bool)
         drawn[observation.names] = True
-        ok: np.ndarray = ~(self._members & ~drawn).any(axis=1)
-        return ok
+        return np.asarray(~(self._members & ~drawn).any(axis=1), dtype=bool)
 
     def choose(self, observation: Observation, rng: np.random.Generator | None) -> int:
         """An arm: UCB1 among the listed ones (untried first) with ``rng``, or with

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from conductor_gym.core.compact_action import CompactPlanAction
@@ -158,6 +159,7 @@ def best_fixed_action(
     mixed back), then the 8 best vectors of the last round re-played on 4x as many new
     episodes. Returns the best vector and its mean reward there."""
     space = world.env.action_space
+    assert isinstance(space, gym.spaces.MultiDiscrete)
     rng = np.random.default_rng([seed, 7])
     probs = [np.full(n, 1.0 / n) for n in space.nvec]
     next_episode = 10**9  # apart from the learners' training episodes

@@ -191,7 +191,7 @@ def act(
     import torch
     from torch.distributions import Categorical
 
-    dists = [Categorical(logits=logits) for logits in agent.heads(x, pool)]
+    dists: list[Any] = [Categorical(logits=logits) for logits in agent.heads(x, pool)]
     if action is None:
         chosen = [d.probs.argmax(-1) if greedy else d.sample() for d in dists]
         action = torch.stack(chosen, 1)
