@@ -7,7 +7,7 @@ adaptive oracle beside it, on ``cpu-adapt``'s training and held-out episodes::
     python -m conductor_gym.trainers.trl.ideal_learner --recipe cpu-adapt --pool sim-paper \\
         --k 4 --shuffle-workers --seeds 0,1 --steps 1000 --marks 20,100,500,1000 --beside
 
-(about 10 minutes for both on one core). :func:`settings_line` is the block's first line:
+(about 10 minutes for both on one core). :func:`settings_line` is the block's first paragraph:
 ``tests/trainers/test_yardstick_pools.py`` compares it with the doc in the normal suite,
 so a change of the generator's settings without a regeneration fails there; the full
 regeneration is marked ``figures``.
@@ -15,11 +15,13 @@ regeneration is marked ``figures``.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conductor_gym.trainers.trl import ideal_learner  # type: ignore[import-not-found]
 
+from conductor_gym.bench.readme_figures import WIDTH, wrap
 from conductor_gym.core.config import EnvConfig
 
 RECIPE = "cpu-adapt"
@@ -62,7 +64,7 @@ def format_block(
     report with ``beside``), then the plans beside it."""
     labels = list(reports)
     lines = [
-        settings_line(settings, seeds),
+        wrap(settings_line(settings, seeds)),
         "",
         "| held-out accuracy | " + " | ".join(labels) + " |",
         "|---|" + "---|" * len(labels),
@@ -105,8 +107,14 @@ def format_block(
         fixed = r["beside"]["best fixed plan"]["plan"]
         oracle = r["beside"]["adaptive oracle"]["plan"]
         lines.append(
-            f"- {label}: best fixed plan `{fixed}`; adaptive oracle (rank #1 = the drawn "
-            f"worker best on the family) {oracle}."
+            textwrap.fill(
+                f"- {label}: best fixed plan `{fixed}`; adaptive oracle (rank #1 = the drawn "
+                f"worker best on the family) {oracle}.",
+                width=WIDTH,
+                subsequent_indent="  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
         )
     return "\n".join(lines)
 

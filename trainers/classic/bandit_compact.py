@@ -18,9 +18,9 @@ a family what a (family x drawn pool) key would learn only from its own.
 
 It reads what :meth:`~.compact_setup.CompactWorld.observe` reads (family, drawn names),
 checkpoints its table to ``bandit.npz`` every ``checkpoint_every`` episodes (a run started
-again with the same ``output_dir`` resumes), and is evaluated greedily (the best mean
-among the listed arms) on the fresh tasks beside ``best-single`` and the best fixed
-compact plan, as :mod:`.ppo_compact` is.
+again with the same ``output_dir`` resumes), and is evaluated greedily on the fresh tasks beside ``best-single`` and the best fixed
+compact plan, as :mod:`.ppo_compact` is. Its greedy arm is the listed one played most
+often (UCB's recommendation).
 """
 
 from __future__ import annotations
@@ -147,14 +147,16 @@ class CompactBandit:
 
     def choose(self, observation: Observation, rng: np.random.Generator | None) -> int:
         """An arm: UCB1 among the listed ones (untried first) with ``rng``, or with
-        ``rng=None`` the best mean among the tried listed ones (the first listed when
-        none is tried)."""
+        ``rng=None`` UCB's recommendation: the listed arm played most often (the best mean
+        among those on a tie), which, unlike the best mean, is not the luckiest of many
+        rarely played arms."""
         f = int(np.argmax(observation.features[: len(self.world.families)]))
         ok = self.listed(observation)
         n, total = self.counts[f], self.sums[f]
         if rng is None:
-            means = np.where(ok & (n > 0), total / np.maximum(n, 1), -1.0)
-            return int(np.argmax(means)) if means.max() >= 0 else int(np.argmax(ok))
+            most = np.where(ok, n, -1.0)
+            means = np.where(most == most.max(), total / np.maximum(n, 1), -1.0)
+            return int(np.argmax(means))
         untried = np.flatnonzero(ok & (n == 0))
         if untried.size:
             return int(rng.choice(untried))
