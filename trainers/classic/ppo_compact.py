@@ -222,7 +222,7 @@ def _load_or_start(path: Path, agent: Any, optimizer: Any, args: Args) -> int:
 
     if not path.exists():
         return 0
-    state = torch.load(path, weights_only=False)
+    state = torch.load(path, weights_only=True)
     saved = {k: v for k, v in state["args"].items() if k not in _FREE_ON_RESUME}
     mine = {k: v for k, v in dataclasses.asdict(args).items() if k in saved}
     if saved != mine:
