@@ -81,6 +81,8 @@ def test_help_and_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "--shuffle-workers" in out and "--total-episodes" in out
     assert "fresh tasks: task indices" in out
+    documented = ppo_compact._field_docs()
+    assert [f.name for f in dataclasses.fields(ppo_compact.Args) if f.name not in documented] == []
     with pytest.raises(SystemExit) as exited:
         ppo_compact.main(["--episodes-per-update", "0"])
     assert exited.value.code == 2

@@ -18,9 +18,9 @@ a family what a (family x drawn pool) key would learn only from its own.
 
 It reads what :meth:`~.compact_setup.CompactWorld.observe` reads (family, drawn names),
 checkpoints its table to ``bandit.npz`` every ``checkpoint_every`` episodes (a run started
-again with the same ``output_dir`` resumes), and is evaluated greedily on the fresh tasks beside ``best-single`` and the best fixed
-compact plan, as :mod:`.ppo_compact` is. Its greedy arm is the listed one played most
-often (UCB's recommendation).
+again with the same ``output_dir`` resumes), and is evaluated greedily on the fresh tasks
+beside ``best-single`` and the best fixed compact plan, as :mod:`.ppo_compact` is. Its
+greedy arm is the listed one played most often (UCB's recommendation).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ HELP = {
     "output_dir": "where bandit.npz and results.json go; a run resumes from its bandit.npz",
     "seed": "seeds the tie-breaks and the training episodes",
     "pool": "a pool preset or a .toml pool file",
-    "k": "workers drawn per episode (default: all, in the pool's order)",
+    "k": "workers drawn per episode (None: all, in the pool's order)",
     "shuffle_workers": "shuffle the Model ids every episode",
     "max_steps": "most steps of an arm (the table has N + 7 N^2 arms a family at 2, N names)",
     "eval_tasks": "fresh tasks: task indices 0 .. eval_tasks-1, never trained on",

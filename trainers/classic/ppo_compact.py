@@ -61,7 +61,7 @@ class Args:
     """Every setting of a run (each is a ``--flag``; see ``--help``)."""
 
     output_dir: str = "runs/ppo-compact"
-    """where ``checkpoint.pt`` and ``results.json`` go; a run resumes from its checkpoint"""
+    """where checkpoint.pt and results.json go; a run resumes from its checkpoint"""
     seed: int = 0
     """seeds the network, the sampling and the training episodes"""
     threads: int = 1
@@ -71,7 +71,7 @@ class Args:
     pool: str = "sim-paper"
     """a pool preset or a .toml pool file"""
     k: int | None = None
-    """workers drawn per episode (default: all, in the pool's order)"""
+    """workers drawn per episode (None: all, in the pool's order)"""
     shuffle_workers: bool = False
     """shuffle the Model ids every episode (the paper's randomised pool: --k 4 --shuffle-workers)"""
     max_steps: int = 3
@@ -85,15 +85,23 @@ class Args:
     episodes_per_update: int = 512
     """episodes collected per update (the rollout batch)"""
     learning_rate: float = 3e-3
+    """Adam's step size"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0"""
     update_epochs: int = 4
+    """passes over each rollout batch"""
     num_minibatches: int = 4
+    """minibatches per pass"""
     clip_coef: float = 0.2
+    """the surrogate objective's clipping range"""
     ent_coef: float = 0.01
+    """weight of the entropy bonus"""
     vf_coef: float = 0.5
+    """weight of the value loss"""
     max_grad_norm: float = 0.5
+    """gradients clipped to this global norm"""
     norm_adv: bool = True
+    """normalise advantages within each minibatch"""
     hidden: int = 64
     """width of the two hidden layers"""
     checkpoint_every: int = 10
