@@ -45,6 +45,7 @@ training = _sibling("training_baselines")
 simfit = _sibling("simfit_figures")
 grader_agreement = _sibling("grader_agreement")
 fingerprints = _sibling("fingerprints")
+yardstick = _sibling("yardstick_pools")
 
 
 class BlockNotFoundError(LookupError):
@@ -235,6 +236,9 @@ BLOCKS: tuple[Block, ...] = (
         training.ideal_learner_block,
         IDEAL_COMMAND,
         fast=False,
+    ),
+    Block(
+        "yardstick-pools", "docs/training-cpu.md", yardstick.pools_block, yardstick.COMMAND, False
     ),
     Block(
         "simfit-recovery",

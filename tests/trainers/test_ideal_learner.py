@@ -4,6 +4,7 @@ what an episode lists, its updates move the policy the way the reward says, and 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +87,16 @@ def test_the_docs_block_is_what_the_yardstick_prints() -> None:
     block = docs_figures_build().block("ideal-learner")
     doc = (Path(__file__).resolve().parents[2] / block.doc).read_text()
     assert block.current(doc) == block.generate(), "regenerate: make docs-figures"
+
+
+def test_the_command_plays_another_pool_and_records_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--steps", "1", "--marks", "1", "--pool", "sim-paper", "--json"]
+    assert ideal_learner.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["env"]["pool"] == "sim-paper" and "k" not in report["env"]
+    assert report["beside"] == {}
+    assert ideal_learner.main([*argv[:-1], "--k", "4", "--shuffle-workers", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["env"]["k"], report["env"]["shuffle_workers"]) == (4, True)

@@ -19,6 +19,21 @@ policy gradient), and evaluated as the recipe evaluates its language model: gree
 on the held-out episodes, each played ``eval_repeats`` times with the same rollout seeds
 (:func:`~.evaluate.score_plans`), beside ``best-single`` on the same episodes.
 
+Beside the curve (``--beside``), on the same held-out episodes and rollout seeds:
+
+* **the best fixed plan** over the same structures: the mode of the plan prior fitted to
+  the training episodes by :func:`~.plan_prior.search_prior` (the same plan, by
+  ``Model`` position, for every question);
+* **the adaptive oracle** (:func:`adaptive_oracle`): per family, the structure over the
+  drawn workers *ranked* by their accuracy on that family (measured on training
+  episodes: privileged knowledge, hence "oracle") that scores best on the family's
+  training episodes, found by successive halving over every structure of 1 to
+  ``max_steps`` steps over the 4 best-ranked drawn workers. It adapts to the question's
+  family and to the draw, and bounds what a learner over these structures can reach.
+
+``--pool``, ``--k`` and ``--shuffle-workers`` replace the recipe's env (``--pool
+sim-paper`` alone: the default pool, all seven workers under fixed ids).
+
 It is a yardstick, not a conductor: it is handed the family and the names as features
 that the language model has to learn to read from text, and it can only write the prior's
 structures. Its curve is therefore optimistic about sample efficiency: a language model
@@ -28,6 +43,7 @@ given as many episodes has, in addition, to learn what the table is given.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import time
 from collections.abc import Sequence
@@ -36,17 +52,22 @@ from typing import Any
 
 import numpy as np
 
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.errors import ConfigurationError
 from conductor_gym.training.scoring import EpisodeRef, Scorer
 
 from .data import HELD_OUT_SEED_OFFSET, make_refs
-from .evaluate import agent_eval, score_plans, standard_error
-from .plan_prior import ROLES, Structure
+from .evaluate import EvalResult, agent_eval, paired_difference, score_plans, standard_error
+from .plan_prior import ROLES, PlanSearch, Structure, search_prior
 
 __all__ = [
+    "Beside",
     "Context",
     "CurvePoint",
     "LearnerSettings",
+    "RankedStructure",
     "TabularPolicy",
+    "adaptive_oracle",
     "contexts",
     "crossing",
     "format_table",
@@ -259,13 +280,165 @@ def learning_curve(
     return curve
 
 
-def _recipe_episodes(recipe: str) -> tuple[Scorer, list[EpisodeRef], list[EpisodeRef], int]:
-    """A recipe's scorer, its training and held-out episodes (as its run draws them) and
-    its evaluation repeats."""
+@dataclass(frozen=True)
+class Beside:
+    """What plays beside the curve: the best fixed plan's search (:class:`PlanSearch`:
+    ``fixed_iterations`` rounds of ``fixed_population`` structures x
+    ``fixed_tasks`` training episodes) and the adaptive oracle's (``oracle_top``
+    best-ranked drawn workers; ``oracle_rounds``: training episodes per candidate in each
+    round of successive halving, keeping the best eighth each time; ranks measured on
+    ``calibration`` training episodes)."""
+
+    fixed_iterations: int = 8
+    fixed_population: int = 128
+    fixed_tasks: int = 32
+    oracle_top: int = 4
+    oracle_rounds: tuple[int, ...] = (8, 32, 128)
+    calibration: int = 400
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class RankedStructure:
+    """A structure whose step ``i`` asks the drawn worker of rank ``ranks[i]`` (0: the
+    best on the question's family), with ``roles[i]``."""
+
+    ranks: tuple[int, ...]
+    roles: tuple[str, ...]
+
+    def describe(self) -> str:
+        return " | ".join(
+            f"#{r + 1} {role}" for r, role in zip(self.ranks, self.roles, strict=True)
+        )
+
+
+def _correct(scorer: Scorer, refs: Sequence[EpisodeRef], plans: Sequence[str], rng: Any) -> Any:
+    results = scorer.score(
+        refs, plans, rollout_seeds=[int(x) for x in rng.integers(0, 2**62, len(refs))]
+    )
+    return np.array([r.correct for r in results])
+
+
+def adaptive_oracle(
+    scorer: Scorer,
+    train: Sequence[EpisodeRef],
+    max_steps: int,
+    beside: Beside,
+) -> tuple[dict[tuple[str, str], float], dict[str, RankedStructure]]:
+    """The adaptive oracle (module docstring): each (family, worker name)'s accuracy
+    alone on training episodes, and each family's best :class:`RankedStructure`."""
+    rng = np.random.default_rng([beside.seed, 11])
+    known = contexts(scorer, train)
+    picked = rng.choice(len(train), min(beside.calibration, len(train)), replace=False)
+    refs, plans, keys = [], [], []
+    for i in picked:
+        c = known[i]
+        for position, name in enumerate(c.pool):
+            refs.append(train[i])
+            plans.append(Structure((position,), ("attempt",)).plan(c.question).to_text())
+            keys.append((c.family, name))
+    hits: dict[tuple[str, str], list[float]] = {}
+    for key, correct in zip(keys, _correct(scorer, refs, plans, rng), strict=True):
+        hits.setdefault(key, []).append(float(correct))
+    rates = {key: float(np.mean(v)) for key, v in hits.items()}
+    width = min(beside.oracle_top, len(known[0].pool))
+    candidates = [
+        RankedStructure(ranks, ("attempt", *roles))
+        for steps in range(1, max_steps + 1)
+        for ranks in itertools.product(range(width), repeat=steps)
+        for roles in itertools.product(_ROLE_NAMES, repeat=steps - 1)
+    ]
+    best: dict[str, RankedStructure] = {}
+    for family in sorted({c.family for c in known}):
+        mine = [i for i, c in enumerate(known) if c.family == family]
+        alive = candidates
+        for count in beside.oracle_rounds:
+            episodes = [mine[int(j)] for j in rng.integers(0, len(mine), count)]
+            seeds = [int(x) for x in rng.integers(0, 2**62, count)]
+            refs = [train[i] for _ in alive for i in episodes]
+            plans = [
+                _ranked(c, known[i], rates).plan(known[i].question).to_text()
+                for c in alive for i in episodes
+            ]  # fmt: skip
+            results = scorer.score(refs, plans, rollout_seeds=seeds * len(alive))
+            means = np.array([r.correct for r in results]).reshape(len(alive), count).mean(1)
+            order = np.argsort(-means, kind="stable")
+            alive = [alive[j] for j in order[: max(1, len(alive) // 8)]]
+        best[family] = alive[0]
+    return rates, best
+
+
+def _ranked(
+    structure: RankedStructure, context: Context, rates: dict[tuple[str, str], float]
+) -> Structure:
+    """``structure`` written for ``context``'s draw: rank ``r`` is the ``Model`` position
+    of the drawn worker with the ``r + 1``-th best accuracy on the family."""
+    order = sorted(
+        range(len(context.pool)), key=lambda p: -rates.get((context.family, context.pool[p]), 0.0)
+    )
+    return Structure(tuple(order[r] for r in structure.ranks), structure.roles)
+
+
+def _beside(
+    scorer: Scorer,
+    train: Sequence[EpisodeRef],
+    held_out: Sequence[EpisodeRef],
+    repeats: int,
+    best: EvalResult,
+    beside: Beside,
+    max_steps: int,
+) -> dict[str, dict[str, Any]]:
+    """The best fixed plan and the adaptive oracle on ``held_out`` (greedy, the rollout
+    seeds of every other row), each with its paired accuracy gain over ``best``."""
+    search = PlanSearch(
+        iterations=beside.fixed_iterations,
+        population=beside.fixed_population,
+        tasks_per_plan=beside.fixed_tasks,
+        max_steps=max_steps,
+        seed=beside.seed,
+    )
+    prior, _ = search_prior(scorer, train, search, log=False)
+    fixed = prior.mode()
+    held = contexts(scorer, held_out)
+    rates, chosen = adaptive_oracle(scorer, train, max_steps, beside)
+    rows = {
+        "best fixed plan": (
+            [fixed.plan(c.question).to_text() for c in held],
+            fixed.describe(),
+        ),
+        "adaptive oracle": (
+            [
+                _ranked(chosen[c.family], c, rates).plan(c.question).to_text()
+                if c.family in chosen
+                else fixed.plan(c.question).to_text()
+                for c in held
+            ],
+            "; ".join(f"{f}: {s.describe()}" for f, s in sorted(chosen.items())),
+        ),
+    }
+    out = {}
+    for name, (plans, shown) in rows.items():
+        result = score_plans(scorer, held_out, plans, repeats=repeats)
+        gain, gain_se = paired_difference(best, result, metric="accuracy")
+        out[name] = {
+            "plan": shown,
+            "accuracy": result.accuracy,
+            "accuracy_se": standard_error(result.task_accuracy),
+            "gain": gain,
+            "gain_se": gain_se,
+        }
+    return out
+
+
+def _recipe_episodes(
+    recipe: str, env: EnvConfig | None = None
+) -> tuple[Scorer, list[EpisodeRef], list[EpisodeRef], int]:
+    """A recipe's scorer (on ``env`` in place of the recipe's, when given), its training
+    and held-out episodes (as its run draws them) and its evaluation repeats."""
     from .recipes import common
     from .train import make_args
 
-    args = make_args(recipe)
+    args = make_args(recipe) if env is None else make_args(recipe, env=env)
     scorer = common.make_scorer(args)
     train, held_out = common.split_tasks(args, scorer)
     if not held_out:
@@ -278,10 +451,18 @@ def _recipe_episodes(recipe: str) -> tuple[Scorer, list[EpisodeRef], list[Episod
     )
 
 
-def run(recipe: str, settings: LearnerSettings, seeds: Sequence[int]) -> dict[str, Any]:
-    """The curve of every seed on ``recipe``'s episodes, and ``best-single`` on its
-    held-out episodes: what :func:`main` prints."""
-    scorer, train, held_out, repeats = _recipe_episodes(recipe)
+def run(
+    recipe: str,
+    settings: LearnerSettings,
+    seeds: Sequence[int],
+    *,
+    env: EnvConfig | None = None,
+    beside: Beside | None = None,
+) -> dict[str, Any]:
+    """The curve of every seed on ``recipe``'s episodes (on ``env`` when given), and
+    ``best-single`` on its held-out episodes, with, given ``beside``, the best fixed plan
+    and the adaptive oracle (module docstring): what :func:`main` prints."""
+    scorer, train, held_out, repeats = _recipe_episodes(recipe, env)
     start = time.perf_counter()
     curves = {
         seed: learning_curve(
@@ -294,8 +475,15 @@ def run(recipe: str, settings: LearnerSettings, seeds: Sequence[int]) -> dict[st
         for seed in seeds
     }
     best = agent_eval(scorer, held_out, "best-single", repeats=repeats)
+    others = (
+        {}
+        if beside is None
+        else _beside(scorer, train, held_out, repeats, best, beside, settings.max_steps)
+    )
     return {
         "recipe": recipe,
+        "env": None if env is None else env.model_dump(mode="json", exclude_defaults=True),
+        "beside": others,
         "settings": asdict(settings),
         "seeds": list(seeds),
         "held_out_tasks": len(held_out),
@@ -329,6 +517,11 @@ def format_table(report: dict[str, Any]) -> str:
         )
     se = report["best_single"]["accuracy_se"]
     lines.append(f"| `best-single` | {best:.3f} ± {se:.3f} | |")
+    for name, row in report.get("beside", {}).items():
+        lines.append(
+            f"| {name} | {row['accuracy']:.3f} ± {row['accuracy_se']:.3f} | "
+            f"{100 * row['gain']:+.1f} ± {100 * row['gain_se']:.1f} points (paired) |"
+        )
     return "\n".join(lines)
 
 
@@ -405,8 +598,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=",".join(map(str, defaults.marks)),
         help="comma-separated steps after which to evaluate",
     )
+    parser.add_argument("--pool", default=None, help="play this pool instead of the recipe's")
+    parser.add_argument("--k", type=int, default=None, help="workers drawn per episode")
+    parser.add_argument(
+        "--shuffle-workers", action="store_true", help="shuffle the Model ids every episode"
+    )
+    parser.add_argument(
+        "--beside",
+        action="store_true",
+        help="also play the best fixed plan and the adaptive oracle (module docstring)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
+    env = None
+    if args.pool is not None or args.k is not None or args.shuffle_workers:
+        from .train import make_args
+
+        try:
+            recipe_env = make_args(args.recipe).env
+            env = EnvConfig(
+                pool=args.pool or recipe_env.pool,
+                k=args.k,
+                shuffle_workers=args.shuffle_workers or None,
+                max_steps=recipe_env.max_steps,
+            )
+        except (ValueError, ConfigurationError) as exc:
+            parser.error(str(exc))
     try:
         seeds = [int(s) for s in args.seeds.split(",")]
         marks = tuple(int(m) for m in args.marks.split(",") if int(m) <= args.steps)
@@ -417,13 +634,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             learning_rate=args.learning_rate,
             marks=marks,
         )
-        report = run(args.recipe, settings, seeds)
-    except ValueError as exc:
+        report = run(
+            args.recipe, settings, seeds, env=env, beside=Beside() if args.beside else None
+        )
+    except (ValueError, ConfigurationError) as exc:
         parser.error(str(exc))
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     print(format_table(report))
+    for name, row in report["beside"].items():
+        print(f"{name}: {row['plan']}")
     if marks:
         print(summary(report, marks[0]))
     print(f"recipe {args.recipe}, seeds {args.seeds}, wall time {report['wall_s']:.0f} s")

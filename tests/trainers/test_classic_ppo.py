@@ -1,0 +1,91 @@
+"""PPO on the compact plan action (``trainers/classic/ppo_compact.py``): end to end on a
+tiny world of four specialists (each right on one family only), it learns to ask the
+family's specialist, where the episode lists it when the pool is drawn and shuffled;
+an interrupted run resumes exactly; bad settings are refused naming the flag."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from classic_support import specialist_followed, tiny_pool
+from conductor_gym.trainers.classic import ppo_compact
+
+pytest.importorskip("torch")
+
+
+def tiny_args(tmp_path: Path, **changes: object) -> ppo_compact.Args:
+    args = ppo_compact.Args(
+        output_dir=str(tmp_path / "run"),
+        pool=tiny_pool(tmp_path),
+        eval_tasks=48,
+        eval_repeats=1,
+        total_episodes=3072,
+        episodes_per_update=256,
+        learning_rate=1e-2,
+        fixed_plan_iterations=1,
+        fixed_plan_episodes=4,
+        baselines="",
+    )
+    return dataclasses.replace(args, **changes)  # type: ignore[arg-type]
+
+
+def test_in_the_fixed_pool_it_asks_each_familys_specialist(tmp_path: Path) -> None:
+    results = ppo_compact.train(tiny_args(tmp_path))
+    for family, (drawn, asked) in specialist_followed(results).items():
+        assert drawn > 0 and asked >= 0.8 * drawn, (family, results["plans"])
+    fresh = results["fresh"]
+    # a fixed plan cannot be right across families; asking each one's specialist is
+    assert fresh["PPO"]["accuracy"] >= 0.8
+    assert fresh["PPO"]["accuracy"] > fresh["best fixed compact plan"]["accuracy"] + 0.2
+    assert (tmp_path / "run" / "checkpoint.pt").exists()
+    assert (tmp_path / "run" / "results.json").exists()
+
+
+def test_in_a_drawn_shuffled_pool_it_asks_the_specialist_where_it_is_listed(
+    tmp_path: Path,
+) -> None:
+    # two of the four workers per episode, Model ids shuffled: the specialist is listed
+    # in about half of the episodes, at either position
+    results = ppo_compact.train(tiny_args(tmp_path, k=2, shuffle_workers=True))
+    followed = specialist_followed(results).values()
+    drawn, asked = sum(d for d, _ in followed), sum(a for _, a in followed)
+    assert drawn >= 12
+    assert asked >= 0.8 * drawn, results["worker_choice"]
+    assert (
+        results["fresh"]["PPO"]["accuracy"]
+        > results["fresh"]["best fixed compact plan"]["accuracy"]
+    )
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = {"anneal_lr": False, "fixed_plan_iterations": 0, "eval_tasks": 8}
+    whole = ppo_compact.train(tiny_args(tmp_path / "a", total_episodes=1024, **common))
+    ppo_compact.train(tiny_args(tmp_path / "b", total_episodes=512, checkpoint_every=1, **common))
+    resumed = ppo_compact.train(tiny_args(tmp_path / "b", total_episodes=1024, **common))
+    assert "resumed from" in capsys.readouterr().out
+    assert [p["update"] for p in resumed["curve"]] == [3, 4]
+    assert resumed["curve"] == whole["curve"][2:]
+    changed = tiny_args(tmp_path / "b", total_episodes=1536, hidden=32, **common)
+    with pytest.raises(SystemExit, match="hidden"):
+        ppo_compact.train(changed)
+
+
+def test_help_and_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        ppo_compact.main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert "--shuffle-workers" in out and "--total-episodes" in out
+    assert "fresh tasks: task indices" in out
+    documented = ppo_compact._field_docs()
+    assert [f.name for f in dataclasses.fields(ppo_compact.Args) if f.name not in documented] == []
+    with pytest.raises(SystemExit) as exited:
+        ppo_compact.main(["--episodes-per-update", "0"])
+    assert exited.value.code == 2
+    assert "--episodes-per-update must be >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="eval_tasks"):
+        ppo_compact.main(["--eval-tasks", "0", "--output-dir", "/nonexistent/never"])

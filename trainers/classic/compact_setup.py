@@ -1,0 +1,274 @@
+"""What the classic baselines on the compact plan action share.
+
+A :class:`CompactWorld` is one env setting (pool, ``k``, shuffled ids, ``max_steps``)
+wrapped in :class:`~conductor_gym.CompactPlanAction`, split into **training tasks**
+(task indices ``eval_tasks ..``) and **fresh tasks** (indices ``0 .. eval_tasks - 1``,
+never trained on, drawn with their own group seeds), and:
+
+* :meth:`CompactWorld.observe`: the observation a planner may see: the question's family
+  (``info["domain"]``, what a reader of the question tells at a glance) and, per
+  ``Model i``, the name of the worker the episode lists there (``info["pool"]``: the
+  names a planner is shown; in the default pool they never change). Never the answer,
+  the task's hidden difficulty or any worker's skill;
+* :func:`best_fixed_action`: the best **fixed** compact plan (one vector for every
+  question) a cross-entropy search finds on training episodes, from the reward alone: the
+  baseline a learner that reads its observation has to beat;
+* :func:`evaluate_fresh`: a policy's greedy plans on the fresh tasks, beside
+  ``best-single``, that fixed plan and any other agent spec, every row played on the same
+  episodes with the same rollout seeds (:func:`~conductor_gym.trainers.trl.evaluate.score_plans`),
+  so differences are paired; :func:`format_rows` prints them with standard errors over
+  tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from conductor_gym.core.compact_action import CompactPlanAction
+from conductor_gym.core.config import EnvConfig
+from conductor_gym.errors import ConfigurationError
+from conductor_gym.training.scoring import Scorer
+
+from ..trl.data import HELD_OUT_SEED_OFFSET, make_refs
+from ..trl.evaluate import EvalResult, agent_eval, paired_difference, score_plans, standard_error
+
+__all__ = [
+    "CompactWorld",
+    "Observation",
+    "WorldSettings",
+    "best_fixed_action",
+    "evaluate_fresh",
+    "format_rows",
+    "plan_table",
+    "summary",
+    "worker_choice",
+]
+
+EVAL_SEED = 12345
+"""Rollout seeds of the fresh-task evaluation (the same for every row: paired)."""
+
+
+@dataclass(frozen=True)
+class WorldSettings:
+    """The env setting and its split: ``pool`` (a preset name or a ``.toml`` pool file),
+    ``k`` workers per episode (``None``: all), ``shuffle_workers``, ``max_steps`` of a
+    plan; fresh tasks are task indices ``0 .. eval_tasks - 1``, drawn with group seeds from
+    ``seed + HELD_OUT_SEED_OFFSET``; training uses the rest."""
+
+    pool: str = "sim-paper"
+    k: int | None = None
+    shuffle_workers: bool = False
+    max_steps: int = 3
+    eval_tasks: int = 200
+    seed: int = 0
+
+    def config(self) -> EnvConfig:
+        """The env's configuration (validated by :class:`EnvConfig`)."""
+        return EnvConfig(
+            pool=self.pool,
+            k=self.k,
+            shuffle_workers=self.shuffle_workers or None,
+            max_steps=self.max_steps,
+        )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a policy reads of an episode: ``features`` (the family one-hot, then one
+    one-hot of the worker name per ``Model`` position) and ``names`` (each position's
+    worker as an index into :attr:`CompactWorld.names`)."""
+
+    features: np.ndarray
+    names: np.ndarray
+
+
+class CompactWorld:
+    """One env setting under the compact action, its training and fresh tasks (module
+    docstring)."""
+
+    def __init__(self, settings: WorldSettings) -> None:
+        self.settings = settings
+        self.scorer = Scorer(settings.config())
+        self.env = CompactPlanAction(self.scorer.make_env())
+        n_tasks = len(self.scorer.tasks)
+        if not 1 <= settings.eval_tasks < n_tasks:
+            raise ConfigurationError(
+                f"must be in 1..{n_tasks - 1} (the source has {n_tasks} tasks; the rest train)",
+                field="eval_tasks",
+            )
+        self.train_tasks = range(settings.eval_tasks, n_tasks)
+        self.fresh = make_refs(
+            range(settings.eval_tasks), seed=settings.seed + HELD_OUT_SEED_OFFSET
+        )
+        self.families = tuple(sorted({self.scorer.tasks[i].domain for i in range(n_tasks)}))
+        self.names = tuple(spec.name for spec in self.scorer.pool.specs)
+        self.k = self.env.num_workers
+
+    @property
+    def observation_size(self) -> int:
+        return len(self.families) + self.k * len(self.names)
+
+    def observe(self, info: Mapping[str, Any]) -> Observation:
+        """The :class:`Observation` of an episode's reset ``info``."""
+        features = np.zeros(self.observation_size, dtype=np.float32)
+        if info["domain"] in self.families:  # an unseen family reads as none of them
+            features[self.families.index(info["domain"])] = 1.0
+        names = np.array([self.names.index(n) for n in info["pool"]], dtype=np.int64)
+        offset = len(self.families)
+        features[offset + np.arange(self.k) * len(self.names) + names] = 1.0
+        return Observation(features, names)
+
+    def reset_training(self, episode: int) -> dict[str, Any]:
+        """Reset the env to training episode number ``episode`` (a task of the training
+        range and a worker draw, both fixed by ``seed`` and ``episode``, so a resumed run
+        sees the episodes an uninterrupted one would); its reset ``info``."""
+        rng = np.random.default_rng([self.settings.seed, episode])
+        task = int(self.train_tasks[int(rng.integers(len(self.train_tasks)))])
+        _, info = self.env.reset(seed=int(rng.integers(2**62)), options={"task_index": task})
+        return dict(info)
+
+    def play(self, action: np.ndarray) -> float:
+        """Play ``action`` (a vector of the compact action space) on the episode reset
+        last; its reward."""
+        _, reward, *_ = self.env.step(action)
+        return float(reward)
+
+    def close(self) -> None:
+        self.env.close()
+        self.scorer.close()
+
+
+def best_fixed_action(
+    world: CompactWorld,
+    *,
+    iterations: int = 8,
+    population: int = 96,
+    episodes: int = 32,
+    elite: float = 0.1,
+    seed: int = 0,
+) -> tuple[np.ndarray, float]:
+    """The best fixed compact plan on training episodes, from the reward alone: a
+    cross-entropy search over the action vector's entries (``iterations`` rounds of
+    ``population`` vectors, each played on the same ``episodes`` training episodes; the
+    ``elite`` share moves each entry's distribution 0.7 of the way, with 5 % uniform
+    mixed back), then the 8 best vectors of the last round re-played on 4x as many new
+    episodes. Returns the best vector and its mean reward there."""
+    space = world.env.action_space
+    assert isinstance(space, gym.spaces.MultiDiscrete)
+    rng = np.random.default_rng([seed, 7])
+    probs = [np.full(n, 1.0 / n) for n in space.nvec]
+    next_episode = 10**9  # apart from the learners' training episodes
+
+    def score(vectors: Sequence[np.ndarray], count: int) -> np.ndarray:
+        nonlocal next_episode
+        rewards = np.zeros(len(vectors))
+        for e in range(next_episode, next_episode + count):
+            for i, vector in enumerate(vectors):
+                world.reset_training(e)
+                rewards[i] += world.play(vector)
+        next_episode += count
+        return rewards / count
+
+    vectors: list[np.ndarray] = []
+    means = np.zeros(0)
+    n_elite = max(1, round(elite * population))
+    for _ in range(iterations):
+        vectors = [
+            np.array([rng.choice(len(p), p=p) for p in probs], dtype=np.int64)
+            for _ in range(population)
+        ]
+        means = score(vectors, episodes)
+        elites = [vectors[i] for i in np.argsort(-means, kind="stable")[:n_elite]]
+        for d, p in enumerate(probs):
+            counts = np.bincount([int(v[d]) for v in elites], minlength=len(p))
+            p[:] = 0.95 * (0.3 * p + 0.7 * counts / counts.sum()) + 0.05 / len(p)
+    finalists = [vectors[i] for i in np.argsort(-means, kind="stable")[:8]]
+    final = score(finalists, 4 * episodes)
+    best = int(np.argmax(final))
+    return finalists[best], float(final[best])
+
+
+def evaluate_fresh(
+    world: CompactWorld,
+    act: Callable[[Observation], np.ndarray],
+    *,
+    fixed: np.ndarray | None = None,
+    baselines: Sequence[str] = ("best-single",),
+    repeats: int = 4,
+    label: str = "policy",
+) -> dict[str, EvalResult]:
+    """``act``'s greedy plans on the fresh tasks (row ``label``), then each agent spec of
+    ``baselines`` and, when given, the ``fixed`` vector on every question (row ``best
+    fixed compact plan``), all on the same episodes and rollout seeds."""
+    texts: list[str] = []
+    fixed_texts: list[str] = []
+    for ref in world.fresh:
+        _, info = world.env.reset(seed=ref.group_seed, options={"task_index": ref.task_index})
+        texts.append(world.env.action(act(world.observe(info))))
+        if fixed is not None:
+            fixed_texts.append(world.env.action(fixed))
+    rows = {label: score_plans(world.scorer, world.fresh, texts, repeats=repeats, seed=EVAL_SEED)}
+    for spec in baselines:
+        rows[spec] = agent_eval(world.scorer, world.fresh, spec, repeats=repeats, seed=EVAL_SEED)
+    if fixed is not None:
+        rows["best fixed compact plan"] = score_plans(
+            world.scorer, world.fresh, fixed_texts, repeats=repeats, seed=EVAL_SEED
+        )
+    return rows
+
+
+def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:
+    """A Markdown table of ``rows``: accuracy and reward ± SE over tasks, calls per
+    question, and ``policy`` minus each row, paired per task (accuracy and reward)."""
+    lines = [
+        f"| conductor | accuracy (± SE) | reward (± SE) | calls | {policy} minus it: "
+        "accuracy | reward |",
+        "|---|---|---|---|---|---|",
+    ]
+    mine = rows[policy]
+    for name, row in rows.items():
+        if name == policy:
+            gap = "| |"
+        else:
+            acc, acc_se = paired_difference(row, mine, metric="accuracy")
+            rew, rew_se = paired_difference(row, mine, metric="reward")
+            gap = f"{100 * acc:+.1f} ± {100 * acc_se:.1f} pts | {rew:+.3f} ± {rew_se:.3f} |"
+        lines.append(
+            f"| {name} | {row.accuracy:.3f} ± {standard_error(row.task_accuracy):.3f} | "
+            f"{row.mean:.3f} ± {row.se:.3f} | {row.per_question['worker_calls']:.2f} | {gap}"
+        )
+    return "\n".join(lines)
+
+
+def summary(rows: Mapping[str, EvalResult]) -> dict[str, Any]:
+    """``rows`` as JSON-ready dicts (``results.json``)."""
+    return {name: row.to_dict() for name, row in rows.items()}
+
+
+def plan_table(row: Any) -> dict[str, dict[str, int]]:
+    """Per family, how often each greedy plan was written on the fresh tasks, its workers
+    by name (what the policy asked, whatever ``Model i`` they were drawn as)."""
+    table: dict[str, dict[str, int]] = {}
+    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
+        key = " | ".join(pool[w] for w in plan.model_ids) + f" ({len(plan.model_ids)} steps)"
+        counts = table.setdefault(family, {})
+        counts[key] = counts.get(key, 0) + 1
+    return {f: dict(sorted(c.items(), key=lambda kv: -kv[1])) for f, c in sorted(table.items())}
+
+
+def worker_choice(row: Any) -> dict[str, dict[str, list[int]]]:
+    """Per family and worker name: ``[drawn, asked]``, the fresh episodes whose pool
+    listed the worker and those of them whose greedy plan asked it (any step)."""
+    table: dict[str, dict[str, list[int]]] = {}
+    for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
+        asked = {pool[w] for w in plan.model_ids}
+        for name in pool:
+            counts = table.setdefault(family, {}).setdefault(name, [0, 0])
+            counts[0] += 1
+            counts[1] += name in asked
+    return {f: dict(sorted(c.items())) for f, c in sorted(table.items())}
