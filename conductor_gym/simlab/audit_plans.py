@@ -310,14 +310,20 @@ def moa_plan(solvers: Sequence[Worker], aggregator: Worker) -> AuditPlan:
 
 
 def mutate(plan: AuditPlan, workers: Sequence[Worker], rng: random.Random) -> AuditPlan:
-    """One random change of structure or wording (at most 5 steps): a step's worker,
-    wording (faithful, or invented from :data:`PREFIXES` and :data:`SUFFIXES`), kind or
-    access; a step added or removed; or a trick of :data:`TRICKS` inserted first."""
+    """One random change of structure or wording (at most 5 steps): a step's worker, two
+    workers trading all their steps, a step's wording (faithful, or invented from
+    :data:`PREFIXES` and :data:`SUFFIXES`), kind or access; a step added or removed; or a
+    trick of :data:`TRICKS` inserted first."""
     steps = list(plan.steps)
-    move = rng.choice(("worker", "wording", "invent", "kind", "add", "remove", "access", "trick"))
+    moves = ("worker", "swap", "wording", "invent", "kind", "add", "remove", "access", "trick")
+    move = rng.choice(moves)
     i = rng.randrange(len(steps))
     if move == "worker":
         steps[i] = replace(steps[i], worker=rng.choice(workers))
+    elif move == "swap":  # two workers trade every step: a plan's roles given to others
+        a, b = steps[i].worker, rng.choice(workers)
+        swapped = {a: b, b: a}
+        steps = [replace(step, worker=swapped.get(step.worker, step.worker)) for step in steps]
     elif move == "wording" and steps[i].kind in FAITHFUL:
         steps[i] = replace(steps[i], text=rng.choice(FAITHFUL[steps[i].kind]))
     elif move == "invent" and steps[i].kind in FAITHFUL:
