@@ -159,7 +159,7 @@ def measure(setting: Setting) -> dict[str, Any]:
     the precision chosen, the load, each step's :class:`StepCost`)."""
     from .policy import freeze_lower_layers, load_policy
     from .precision import cpu_bf16_flags, cpu_name
-    from .recipes import common, cpu_adapt, cpu_demo
+    from .recipes import common, cpu_adapt
     from .reward import ConductorReward
     from .train import make_args
     from .trainer import CheapStep, ConductorGRPOTrainer
@@ -196,7 +196,7 @@ def measure(setting: Setting) -> dict[str, Any]:
         args, scorer, train_tasks, chat_prompt=cpu_adapt.CHAT_PROMPT
     )
     precision = common.choose_precision(args)
-    config = cpu_demo.grpo_config(args, bf16=precision["bf16"], defaults=grpo)
+    config = common.cpu_config_for(args, bf16=precision["bf16"], defaults=grpo)
     model, tokenizer = load_policy(args.model)
     freeze_lower_layers(model, args.trainable_layers)
 
