@@ -64,9 +64,11 @@ demo: $(BASE_STAMP)
 test: $(STAMP) system-packages
 	$(BIN)/pytest --durations=15 -m "not figures"
 
-# the committed figures that take minutes to regenerate in full (tests marked figures)
+# the committed figures that take minutes to regenerate in full (tests marked figures), then
+# the slow docs blocks no test regenerates (docs/figures/build.py --check names a stale one)
 figures-check: $(STAMP)
 	$(BIN)/pytest --durations=5 -m figures
+	$(BIN)/python docs/figures/build.py --check --no-png cost-sweep fresh-best fresh-baselines
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
