@@ -601,6 +601,10 @@ def audit(
     same arguments replays its saved evaluations (counted in the budget as before) and
     reports what one uninterrupted run would.
 
+    :data:`FAMILY_SHARE` of the search budget goes to the per-family searches when it
+    pays for all of them (at ``per_plan=400`` on the paper pool, from about 110,000
+    episodes); below that the whole search is global and a note says so.
+
     ``k`` (workers per episode, a random k-of-n draw) and ``shuffle_workers`` (shuffled
     ``Model`` ids) play the randomised pool, plans written by position (module
     docstring); neither (the default) plays every worker in the pool's order.
