@@ -200,7 +200,7 @@ def test_the_default_pool_reports_best_per_calls_too(v2_report: AuditReport) -> 
 
 
 def test_the_search_screens_candidates_and_reports_per_family_plans() -> None:
-    report = audit(pool="sim-paper", episodes=12000, per_plan=40, ood_tasks=None)
+    report = audit(pool="sim-paper", episodes=9000, per_plan=30, ood_tasks=None)
     assert report.candidates > 100  # raced by successive halving: most only screened
     assert report.adaptive is not None
     families = set(report.adaptive.plans)

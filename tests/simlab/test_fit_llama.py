@@ -159,7 +159,10 @@ def doc_commands() -> list[list[str]]:
     return [shlex.split(line) for line in lines if line.strip().startswith("conductor-gym ")]
 
 
+# About a minute: make figures-check (CI) runs it; make test runs its small twin above,
+# test_a_real_llama_pool_is_fitted_scored_and_run_offline.
 @pytest.mark.slow
+@pytest.mark.figures
 def test_the_doc_runs_as_written_on_a_real_llama_pool(
     llama_base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
