@@ -3,9 +3,10 @@
 :func:`add_flag` turns one setting (its option, destination, type annotation, help and
 choices) into its ``argparse`` flag; every generated flag of the project goes through
 it: :class:`~conductor_gym.core.config.EnvConfig`'s
-(:func:`~conductor_gym.core.config.add_config_arguments`) and the TRL recipes' ``Args``
-fields (``conductor_gym.trainers.trl.settings``). By the annotation, ``X | None`` read
-as ``X``:
+(:func:`~conductor_gym.core.config.add_config_arguments`), the TRL recipes' ``Args``
+fields (``conductor_gym.trainers.trl.settings``) and the classic baselines' settings
+(``conductor_gym.trainers.classic.compact_setup.parse_settings``). By the annotation,
+``X | None`` read as ``X``:
 
 * ``bool``: ``--name`` / ``--no-name``;
 * ``int``, ``float``, ``str``: one value (metavar ``N``, ``X``, ``TEXT``; the choices

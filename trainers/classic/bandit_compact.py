@@ -25,7 +25,6 @@ greedy arm is the listed one played most often (UCB's recommendation).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import json
@@ -45,12 +44,8 @@ from .compact_setup import (
     CompactWorld,
     Observation,
     WorldSettings,
-    best_fixed_action,
-    evaluate_fresh,
-    format_rows,
-    plan_table,
-    summary,
-    worker_choice,
+    fresh_report,
+    parse_settings,
 )
 
 __all__ = ["Arm", "BanditArgs", "CompactBandit", "main", "train"]
@@ -232,30 +227,10 @@ def train(args: BanditArgs) -> dict[str, Any]:
     def greedy(observation: Observation) -> np.ndarray:
         return bandit.vector(bandit.choose(observation, None), observation)
 
-    fixed = None
-    if args.fixed_plan_iterations:
-        fixed, _ = best_fixed_action(
-            world,
-            iterations=args.fixed_plan_iterations,
-            episodes=args.fixed_plan_episodes,
-            seed=args.seed,
-        )
-    rows = evaluate_fresh(
-        world,
-        greedy,
-        fixed=fixed,
-        baselines=[b for b in args.baselines.split(",") if b],
-        repeats=args.eval_repeats,
-        label="bandit",
-    )
     results = {
         "args": dataclasses.asdict(args),
         "arms": len(bandit.arms),
-        "fresh": summary(rows),
-        "table": format_rows(rows, "bandit"),
-        "fixed_plan": None if fixed is None else world.env.structure(fixed).to_text(),
-        "plans": plan_table(rows["bandit"]),
-        "worker_choice": worker_choice(rows["bandit"]),
+        **fresh_report(world, greedy, args, "bandit"),
         "wall_s": time.perf_counter() - clock,
     }
     (out / "results.json").write_text(json.dumps(results, indent=1))
@@ -264,24 +239,14 @@ def train(args: BanditArgs) -> dict[str, Any]:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> BanditArgs:
-    parser = argparse.ArgumentParser(
+    args, parser = parse_settings(
+        BanditArgs,
+        argv,
         prog="python -m conductor_gym.trainers.classic.bandit_compact",
         description="A UCB1 contextual bandit over compact plans (family x drawn pool); "
         "evaluated on fresh tasks beside best-single and the best fixed compact plan",
+        helps=HELP,
     )
-    for f in dataclasses.fields(BanditArgs):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default
-        text = f"{HELP[f.name]} (default: {default})"
-        if isinstance(default, bool):
-            parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=default, help=text
-            )
-        elif f.name == "k":
-            parser.add_argument(flag, type=int, default=None, help=text)
-        else:
-            parser.add_argument(flag, type=type(default), default=default, help=text)
-    args = BanditArgs(**vars(parser.parse_args(argv)))
     for name in ("total_episodes", "checkpoint_every", "eval_repeats", "max_steps"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")

@@ -17,20 +17,28 @@ never trained on, drawn with their own group seeds), and:
   ``best-single``, that fixed plan and any other agent spec, every row played on the same
   episodes with the same rollout seeds (:func:`~conductor_gym.trainers.trl.evaluate.score_plans`),
   so differences are paired; :func:`format_rows` prints them with standard errors over
-  tasks.
+  tasks; :func:`fresh_report` runs the fixed-plan search and that evaluation and returns
+  the results entries both baselines write;
+* :func:`parse_settings`: a baseline's settings dataclass from the command line, one flag
+  per field through the project's one flag generator
+  (:func:`~conductor_gym.core.flags.add_flag`).
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import gymnasium as gym
 import numpy as np
 
 from conductor_gym.core.compact_action import CompactPlanAction
 from conductor_gym.core.config import EnvConfig
+from conductor_gym.core.flags import add_flag
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.training.scoring import Scorer
 
@@ -44,6 +52,8 @@ __all__ = [
     "best_fixed_action",
     "evaluate_fresh",
     "format_rows",
+    "fresh_report",
+    "parse_settings",
     "plan_table",
     "summary",
     "worker_choice",
@@ -220,6 +230,84 @@ def evaluate_fresh(
             world.scorer, world.fresh, fixed_texts, repeats=repeats, seed=EVAL_SEED
         )
     return rows
+
+
+class FreshSettings(Protocol):
+    """The settings :func:`fresh_report` reads (both baselines' ``Args`` have them)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def baselines(self) -> str: ...
+    @property
+    def eval_repeats(self) -> int: ...
+    @property
+    def fixed_plan_iterations(self) -> int: ...
+    @property
+    def fixed_plan_episodes(self) -> int: ...
+
+
+def fresh_report(
+    world: CompactWorld,
+    act: Callable[[Observation], np.ndarray],
+    args: FreshSettings,
+    label: str,
+) -> dict[str, Any]:
+    """The best fixed compact plan (:func:`best_fixed_action`, skipped when
+    ``args.fixed_plan_iterations`` is 0), then :func:`evaluate_fresh` of ``act`` (row
+    ``label``) beside it and ``args.baselines`` (comma-separated agent specs); returns
+    the results entries ``fresh``, ``table``, ``fixed_plan``, ``plans`` and
+    ``worker_choice``."""
+    fixed = None
+    if args.fixed_plan_iterations:
+        fixed, _ = best_fixed_action(
+            world,
+            iterations=args.fixed_plan_iterations,
+            episodes=args.fixed_plan_episodes,
+            seed=args.seed,
+        )
+    rows = evaluate_fresh(
+        world,
+        act,
+        fixed=fixed,
+        baselines=[b for b in args.baselines.split(",") if b],
+        repeats=args.eval_repeats,
+        label=label,
+    )
+    return {
+        "fresh": summary(rows),
+        "table": format_rows(rows, label),
+        "fixed_plan": None if fixed is None else world.env.structure(fixed).to_text(),
+        "plans": plan_table(rows[label]),
+        "worker_choice": worker_choice(rows[label]),
+    }
+
+
+Settings = TypeVar("Settings")
+
+
+def parse_settings(
+    cls: type[Settings],
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    description: str,
+    helps: Mapping[str, str],
+) -> tuple[Settings, argparse.ArgumentParser]:
+    """``cls`` (a dataclass of settings) from ``argv``: one ``--flag`` per field made by
+    :func:`~conductor_gym.core.flags.add_flag` from the field's type, its help
+    ``helps[name]`` followed by its default; a flag not given keeps the field's default.
+    Returns the settings and the parser (for the caller's range checks)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        text = f"{helps.get(f.name, '')} (default: {f.default})".strip()
+        add_flag(
+            parser, "--" + f.name.replace("_", "-"), dest=f.name, annotation=hints[f.name],
+            help=text,
+        )  # fmt: skip
+    given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
+    return cls(**given), parser
 
 
 def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:

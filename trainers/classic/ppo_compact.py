@@ -30,7 +30,6 @@ on the training episodes and any ``--baselines``, paired, written to ``results.j
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import json
@@ -47,12 +46,8 @@ from .compact_setup import (
     CompactWorld,
     Observation,
     WorldSettings,
-    best_fixed_action,
-    evaluate_fresh,
-    format_rows,
-    plan_table,
-    summary,
-    worker_choice,
+    fresh_report,
+    parse_settings,
 )
 
 
@@ -363,29 +358,9 @@ def train(args: Args) -> dict[str, Any]:
         chosen: np.ndarray = action[0].numpy()
         return chosen
 
-    fixed = None
-    if args.fixed_plan_iterations:
-        fixed, _ = best_fixed_action(
-            world,
-            iterations=args.fixed_plan_iterations,
-            episodes=args.fixed_plan_episodes,
-            seed=args.seed,
-        )
-    rows = evaluate_fresh(
-        world,
-        greedy,
-        fixed=fixed,
-        baselines=[b for b in args.baselines.split(",") if b],
-        repeats=args.eval_repeats,
-        label="PPO",
-    )
     results = {
         "args": dataclasses.asdict(args),
-        "fresh": summary(rows),
-        "table": format_rows(rows, "PPO"),
-        "fixed_plan": None if fixed is None else world.env.structure(fixed).to_text(),
-        "plans": plan_table(rows["PPO"]),
-        "worker_choice": worker_choice(rows["PPO"]),
+        **fresh_report(world, greedy, args, "PPO"),
         "curve": curve,
         "wall_s": time.perf_counter() - clock,
     }
@@ -396,26 +371,14 @@ def train(args: Args) -> dict[str, Any]:
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """:class:`Args` from the command line: one ``--flag`` per field, its comment as help."""
-    parser = argparse.ArgumentParser(
+    args, parser = parse_settings(
+        Args,
+        argv,
         prog="python -m conductor_gym.trainers.classic.ppo_compact",
         description="PPO on the compact plan action; evaluated on fresh tasks beside "
         "best-single and the best fixed compact plan",
+        helps=_field_docs(),
     )
-    docs = _field_docs()
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(Args, f.name)
-        text = f"{docs.get(f.name, '')} (default: {default})".strip()
-        if isinstance(default, bool):
-            parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=default, help=text
-            )
-        elif f.name == "k":
-            parser.add_argument(flag, type=int, default=None, help=text)
-        else:
-            parser.add_argument(flag, type=type(default), default=default, help=text)
-    values = vars(parser.parse_args(argv))
-    args = Args(**values)
     for name in ("total_episodes", "episodes_per_update", "update_epochs", "num_minibatches",
                  "hidden", "checkpoint_every", "eval_repeats", "threads", "max_steps",
                  "fixed_plan_episodes"):  # fmt: skip
