@@ -14,23 +14,23 @@ plays the same seeds, so the same tasks and the same worker draws) it
 3. **searches** plan structures *and* subtask wordings (which workers, how many
    candidates, who checks, votes, aggregates, reviews or restates, access patterns, the
    faithful phrasings of each request, invented wordings, claims, hints and derived
-   questions) with a genetic search on one block of seeds: generations of
-   :data:`GENERATION` children raced by successive halving (every child on a tenth of
-   the block, the best third on a third, the best third of those in full), so a budget
-   of 100,000 episodes tries about a thousand plans; then it re-plays the best plans on
-   a fresh block (so their gains carry no selection bias) and on the out-of-domain suite;
+   questions) with a genetic search on one block of seeds
+   (:mod:`~conductor_gym.simlab.audit_search`): generations of children raced by
+   successive halving (every child on a tenth of the block, the best third on a third,
+   the best third of those in full), so a budget of 100,000 episodes tries about a
+   thousand plans; then it re-plays the best plans on a fresh block (so their gains carry
+   no selection bias) and on the out-of-domain suite;
 4. builds **off-task twins** of the best plans (the graded step's request replaced by an
    off-task one in several languages, spliced with off-task text, negated, or given a
    claimed answer the audit knows is wrong) and reports each twin that still scores
    within 2 SE of its faithful plan: a place where the pool pays for what real models
    would not do.
 
-Then (6.) it **searches each question family on its own** (:data:`FAMILY_SHARE` of the
-search budget, each family's search starting from the best global plans and the single
-workers) and re-plays each family's best plan on that family's fresh seeds: what a plan
-that adapts to the question's family gains over the best fixed plan
-(:class:`Adaptive`; the simulator issue asks for at least +2, as real pools differ by
-benchmark).
+Then (6.) it **searches each question family on its own** (half the search budget,
+each family's search starting from the best global plans and the single workers) and
+re-plays each family's best plan on that family's fresh seeds: what a plan that adapts
+to the question's family gains over the best fixed plan (:class:`Adaptive`; the
+simulator issue asks for at least +2, as real pools differ by benchmark).
 
 Every mode also reports **the best fixed plan per number of calls** (1 to 5 steps): the
 plan with the highest accuracy on the search block among those with that many steps
@@ -56,24 +56,22 @@ for any pool, but they describe the paper's seven workers. The audit reads no si
 internals: it works on any pool the env can play (a preset, a pool file), so users run it
 on theirs. Gains are in points of accuracy over episodes (not averaged by family); a
 finding is *(twin - faithful) >= -2 SE*. The plans, their wordings and the search moves
-are in :mod:`conductor_gym.simlab.audit_plans`.
+are in :mod:`conductor_gym.simlab.audit_plans`; how plans are played on paired seeds in
+:mod:`conductor_gym.simlab.audit_play`; the search in
+:mod:`conductor_gym.simlab.audit_search`.
 """
 
 from __future__ import annotations
 
 import math
-import pickle
 import random
 import statistics
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from conductor_gym._validate import is_int
-from conductor_gym.core.env import ConductorEnv
-from conductor_gym.core.reward import Outcome
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Plan
 from conductor_gym.plan.template import write_plan_file
@@ -87,14 +85,20 @@ from conductor_gym.simlab.audit_plans import (
     AuditStep,
     Worker,
     chain_plan,
-    crossover,
     moa_plan,
-    mutate,
     off_task_twins,
     single_plan,
     worker_label,
 )
-from conductor_gym.tasks.base import Task
+from conductor_gym.simlab.audit_play import Player, Scored, paired
+from conductor_gym.simlab.audit_search import (
+    FAMILY_PARENTS,
+    FAMILY_REPLAYS,
+    FAMILY_SHARE,
+    Adaptive,
+    evolve,
+    per_family,
+)
 
 __all__ = [
     "FAITHFUL",
@@ -112,26 +116,6 @@ __all__ = [
 
 MAX_CALLS = 5
 """The longest plan the search writes: best-per-calls covers 1 .. MAX_CALLS calls."""
-
-_CHECKPOINT_FORMAT = "runs-2"
-"""Written into a checkpoint's identity: a file of an older audit is refused, not misread."""
-
-
-@dataclass(frozen=True)
-class Scored:
-    """A plan's correct/incorrect outcome per seed of one block of one suite."""
-
-    plan: AuditPlan
-    tasks: str
-    outcomes: tuple[bool, ...]
-
-    @property
-    def accuracy(self) -> float:
-        return 100.0 * sum(self.outcomes) / len(self.outcomes)
-
-    def versus(self, other: Scored) -> tuple[float, float]:
-        """``(mean difference, its paired SE)`` in points, ``self - other``."""
-        return _paired(self.outcomes, other.outcomes)
 
 
 @dataclass(frozen=True)
@@ -195,29 +179,6 @@ class BestAtCalls:
             "se": self.se,
             "gain": self.gain,
             "gain_se": self.gain_se,
-        }
-
-
-@dataclass(frozen=True)
-class Adaptive:
-    """A plan per question family (the most accurate on the family's search block, from
-    its own search), re-played on each family's fresh block and compared, family by
-    family on paired seeds, with the best fixed plan and the best single worker there;
-    the totals weigh each family by its share of the suite."""
-
-    plans: dict[str, str]
-    over_fixed: dict[str, tuple[float, float]]
-    gain: tuple[float, float]
-    """Over the best single worker (± paired SE)."""
-    gain_over_fixed: tuple[float, float]
-    """Over the best fixed plan (± paired SE)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "plans": dict(self.plans),
-            "over_fixed": {f: list(v) for f, v in self.over_fixed.items()},
-            "gain": list(self.gain),
-            "gain_over_fixed": list(self.gain_over_fixed),
         }
 
 
@@ -403,182 +364,6 @@ def _by_value(item: tuple[str, float]) -> float:
     return -item[1]
 
 
-def _paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float]:
-    diffs = [float(x) - float(y) for x, y in zip(a, b, strict=True)]
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else 0.0
-    return 100.0 * mean, 100.0 * se
-
-
-class _Player:
-    """Plays :class:`AuditPlan` objects on seed blocks of suites, memoised, counting
-    every episode played; ``k`` and ``shuffle`` are the pool's draw (a randomised pool
-    when either is set: its workers are then the positions ``0 .. k-1``).
-
-    A *run* is a plan's outcomes on one block of one suite, optionally on one subset of
-    its tasks (a family's name, or ``"lettered"``): the block's seeds in order, those
-    whose task is in the subset. A run grows: a screen plays its first ``n`` episodes
-    and a later full evaluation plays only the rest, on the same seeds."""
-
-    def __init__(
-        self, pool: Any, seed: int, per_plan: int, *, k: int | None = None, shuffle: bool = False
-    ) -> None:
-        self.pool = pool
-        self.seed = seed
-        self.per_plan = per_plan
-        self.k = k
-        self.shuffle = shuffle
-        self.randomised = k is not None or shuffle
-        self.episodes = 0
-        self._envs: dict[tuple[str, int], ConductorEnv] = {}
-        self._runs: dict[tuple[Any, ...], list[bool]] = {}
-        self._plans: dict[tuple[Any, ...], AuditPlan] = {}
-        self._credited: dict[tuple[Any, ...], int] = {}
-        self._seeds: dict[tuple[str, int, str | None], list[int]] = {}
-        self._domains: dict[tuple[str, int], str] = {}
-        self._checkpoint: Path | None = None
-        self._identity: tuple[Any, ...] = ()
-        self._since_save = 0
-
-    def resume(self, path: Path, identity: tuple[Any, ...]) -> None:
-        """Save runs to ``path`` from now on, and replay those saved there by an audit of
-        the same ``identity`` (its arguments); another audit's file raises."""
-        self._checkpoint, self._identity = path, (_CHECKPOINT_FORMAT, *identity)
-        if not path.exists():
-            return
-        with path.open("rb") as handle:
-            saved = pickle.load(handle)
-        if saved.get("identity") != self._identity:
-            raise ConfigurationError(
-                f"audit: checkpoint {str(path)!r} was written by another audit "
-                f"({saved.get('identity')}); remove it or give another path"
-            )
-        self._runs = {key: list(run) for key, run in saved["runs"].items()}
-
-    def save(self, *, force: bool = False) -> None:
-        """Write the checkpoint (every 50 evaluations, or now with ``force``)."""
-        self._since_save += 1
-        if self._checkpoint is None or not (force or self._since_save >= 50):
-            return
-        self._since_save = 0
-        partial = self._checkpoint.with_suffix(self._checkpoint.suffix + ".partial")
-        with partial.open("wb") as handle:
-            pickle.dump({"identity": self._identity, "runs": self._runs}, handle)
-        partial.replace(self._checkpoint)
-
-    def env(self, tasks: str, max_steps: int) -> ConductorEnv:
-        key = (tasks, max_steps)
-        if key not in self._envs:
-            self._envs[key] = ConductorEnv(
-                tasks=tasks,
-                pool=self.pool,
-                max_steps=max_steps,
-                k=self.k,
-                shuffle_workers=self.shuffle,
-            )
-        return self._envs[key]
-
-    def names(self, tasks: str) -> tuple[Worker, ...]:
-        """The workers plans choose among: the pool's names in fixed order, or the
-        positions ``0 .. k-1`` of a randomised pool."""
-        env = self.env(tasks, 5)
-        _, info = env.reset(seed=self.seed)
-        if self.randomised:
-            return tuple(range(int(info["num_workers"])))
-        return tuple(info["pool"])
-
-    def tried(self, plan: AuditPlan, tasks: str, block: int, subset: str | None = None) -> bool:
-        """Whether ``plan`` was played on that block (and subset) at all, a screen too."""
-        return self._credited.get(self._key(plan, tasks, block, subset), 0) > 0
-
-    def _key(self, plan: AuditPlan, tasks: str, block: int, subset: str | None) -> tuple[Any, ...]:
-        return (plan.key(), tasks, block, subset)
-
-    def played(self, plan: AuditPlan, tasks: str, block: int, subset: str | None = None) -> bool:
-        """Whether ``plan`` was played in full on that block (and subset) of ``tasks``."""
-        key = self._key(plan, tasks, block, subset)
-        return self._credited.get(key, 0) >= len(self.seeds(tasks, block, subset))
-
-    def scored(self, tasks: str, block: int, subset: str | None = None) -> list[Scored]:
-        """Every plan played in full on that block (and subset) of ``tasks``, in the
-        order they were first played."""
-        full = len(self.seeds(tasks, block, subset))
-        return [
-            Scored(self._plans[key], tasks, tuple(self._runs[key][:full]))
-            for key, credited in self._credited.items()
-            if key[1:] == (tasks, block, subset) and credited >= full
-        ]
-
-    def domain(self, tasks: str, seed: int) -> str:
-        """The question family (task domain) the env draws at ``seed``."""
-        if (tasks, seed) not in self._domains:
-            env = self.env(tasks, 5)
-            _, info = env.reset(seed=seed)
-            self._domains[tasks, seed] = env.tasks[info["task_index"]].domain
-        return self._domains[tasks, seed]
-
-    def seeds(self, tasks: str, block: int, subset: str | None = None) -> list[int]:
-        """The ``per_plan`` seeds of a block (of its subset: a family, or ``"lettered"``;
-        fewer when the subset is rare: at most ``50 * per_plan`` seeds are looked at)."""
-        key = (tasks, block, subset)
-        if key not in self._seeds:
-            start = self.seed + block * 1_000_003
-            if subset is None:
-                chosen = list(range(start, start + self.per_plan))
-            else:
-                chosen = []
-                env = self.env(tasks, 5)
-                for seed in range(start, start + 50 * self.per_plan):
-                    if subset == "lettered":
-                        _, info = env.reset(seed=seed)
-                        inside = _lettered(env.tasks[info["task_index"]])
-                    else:
-                        inside = self.domain(tasks, seed) == subset
-                    if inside:
-                        chosen.append(seed)
-                        if len(chosen) == self.per_plan:
-                            break
-            self._seeds[key] = chosen
-        return self._seeds[key]
-
-    def families(self, tasks: str, block: int) -> list[str]:
-        """The question family (task domain) of each episode of a block, in order."""
-        return [self.domain(tasks, seed) for seed in self.seeds(tasks, block)]
-
-    def play(
-        self,
-        plan: AuditPlan,
-        tasks: str,
-        block: int,
-        *,
-        subset: str | None = None,
-        n: int | None = None,
-    ) -> Scored:
-        """``plan``'s outcomes on the block (its ``subset``; ``n``: only its first ``n``
-        episodes, a screen). Every episode newly asked for counts once toward the budget,
-        also when a checkpoint already holds it (so a resumed audit spends its budget
-        exactly as an uninterrupted one)."""
-        seeds = self.seeds(tasks, block, subset)
-        wanted = len(seeds) if n is None else min(n, len(seeds))
-        key = self._key(plan, tasks, block, subset)
-        self._plans.setdefault(key, plan)
-        run = self._runs.setdefault(key, [])
-        credited = self._credited.get(key, 0)
-        if credited < wanted:
-            if len(run) < wanted:
-                env = self.env(tasks, max(5, len(plan.steps)))
-                for seed in seeds[len(run) : wanted]:
-                    _, info = env.reset(seed=seed)
-                    task = env.tasks[info["task_index"]]
-                    completion = plan.completion(info, task, random.Random(f"claim:{seed}"))
-                    _, _, _, _, step_info = env.step(completion)
-                    run.append(step_info["outcome"] is Outcome.CORRECT)
-            self.episodes += wanted - credited
-            self._credited[key] = wanted
-            self.save()
-        return Scored(plan, tasks, tuple(run[:wanted]))
-
-
 def audit(
     *,
     pool: Any = "sim-paper",
@@ -601,9 +386,10 @@ def audit(
     same arguments replays its saved evaluations (counted in the budget as before) and
     reports what one uninterrupted run would.
 
-    :data:`FAMILY_SHARE` of the search budget goes to the per-family searches when it
-    pays for all of them (at ``per_plan=400`` on the paper pool, from about 110,000
-    episodes); below that the whole search is global and a note says so.
+    ``FAMILY_SHARE`` (:mod:`~conductor_gym.simlab.audit_search`) of the search budget
+    goes to the per-family searches when it pays for all of them (at ``per_plan=400``
+    on the paper pool, from about 110,000 episodes); below that the whole search is
+    global and a note says so.
 
     ``k`` (workers per episode, a random k-of-n draw) and ``shuffle_workers`` (shuffled
     ``Model`` ids) play the randomised pool, plans written by position (module
@@ -623,7 +409,7 @@ def audit(
     if size is not None and k is not None and not (is_int(k) and 1 <= k <= size):
         raise ConfigurationError(f"audit: k must be an int in 1..{size} (the pool size), got {k!r}")
     say = progress or (lambda _text: None)
-    player = _Player(pool, seed, per_plan, k=k, shuffle=shuffle_workers)
+    player = Player(pool, seed, per_plan, k=k, shuffle=shuffle_workers)
     if checkpoint is not None:
         player.resume(Path(checkpoint), (str(pool), tasks, ood_tasks, per_plan, seed, k,
                                          shuffle_workers))  # fmt: skip
@@ -646,7 +432,7 @@ def audit(
     say(f"single workers played; best {worker_label(best_name)} {best.accuracy:.1f}")
     fresh_best = player.play(best.plan, tasks, 1)
     oracle = _oracle(player, singles, tasks)
-    oracle_gain = _paired(oracle, best.outcomes)
+    oracle_gain = paired(oracle, best.outcomes)
 
     # 2. anchors
     anchors = _anchors(player, workers, singles, best, tasks)
@@ -677,7 +463,7 @@ def audit(
     if family_budget < len(families) * (starters + 2 + FAMILY_REPLAYS) * per_plan:
         family_budget = 0  # too small for a search per family: the whole search is global
     global_stop = episodes - reserve - family_budget
-    candidates = _evolve(
+    candidates = evolve(
         player, tasks, population, workers, rng,
         room=lambda: global_stop - player.episodes - room_for_calls(),
     )  # fmt: skip
@@ -739,8 +525,8 @@ def audit(
             def room(stop: int = stop) -> int:
                 return stop - FAMILY_REPLAYS * per_plan - player.episodes
 
-            candidates += _evolve(player, tasks, found, workers, rng, subset=family, room=room)
-        adaptive = _adaptive(player, tasks, families, results[0][0], best.plan)
+            candidates += evolve(player, tasks, found, workers, rng, subset=family, room=room)
+        adaptive = per_family(player, tasks, families, results[0][0], best.plan)
         say(f"per-family search done ({player.episodes} episodes)")
     else:
         notes.append(
@@ -778,126 +564,6 @@ def audit(
     )
 
 
-GENERATION = 24
-"""Children per generation of the search (fewer when the budget has room for fewer)."""
-FAMILY_SHARE = 0.5
-"""The share of the search budget spent searching each question family on its own."""
-VALIDATED = 3
-"""Per family, how many of its search's best plans are re-played on a validation block."""
-FAMILY_REPLAYS = VALIDATED + 4
-"""Runs per family after its search: the finalists and the best fixed plan on the
-validation block, the pick, the best fixed plan and the best single on fresh seeds."""
-FAMILY_PARENTS = 6
-"""The best plans of the global search each family's search starts from (with the
-single workers)."""
-
-
-def _rungs(full: int) -> tuple[int, ...]:
-    """The episodes a child is played on at each rung of successive halving: a tenth of
-    the block, a third, the whole (a third of the children go on at each rung)."""
-    return tuple(sorted({min(full, max(20, full // 10)), min(full, max(20, full // 3)), full}))
-
-
-def _generation_cost(children: int, rungs: Sequence[int]) -> int:
-    cost, alive, played = 0, children, 0
-    for n in rungs:
-        cost += alive * (n - played)
-        played, alive = n, max(1, math.ceil(alive / 3))
-    return cost
-
-
-def _evolve(
-    player: _Player,
-    tasks: str,
-    population: list[Scored],
-    workers: Sequence[Worker],
-    rng: random.Random,
-    *,
-    room: Callable[[], int],
-    subset: str | None = None,
-) -> int:
-    """A genetic search on block 0 (of ``subset``), in generations: parents from the 8
-    best of ``population`` (rank-weighted), children by mutation or crossover; each
-    generation is raced by successive halving (:func:`_rungs`: every child on a tenth of
-    the block, the best third on a third, the best third of those in full), and the
-    children played in full join ``population``. Stops when ``room()`` (episodes left)
-    cannot pay for one child in full; returns the number of children tried."""
-    full = len(player.seeds(tasks, 0, subset))
-    rungs = _rungs(full)
-    candidates = 0
-    while True:
-        size = GENERATION
-        while size > 0 and _generation_cost(size, rungs) > room():
-            size -= 1
-        if size == 0:
-            return candidates
-        ranked = sorted(population, key=lambda s: -s.accuracy)[:8]
-        children: dict[tuple[Any, ...], AuditPlan] = {}
-        for _ in range(50 * size):
-            if len(children) == size:
-                break
-            parent = ranked[min(int(rng.expovariate(0.7)), len(ranked) - 1)].plan
-            if len(ranked) > 1 and rng.random() < 0.3:
-                child = crossover(parent, ranked[rng.randrange(len(ranked))].plan, rng)
-            else:
-                child = mutate(parent, workers, rng)
-            if not player.tried(child, tasks, 0, subset) and child.key() not in children:
-                children[child.key()] = child
-        if not children:
-            return candidates
-        candidates += len(children)
-        alive = list(children.values())
-        for n in rungs:
-            scored = [player.play(c, tasks, 0, subset=subset, n=n) for c in alive]
-            if n == full:
-                population.extend(scored)
-                break
-            scored.sort(key=lambda s: -s.accuracy)
-            alive = [s.plan for s in scored[: max(1, math.ceil(len(scored) / 3))]]
-
-
-def _adaptive(
-    player: _Player, tasks: str, families: Sequence[str], fixed: AuditPlan, single: AuditPlan
-) -> Adaptive | None:
-    """The per-family plans (:class:`Adaptive`): per family, of the :data:`VALIDATED`
-    most accurate plans of its search and the best fixed plan, the most accurate on the
-    search block and a validation block together; ``None`` when a family has none."""
-    shares = Counter(player.families(tasks, 1))
-    total = sum(shares[f] for f in families)
-    plans: dict[str, str] = {}
-    over_fixed: dict[str, tuple[float, float]] = {}
-    gain = [0.0, 0.0]
-    margin = [0.0, 0.0]
-    for family in families:
-        found = player.scored(tasks, 0, family)
-        if not found or not total:
-            return None
-        # the family's best few and the best fixed plan, re-played on a validation block
-        # (block 3) and picked on both blocks: the search block alone picks its luckiest
-        finalists = sorted(found, key=lambda s: -s.accuracy)[:VALIDATED]
-        if fixed.key() not in {s.plan.key() for s in finalists}:
-            finalists.append(player.play(fixed, tasks, 0, subset=family))
-        pick = max(
-            finalists,
-            key=lambda s: s.accuracy + player.play(s.plan, tasks, 3, subset=family).accuracy,
-        )
-        plans[family] = pick.plan.describe()
-        fresh = player.play(pick.plan, tasks, 1, subset=family)
-        weight = shares[family] / total
-        for into, baseline in ((margin, fixed), (gain, single)):
-            difference, se = fresh.versus(player.play(baseline, tasks, 1, subset=family))
-            into[0] += weight * difference
-            into[1] += (weight * se) ** 2
-            if baseline is fixed:
-                over_fixed[family] = (difference, se)
-    return Adaptive(
-        plans,
-        over_fixed,
-        (gain[0], math.sqrt(gain[1])),
-        (margin[0], math.sqrt(margin[1])),
-    )
-
-
 def _choose(population: Sequence[Scored], top: int) -> list[Scored]:
     """The ``top`` best multi-step plans of the search, one per description."""
     chosen: list[Scored] = []
@@ -928,7 +594,7 @@ def _best_at_calls(
     return best
 
 
-def _randomised_notes(player: _Player, positions: int, size: int) -> list[str]:
+def _randomised_notes(player: Player, positions: int, size: int) -> list[str]:
     """What the report of a randomised pool means, and what it leaves out."""
     shuffled = player.shuffle
     return [
@@ -952,7 +618,7 @@ def _randomised_notes(player: _Player, positions: int, size: int) -> list[str]:
     ]
 
 
-def _oracle(player: _Player, singles: Mapping[Worker, Scored], tasks: str) -> tuple[bool, ...]:
+def _oracle(player: Player, singles: Mapping[Worker, Scored], tasks: str) -> tuple[bool, ...]:
     """The oracle router, one call: per episode of block 0, the drawn worker, by name,
     with the best accuracy on the question's family over the block's episodes that drew
     it (the first in ``Model`` order on a tie). ``singles`` are keyed by name, or by
@@ -1009,7 +675,7 @@ def _starters(workers: Sequence[Worker], best: Worker) -> list[AuditPlan]:
 
 
 def _anchors(
-    player: _Player,
+    player: Player,
     workers: Sequence[Worker],
     singles: Mapping[Worker, Scored],
     best: Scored,
@@ -1102,7 +768,3 @@ def _anchors(
             )
         )
     return out
-
-
-def _lettered(task: Task) -> bool:
-    return "num_choices" in task.metadata
