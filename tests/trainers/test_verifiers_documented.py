@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support import require
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -43,6 +44,7 @@ def test_the_documented_server_is_the_fixtures() -> None:
     assert "--model_alias smollm2" in server and "--n_ctx 2048" in server
 
 
+@pytest.mark.figures  # a doc's command run as written; test_verifiers.py keeps the small twin
 def test_the_documented_vf_eval_run_scores_with_smollm2(
     llama_base_url: str, tmp_path: Path
 ) -> None:
