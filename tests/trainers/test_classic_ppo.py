@@ -8,9 +8,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 from classic_support import specialist_followed, tiny_pool
 from conductor_gym.trainers.classic import ppo_compact
+from conductor_gym.trainers.classic.compact_setup import CompactWorld
 
 pytest.importorskip("torch")
 
@@ -100,18 +102,35 @@ def recipe_settings(**changes: object) -> dict[str, object]:
 
 
 def test_the_compact_adapt_code_path_trains_resumes_and_plays_as_an_agent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from conductor_gym.agents import CompactPolicy, make_agent
 
     from conductor_gym.bench.evaluate import evaluate
 
     pool = tiny_pool(tmp_path)
-    settings = recipe_settings(k=2, pool=pool, anneal_lr=False, fixed_plan_iterations=0)
-    whole = ppo_compact.train(tiny_args(tmp_path / "a", total_episodes=1024, **settings))
-    ppo_compact.train(tiny_args(tmp_path / "b", total_episodes=512, checkpoint_every=1, **settings))
-    resumed = ppo_compact.train(tiny_args(tmp_path / "b", total_episodes=1024, **settings))
+    settings = recipe_settings(
+        k=2, pool=pool, total_episodes=1024, checkpoint_every=1, fixed_plan_iterations=0
+    )
+    whole = ppo_compact.train(tiny_args(tmp_path / "a", **settings))
+    # a fault injected on purpose: the run is interrupted in its third update's rollout
+    played = 0
+    real_play = CompactWorld.play
+
+    def interrupted(self: CompactWorld, action: np.ndarray) -> float:
+        nonlocal played
+        played += 1
+        if played > 2 * 256 + 10:
+            raise KeyboardInterrupt
+        return real_play(self, action)
+
+    monkeypatch.setattr(CompactWorld, "play", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ppo_compact.train(tiny_args(tmp_path / "b", **settings))
+    monkeypatch.setattr(CompactWorld, "play", real_play)
+    resumed = ppo_compact.train(tiny_args(tmp_path / "b", **settings))
     assert "resumed from" in capsys.readouterr().out
+    assert [p["update"] for p in resumed["curve"]] == [3, 4]
     assert resumed["curve"] == whole["curve"][2:]
 
     trained = ppo_compact.train(tiny_args(tmp_path / "c", **recipe_settings(k=2, pool=pool)))
@@ -122,10 +141,14 @@ def test_the_compact_adapt_code_path_trains_resumes_and_plays_as_an_agent(
         agent, "offline-160", limit=48, repeats=1, progress=False,
         pool=pool, k=2, shuffle_workers=True,
     )  # fmt: skip
-    # the file plays as the trainer's own greedy evaluation did: the specialist is asked
-    # where it is drawn, so the accuracy is about the trained policy's on its fresh tasks
-    assert trained["fresh"]["PPO"]["accuracy"] >= 0.6
-    assert played.metrics["overall"].accuracy >= trained["fresh"]["PPO"]["accuracy"] - 0.2
+    # the specialist is drawn in about half of the episodes (k=2 of 4) and right on 97 %
+    # of its family's questions, the others on 3 %: asking it wherever it is listed
+    # scores about 0.5; the file plays as the trainer's own greedy evaluation did
+    followed = specialist_followed(trained).values()
+    drawn, asked = sum(d for d, _ in followed), sum(a for _, a in followed)
+    assert asked >= 0.8 * drawn, trained["worker_choice"]
+    assert trained["fresh"]["PPO"]["accuracy"] >= 0.4
+    assert abs(played.metrics["overall"].accuracy - trained["fresh"]["PPO"]["accuracy"]) < 0.2
     assert played.metrics["overall"].parse_failure_rate == 0.0
 
 

@@ -386,8 +386,8 @@ def plan_table(row: Any, templates: RoleTemplates | None = None) -> dict[str, di
         steps = [pool[w] for w in plan.model_ids]
         if templates is not None:
             for i, (subtask, seen) in enumerate(zip(plan.subtasks, plan.access, strict=True)):
-                role = next((n for n, t in templates.roles.items() if t == subtask), None)
-                if i and role is not None:
+                role = next((n for n, t in templates.roles.items() if t == subtask), "attempt")
+                if i:
                     steps[i] += f" {role}" + ("/prev" if seen == (i - 1,) else "")
         key = " | ".join(steps) + f" ({len(plan.model_ids)} steps)"
         counts = table.setdefault(family, {})

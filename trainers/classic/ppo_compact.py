@@ -161,7 +161,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         "eval_tasks": 400,
         "sequential_workers": True,
         "group_size": 8,
-        "total_episodes": 300_000,
+        "total_episodes": 400_000,
         "episodes_per_update": 1024,
         "ent_coef": 0.02,
         "ent_coef_end": 0.0,
