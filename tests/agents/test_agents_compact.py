@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from conductor_gym.agents import CompactPolicy, make_agent
-from conductor_gym.agents.compact_policy import PolicyShape, build_network, save_policy
 
 from conductor_gym import ConductorEnv, EnvConfig, parse_plan
 from conductor_gym.bench.evaluate import evaluate
 from conductor_gym.core.compact_action import RoleTemplates
+from conductor_gym.training.compact_network import PolicyShape, build_network, save_policy
 
 torch = pytest.importorskip("torch")
 
@@ -110,7 +110,7 @@ def test_refusals_name_what_to_fix(tmp_path: Path) -> None:
 
 def test_importing_it_imports_no_torch() -> None:
     code = (
-        "import sys, conductor_gym.agents.compact_policy, conductor_gym.agents; "
+        "import sys, conductor_gym.agents.compact_policy, conductor_gym.training.compact_network; "
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -35,12 +35,12 @@ from typing import Any, Protocol, TypeVar
 
 import gymnasium as gym
 import numpy as np
-from conductor_gym.agents.compact_policy import observation_features
 
 from conductor_gym.core.compact_action import CompactPlanAction, RoleTemplates
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.flags import add_flag
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.training.compact_network import observation_features
 from conductor_gym.training.scoring import Scorer
 
 from ..trl.data import HELD_OUT_SEED_OFFSET, make_refs
@@ -132,7 +132,7 @@ class CompactWorld:
 
     def observe(self, info: Mapping[str, Any]) -> Observation:
         """The :class:`Observation` of an episode's reset ``info``
-        (:func:`~conductor_gym.agents.compact_policy.observation_features`: what the
+        (:func:`~conductor_gym.training.compact_network.observation_features`: what the
         ``compact:<path>`` agent reads too)."""
         features, names = observation_features(
             self.families, self.names, self.k, info["domain"], info["pool"]

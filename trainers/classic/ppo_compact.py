@@ -16,7 +16,7 @@ training episode (GRPO's group baseline). The observation is
 :meth:`~.compact_setup.CompactWorld.observe`'s: the question's family and the drawn
 workers' names per ``Model`` position (never the answer or a hidden difficulty).
 
-The policy (:func:`conductor_gym.agents.compact_policy.build_network`, shared with the
+The policy (:func:`conductor_gym.training.compact_network.build_network`, shared with the
 ``compact:<path>`` agent that plays it) is a small MLP over the observation with one
 categorical head per entry of the ``MultiDiscrete`` action; a step's worker head scores
 worker *names* and is read at the names the episode lists, so "ask gpt-5" is one logit
@@ -54,7 +54,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from conductor_gym.agents.compact_policy import (
+
+from conductor_gym.training.compact_network import (
     PolicyShape,
     build_network,
     sample_actions,
