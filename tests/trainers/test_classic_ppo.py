@@ -135,6 +135,10 @@ def test_the_compact_adapt_code_path_trains_resumes_and_plays_as_an_agent(
 
     trained = ppo_compact.train(tiny_args(tmp_path / "c", **recipe_settings(k=2, pool=pool)))
     policy = tmp_path / "c" / "run" / "policy.pt"
+    report = (tmp_path / "c" / "run" / "report.md").read_text()
+    assert "| best-single |" not in report  # no baselines in the tiny run
+    assert "Worker choice (asked / drawn" in report and "| arithmetic |" in report
+    assert (tmp_path / "c" / "run" / "curve.png").read_bytes().startswith(b"\x89PNG")
     agent = make_agent(f"compact:{policy}")
     assert isinstance(agent, CompactPolicy) and agent.shape.max_steps == 5
     played = evaluate(

@@ -31,6 +31,7 @@ import dataclasses
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import gymnasium as gym
@@ -59,6 +60,7 @@ __all__ = [
     "fresh_report",
     "parse_settings",
     "plan_table",
+    "plot_curve",
     "summary",
     "worker_choice",
 ]
@@ -393,6 +395,31 @@ def plan_table(row: Any, templates: RoleTemplates | None = None) -> dict[str, di
         counts = table.setdefault(family, {})
         counts[key] = counts.get(key, 0) + 1
     return {f: dict(sorted(c.items(), key=lambda kv: -kv[1])) for f, c in sorted(table.items())}
+
+
+def plot_curve(curve: Sequence[Mapping[str, float]], path: str | Path, title: str) -> Path:
+    """Write a run's training curve (each update's ``mean_reward`` and ``entropy`` over
+    ``episodes``, the reward also as a moving average of about a tenth of the updates)
+    to ``path`` as a PNG; returns the path."""
+    from matplotlib.figure import Figure
+
+    episodes = [p["episodes"] for p in curve]
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    fig.suptitle(title, fontweight="bold")
+    reward, entropy = fig.subplots(1, 2)
+    values = np.array([p["mean_reward"] for p in curve])
+    reward.plot(episodes, values, lw=0.6, alpha=0.5, label="per update")
+    window = max(1, len(values) // 10)
+    if window > 1:
+        smooth = np.convolve(values, np.ones(window) / window, mode="valid")
+        reward.plot(episodes[window - 1 :], smooth, lw=2, label=f"mean of {window} updates")
+    reward.set(xlabel="training plans", ylabel="mean reward (sampled plans)")
+    reward.legend(frameon=False, fontsize=8)
+    entropy.plot(episodes, [p["entropy"] for p in curve], color="C2")
+    entropy.set(xlabel="training plans", ylabel="policy entropy (nats, summed over entries)")
+    path = Path(path)
+    fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
+    return path
 
 
 def format_report(results: Mapping[str, Any], label: str) -> str:

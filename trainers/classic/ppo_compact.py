@@ -37,7 +37,8 @@ again with the same ``output_dir`` resumes there (training episodes are numbered
 resumed run sees the episodes an uninterrupted one would). The end: greedy plans on fresh
 tasks beside ``best-single``, the best fixed compact plan a cross-entropy search finds
 on the training episodes and any ``--baselines``, paired, written to ``results.json``
-with the training curve, the plan table and the worker-choice table; the policy itself
+with the training curve (also drawn in ``curve.png``), the plan table and the
+worker-choice table (also in ``report.md``); the policy itself
 goes to ``policy.pt`` (play it with ``conductor-gym evaluate --agent compact:PATH``).
 """
 
@@ -69,6 +70,7 @@ from .compact_setup import (
     format_report,
     fresh_report,
     parse_settings,
+    plot_curve,
 )
 
 
@@ -366,6 +368,8 @@ def train(args: Args) -> dict[str, Any]:
     }
     (out / "results.json").write_text(json.dumps(results, indent=1))
     (out / "report.md").write_text(format_report(results, "PPO"))
+    if curve:  # this invocation's updates (a resumed run's curve starts where it resumed)
+        plot_curve(curve, out / "curve.png", f"PPO on the compact action, seed {args.seed}")
     world.close()
     return results
 
