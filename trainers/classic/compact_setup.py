@@ -402,6 +402,7 @@ def plot_curve(curve: Sequence[Mapping[str, float]], path: str | Path, title: st
     ``episodes``, the reward also as a moving average of about a tenth of the updates)
     to ``path`` as a PNG; returns the path."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     episodes = [p["episodes"] for p in curve]
     fig = Figure(figsize=(10, 4), layout="constrained")
@@ -417,6 +418,8 @@ def plot_curve(curve: Sequence[Mapping[str, float]], path: str | Path, title: st
     reward.legend(frameon=False, fontsize=8)
     entropy.plot(episodes, [p["entropy"] for p in curve], color="C2")
     entropy.set(xlabel="training plans", ylabel="policy entropy (nats, summed over entries)")
+    for ax in (reward, entropy):
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
     path = Path(path)
     fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
     return path
