@@ -5,11 +5,12 @@ Each agent implements :class:`Agent`: ``act(observation, info) -> str`` and
 they need (``required_max_steps(num_workers)``, ``env_overrides``). ``make_agent(spec)``
 builds one from a short spec (:mod:`.spec`: ``random``, ``single:<id>``,
 ``best-single``, ``reflect:<id>:<n>``, ``consensus:<id>:<n>``, ``moa``,
-``llm:<litellm-model>``, ``policy:<path>``, ``plan:<path>``, ``path/to/file.py:ClassName``);
+``llm:<litellm-model>``, ``policy:<path>``, ``plan:<path>``, ``compact:<path>``,
+``path/to/file.py:ClassName``);
 ``AGENTS`` lists the short names.
 
 Importing this package imports no model library: LiteLLM, torch, transformers and
-vLLM load when an ``llm`` or ``policy`` agent is built or first called.
+vLLM load when an ``llm``, ``policy`` or ``compact`` agent is built or first called.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ._usage import Usage
 from .base import DEFAULT_MAX_STEPS, Agent, AgentError, BaseAgent
 from .best_single import BestSingle
 from .calibration import CALIBRATION_OFFSET, CalibrationTasks, calibration_split_for
+from .compact_policy import CompactPolicy
 from .fixed import Consensus, MixtureOfAgents, SelfReflection, SingleWorker
 from .llm import LLMConductor
 from .plan_file import FixedPlan
@@ -35,6 +37,7 @@ __all__ = [
     "BaseAgent",
     "BestSingle",
     "CalibrationTasks",
+    "CompactPolicy",
     "Consensus",
     "FixedPlan",
     "LLMConductor",

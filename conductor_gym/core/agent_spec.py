@@ -12,6 +12,7 @@ factory and its **form**, the spec grammar of that name::
     llm:<litellm-model>      LLMConductor("<litellm-model>", **kwargs)
     policy:<path>            PolicyConductor("<path>", **kwargs)
     plan:<path>              FixedPlan("<path>", **kwargs): a plan file, every question
+    compact:<path>           CompactPolicy("<path>", **kwargs): a compact-action policy
     path/to/file.py:Name     Name(**kwargs) from that file (a class or a factory)
     <plug-in>[:<arg>]        an installed plug-in's factory([<arg>], **kwargs)
 
@@ -194,6 +195,12 @@ register_agent(
 )
 register_agent(
     "policy", f"{_AGENTS}.policy:PolicyConductor", "policy:<path>", rest_help="a checkpoint path"
+)
+register_agent(
+    "compact",
+    f"{_AGENTS}.compact_policy:CompactPolicy",
+    "compact:<path>",
+    rest_help="a policy.pt that ppo_compact wrote",
 )
 register_agent(
     "plan",

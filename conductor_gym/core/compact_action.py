@@ -59,7 +59,7 @@ from conductor_gym.core.env import ConductorEnv
 from conductor_gym.errors import ConfigurationError
 from conductor_gym.plan import Access, Plan
 
-__all__ = ["ACCESS", "CompactPlanAction", "RoleTemplates", "Structure"]
+__all__ = ["ACCESS", "CompactPlanAction", "RoleTemplates", "Structure", "structure_from_vector"]
 
 ACCESS: tuple[str, ...] = ("all", "prev")
 """A later step's access choices: every earlier step, or only the step before."""
@@ -127,6 +127,23 @@ class Structure:
             f"{w} {r}" + ("/prev" if i and a == "prev" and r != "attempt" else "")
             for i, (w, r, a) in enumerate(zip(self.workers, self.roles, self.access, strict=True))
         )
+
+
+def structure_from_vector(
+    vector: Sequence[int] | np.ndarray, *, max_steps: int, role_names: Sequence[str]
+) -> Structure:
+    """The :class:`Structure` an action vector of :attr:`CompactPlanAction.action_space`
+    encodes (for ``max_steps`` and the templates' ``role_names``; module docstring).
+    The vector is not range-checked here (:meth:`CompactPlanAction.structure` does)."""
+    s = max_steps
+    values = [int(v) for v in vector]
+    steps = values[0] + 1
+    workers = tuple(values[1 : 1 + steps])
+    role_ids = values[1 + s : 1 + s + (s - 1)]
+    access_ids = values[1 + s + (s - 1) :]
+    roles = ("attempt", *(role_names[r] for r in role_ids[: steps - 1]))
+    access = ("all", *(ACCESS[a] for a in access_ids[: steps - 1]))
+    return Structure(workers, roles, access)
 
 
 _STEP = re.compile(r"\s*(\d+)\s+([a-z][a-z_-]*)\s*(?:/\s*(all|prev))?\s*")
@@ -230,14 +247,9 @@ class CompactPlanAction(gym.ActionWrapper[Any, Any, str]):
             raise ValueError(
                 f"action {vector.tolist()} is not in {self.action_space} (module docstring)"
             )
-        s, names = self.max_steps, self.templates.names
-        steps = int(vector[0]) + 1
-        workers = tuple(int(w) for w in vector[1 : 1 + steps])
-        role_ids = vector[1 + s : 1 + s + (s - 1)]
-        access_ids = vector[1 + s + (s - 1) :]
-        roles = ("attempt", *(names[int(r)] for r in role_ids[: steps - 1]))
-        access = ("all", *(ACCESS[int(a)] for a in access_ids[: steps - 1]))
-        return Structure(workers, roles, access)
+        return structure_from_vector(
+            vector, max_steps=self.max_steps, role_names=self.templates.names
+        )
 
     def action(self, action: Any) -> str:
         """The completion the env plays for ``action`` (a vector or the text form)."""

@@ -31,15 +31,17 @@ import dataclasses
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import gymnasium as gym
 import numpy as np
 
-from conductor_gym.core.compact_action import CompactPlanAction
+from conductor_gym.core.compact_action import CompactPlanAction, RoleTemplates
 from conductor_gym.core.config import EnvConfig
 from conductor_gym.core.flags import add_flag
 from conductor_gym.errors import ConfigurationError
+from conductor_gym.training.compact_network import observation_features
 from conductor_gym.training.scoring import Scorer
 
 from ..trl.data import HELD_OUT_SEED_OFFSET, make_refs
@@ -51,10 +53,14 @@ __all__ = [
     "WorldSettings",
     "best_fixed_action",
     "evaluate_fresh",
+    "format_plans",
+    "format_report",
     "format_rows",
+    "format_worker_choice",
     "fresh_report",
     "parse_settings",
     "plan_table",
+    "plot_curve",
     "summary",
     "worker_choice",
 ]
@@ -67,8 +73,9 @@ EVAL_SEED = 12345
 class WorldSettings:
     """The env setting and its split: ``pool`` (a preset name or a ``.toml`` pool file),
     ``k`` workers per episode (``None``: all), ``shuffle_workers``, ``max_steps`` of a
-    plan; fresh tasks are task indices ``0 .. eval_tasks - 1``, drawn with group seeds from
-    ``seed + HELD_OUT_SEED_OFFSET``; training uses the rest."""
+    plan, the task source ``tasks``; fresh tasks are task indices ``0 .. eval_tasks -
+    1``, drawn with group seeds from ``seed + HELD_OUT_SEED_OFFSET``; training uses the
+    rest."""
 
     pool: str = "sim-paper"
     k: int | None = None
@@ -76,10 +83,12 @@ class WorldSettings:
     max_steps: int = 3
     eval_tasks: int = 200
     seed: int = 0
+    tasks: str = "offline"
 
     def config(self) -> EnvConfig:
         """The env's configuration (validated by :class:`EnvConfig`)."""
         return EnvConfig(
+            tasks=self.tasks,
             pool=self.pool,
             k=self.k,
             shuffle_workers=self.shuffle_workers or None,
@@ -124,13 +133,12 @@ class CompactWorld:
         return len(self.families) + self.k * len(self.names)
 
     def observe(self, info: Mapping[str, Any]) -> Observation:
-        """The :class:`Observation` of an episode's reset ``info``."""
-        features = np.zeros(self.observation_size, dtype=np.float32)
-        if info["domain"] in self.families:  # an unseen family reads as none of them
-            features[self.families.index(info["domain"])] = 1.0
-        names = np.array([self.names.index(n) for n in info["pool"]], dtype=np.int64)
-        offset = len(self.families)
-        features[offset + np.arange(self.k) * len(self.names) + names] = 1.0
+        """The :class:`Observation` of an episode's reset ``info``
+        (:func:`~conductor_gym.training.compact_network.observation_features`: what the
+        ``compact:<path>`` agent reads too)."""
+        features, names = observation_features(
+            self.families, self.names, self.k, info["domain"], info["pool"]
+        )
         return Observation(features, names)
 
     def reset_training(self, episode: int) -> dict[str, Any]:
@@ -211,15 +219,19 @@ def evaluate_fresh(
     baselines: Sequence[str] = ("best-single",),
     repeats: int = 4,
     label: str = "policy",
+    observe: Callable[[Mapping[str, Any]], Observation] | None = None,
 ) -> dict[str, EvalResult]:
     """``act``'s greedy plans on the fresh tasks (row ``label``), then each agent spec of
     ``baselines`` and, when given, the ``fixed`` vector on every question (row ``best
-    fixed compact plan``), all on the same episodes and rollout seeds."""
+    fixed compact plan``), all on the same episodes and rollout seeds. ``observe`` reads
+    an episode for ``act`` (default ``world.observe``; give the training world's to play
+    a policy on another world's tasks)."""
+    observe = observe or world.observe
     texts: list[str] = []
     fixed_texts: list[str] = []
     for ref in world.fresh:
         _, info = world.env.reset(seed=ref.group_seed, options={"task_index": ref.task_index})
-        texts.append(world.env.action(act(world.observe(info))))
+        texts.append(world.env.action(act(observe(info))))
         if fixed is not None:
             fixed_texts.append(world.env.action(fixed))
     rows = {label: score_plans(world.scorer, world.fresh, texts, repeats=repeats, seed=EVAL_SEED)}
@@ -257,7 +269,10 @@ def fresh_report(
     ``args.fixed_plan_iterations`` is 0), then :func:`evaluate_fresh` of ``act`` (row
     ``label``) beside it and ``args.baselines`` (comma-separated agent specs); returns
     the results entries ``fresh``, ``table``, ``fixed_plan``, ``plans`` and
-    ``worker_choice``."""
+    ``worker_choice``; with ``args.unseen_tasks`` (a task source whose families the
+    policy never saw, e.g. ``offline-ood``) also ``unseen``: ``act`` (reading its
+    observations as on the training world) beside ``args.baselines`` on the first
+    ``args.unseen_count`` tasks of that source, paired the same way."""
     fixed = None
     if args.fixed_plan_iterations:
         fixed, _ = best_fixed_action(
@@ -274,13 +289,33 @@ def fresh_report(
         repeats=args.eval_repeats,
         label=label,
     )
-    return {
+    report = {
         "fresh": summary(rows),
         "table": format_rows(rows, label),
         "fixed_plan": None if fixed is None else world.env.structure(fixed).to_text(),
-        "plans": plan_table(rows[label]),
+        "plans": plan_table(rows[label], world.env.templates),
         "worker_choice": worker_choice(rows[label]),
     }
+    unseen_tasks = getattr(args, "unseen_tasks", "")
+    if unseen_tasks:
+        settings = dataclasses.replace(
+            world.settings, tasks=unseen_tasks, eval_tasks=getattr(args, "unseen_count", 200)
+        )
+        other = CompactWorld(settings)
+        try:
+            unseen = evaluate_fresh(
+                other, act, baselines=[b for b in args.baselines.split(",") if b],
+                repeats=args.eval_repeats, label=label, observe=world.observe,
+            )  # fmt: skip
+        finally:
+            other.close()
+        report["unseen"] = {
+            "tasks": unseen_tasks,
+            "fresh": summary(unseen),
+            "table": format_rows(unseen, label),
+            "plans": plan_table(unseen[label], world.env.templates),
+        }
+    return report
 
 
 Settings = TypeVar("Settings")
@@ -293,21 +328,26 @@ def parse_settings(
     prog: str,
     description: str,
     helps: Mapping[str, str],
+    presets: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Settings, argparse.ArgumentParser]:
     """``cls`` (a dataclass of settings) from ``argv``: one ``--flag`` per field made by
     :func:`~conductor_gym.core.flags.add_flag` from the field's type, its help
     ``helps[name]`` followed by its default; a flag not given keeps the field's default.
+    With ``presets`` (name -> field values), ``cls`` has a ``recipe`` field and
+    ``--recipe NAME`` sets that preset's values under the flags given (a flag given wins).
     Returns the settings and the parser (for the caller's range checks)."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         text = f"{helps.get(f.name, '')} (default: {f.default})".strip()
+        choices = sorted(presets) if presets is not None and f.name == "recipe" else None
         add_flag(
             parser, "--" + f.name.replace("_", "-"), dest=f.name, annotation=hints[f.name],
-            help=text,
+            help=text, choices=choices,
         )  # fmt: skip
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
-    return cls(**given), parser
+    preset = dict(presets[given["recipe"]]) if presets and given.get("recipe") else {}
+    return cls(**{**preset, **given}), parser
 
 
 def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:
@@ -338,15 +378,97 @@ def summary(rows: Mapping[str, EvalResult]) -> dict[str, Any]:
     return {name: row.to_dict() for name, row in rows.items()}
 
 
-def plan_table(row: Any) -> dict[str, dict[str, int]]:
+def plan_table(row: Any, templates: RoleTemplates | None = None) -> dict[str, dict[str, int]]:
     """Per family, how often each greedy plan was written on the fresh tasks, its workers
-    by name (what the policy asked, whatever ``Model i`` they were drawn as)."""
+    by name (what the policy asked, whatever ``Model i`` they were drawn as); with the
+    ``templates`` the plans were written from, each later step's role too (``gpt-5 |
+    gemini-2.5-pro check``; ``/prev``: it saw only the step before)."""
     table: dict[str, dict[str, int]] = {}
     for family, plan, pool in zip(row.families, row.plans, row.pools, strict=True):
-        key = " | ".join(pool[w] for w in plan.model_ids) + f" ({len(plan.model_ids)} steps)"
+        steps = [pool[w] for w in plan.model_ids]
+        if templates is not None:
+            for i, (subtask, seen) in enumerate(zip(plan.subtasks, plan.access, strict=True)):
+                role = next((n for n, t in templates.roles.items() if t == subtask), "attempt")
+                if i:
+                    steps[i] += f" {role}" + ("/prev" if seen == (i - 1,) else "")
+        key = " | ".join(steps) + f" ({len(plan.model_ids)} steps)"
         counts = table.setdefault(family, {})
         counts[key] = counts.get(key, 0) + 1
     return {f: dict(sorted(c.items(), key=lambda kv: -kv[1])) for f, c in sorted(table.items())}
+
+
+def plot_curve(curve: Sequence[Mapping[str, float]], path: str | Path, title: str) -> Path:
+    """Write a run's training curve (each update's ``mean_reward`` and ``entropy`` over
+    ``episodes``, the reward also as a moving average of about a tenth of the updates)
+    to ``path`` as a PNG; returns the path."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    episodes = [p["episodes"] for p in curve]
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    fig.suptitle(title, fontweight="bold")
+    reward, entropy = fig.subplots(1, 2)
+    values = np.array([p["mean_reward"] for p in curve])
+    reward.plot(episodes, values, lw=0.6, alpha=0.5, label="per update")
+    window = max(1, len(values) // 10)
+    if window > 1:
+        smooth = np.convolve(values, np.ones(window) / window, mode="valid")
+        reward.plot(episodes[window - 1 :], smooth, lw=2, label=f"mean of {window} updates")
+    reward.set(xlabel="training plans", ylabel="mean reward (sampled plans)")
+    reward.legend(frameon=False, fontsize=8)
+    entropy.plot(episodes, [p["entropy"] for p in curve], color="C2")
+    entropy.set(xlabel="training plans", ylabel="policy entropy (nats, summed over entries)")
+    for ax in (reward, entropy):
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
+    path = Path(path)
+    fig.savefig(path, format="png", dpi=100, metadata={"Software": None})
+    return path
+
+
+def format_report(results: Mapping[str, Any], label: str) -> str:
+    """``report.md`` of a run: the paired table on fresh tasks, the best fixed compact
+    plan, the plan and worker-choice tables, the unseen families' table when played, and
+    the training wall time (what ``docs/training-cpu.md`` quotes)."""
+    parts = [
+        f"Fresh tasks (paired per task; {label} minus each row):\n\n{results['table']}",
+        f"Best fixed compact plan: `{results['fixed_plan']}`",
+        f"Greedy plans per family:\n\n{format_plans(results['plans'])}",
+        "Worker choice (asked / drawn, fresh tasks):\n\n"
+        + format_worker_choice(results["worker_choice"]),
+    ]
+    if "unseen" in results:
+        unseen = results["unseen"]
+        parts.append(
+            f"Unseen families (`{unseen['tasks']}`, paired):\n\n{unseen['table']}\n\n"
+            + format_plans(unseen["plans"], top=2)
+        )
+    if "train_wall_s" in results:
+        parts.append(
+            f"Training wall time: {results['train_wall_s']:.0f} s; whole run "
+            f"{results['wall_s']:.0f} s."
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+def format_plans(table: Mapping[str, Mapping[str, int]], top: int = 3) -> str:
+    """A Markdown table of :func:`plan_table`: per family its ``top`` plans and counts."""
+    lines = ["| family | greedy plan (workers by name, later steps' roles) | questions |",
+             "|---|---|---|"]  # fmt: skip
+    for family, counts in table.items():
+        total = sum(counts.values())
+        for plan, n in list(counts.items())[:top]:
+            lines.append(f"| {family} | {plan} | {n} of {total} |")
+    return "\n".join(lines)
+
+
+def format_worker_choice(table: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
+    """A Markdown table of :func:`worker_choice`: family x worker, ``asked / drawn``."""
+    names = sorted({n for row in table.values() for n in row})
+    lines = ["| family | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for family, row in table.items():
+        cells = [f"{row[n][1]}/{row[n][0]}" if n in row else "" for n in names]
+        lines.append(f"| {family} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def worker_choice(row: Any) -> dict[str, dict[str, list[int]]]:

@@ -10,22 +10,36 @@ The env is :class:`~conductor_gym.ConductorEnv` under
 :class:`~conductor_gym.CompactPlanAction`: an action is a plan's structure (steps, the
 ``Model i`` of each step, each later step's role and access), its subtasks written from
 templates. An episode is one plan, so PPO's return is the reward and its advantage the
-reward minus the critic's value (no bootstrapping, no GAE). The observation is
+reward minus a baseline (no bootstrapping, no GAE): the critic's value, or with
+``--group-size G`` the mean reward of the other ``G - 1`` plans sampled for the same
+training episode (GRPO's group baseline). The observation is
 :meth:`~.compact_setup.CompactWorld.observe`'s: the question's family and the drawn
 workers' names per ``Model`` position (never the answer or a hidden difficulty).
 
-The policy is a small MLP over the observation with one categorical head per entry of
-the ``MultiDiscrete`` action; a step's worker head scores worker *names* and is read at
-the names the episode lists, so "ask gpt-5" is one logit whatever ``Model i`` it is
-drawn as. Entries the structure ignores (slots past the plan's length, the access of an
-``attempt``) count neither in the log-probability nor in the entropy.
+The policy (:func:`conductor_gym.training.compact_network.build_network`, shared with the
+``compact:<path>`` agent that plays it) is a small MLP over the observation with one
+categorical head per entry of the ``MultiDiscrete`` action; a step's worker head scores
+worker *names* and is read at the names the episode lists, so "ask gpt-5" is one logit
+whatever ``Model i`` it is drawn as; ``--sequential-workers`` adds a name ranking shared
+by every step and a learned score for asking an earlier step's worker again. Entries the
+structure ignores (slots past the plan's length, the access of an ``attempt``) count
+neither in the log-probability nor in the entropy.
+
+The recipe for the paper's randomised pool (4 of 7 workers, shuffled ids, plans of up to
+5 steps) is in ``docs/training-cpu.md`` ("compact-adapt")::
+
+    python -m conductor_gym.trainers.classic.ppo_compact --recipe compact-adapt --seed 0 \
+        --output-dir runs/compact-adapt
 
 Every ``checkpoint_every`` updates (and at the end) ``checkpoint.pt`` in ``output_dir``
 holds the network, the optimizer, the update count and the random state; a run started
 again with the same ``output_dir`` resumes there (training episodes are numbered, so a
 resumed run sees the episodes an uninterrupted one would). The end: greedy plans on fresh
 tasks beside ``best-single``, the best fixed compact plan a cross-entropy search finds
-on the training episodes and any ``--baselines``, paired, written to ``results.json``.
+on the training episodes and any ``--baselines``, paired, written to ``results.json``
+with the training curve (also drawn in ``curve.png``), the plan table and the
+worker-choice table (also in ``report.md``); the policy itself
+goes to ``policy.pt`` (play it with ``conductor-gym evaluate --agent compact:PATH``).
 """
 
 from __future__ import annotations
@@ -42,12 +56,21 @@ from typing import Any
 
 import numpy as np
 
+from conductor_gym.training.compact_network import (
+    PolicyShape,
+    build_network,
+    sample_actions,
+    save_policy,
+)
+
 from .compact_setup import (
     CompactWorld,
     Observation,
     WorldSettings,
+    format_report,
     fresh_report,
     parse_settings,
+    plot_curve,
 )
 
 
@@ -55,6 +78,8 @@ from .compact_setup import (
 class Args:
     """Every setting of a run (each is a ``--flag``; see ``--help``)."""
 
+    recipe: str | None = None
+    """a preset of the settings below (RECIPES: compact-adapt); flags given win"""
     output_dir: str = "runs/ppo-compact"
     """where checkpoint.pt and results.json go; a run resumes from its checkpoint"""
     seed: int = 0
@@ -76,9 +101,14 @@ class Args:
 
     # PPO
     total_episodes: int = 60_000
-    """training episodes (one plan each)"""
+    """training plans played (one episode each)"""
     episodes_per_update: int = 512
-    """episodes collected per update (the rollout batch)"""
+    """plans played per update (the rollout batch)"""
+    group_size: int = 1
+    """plans sampled per training episode (its task, drawn pool and seed), GRPO-style: with
+    more than 1 a plan's advantage is its reward minus the mean of the others on the same
+    episode (so a hard question or a weak draw does not read as a bad plan); 1: reward
+    minus the critic's value. Must divide episodes_per_update"""
     learning_rate: float = 3e-3
     """Adam's step size"""
     anneal_lr: bool = True
@@ -97,8 +127,15 @@ class Args:
     """gradients clipped to this global norm"""
     norm_adv: bool = True
     """normalise advantages within each minibatch"""
+    ent_coef_end: float | None = None
+    """the entropy weight at the last update, reached linearly from ent_coef (None: constant)"""
     hidden: int = 64
     """width of the two hidden layers"""
+    sequential_workers: bool = False
+    """worker heads that rank: one learned score per worker name shared by every step, and
+    each step's worker chosen after the earlier steps' (a learned bonus or penalty, per
+    pair of steps, for asking one again), so plans of distinct workers, or a check by the
+    first step's worker, are one choice instead of a coincidence"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
 
@@ -112,100 +149,50 @@ class Args:
     beside the policy (0: none)"""
     fixed_plan_episodes: int = 32
     """training episodes each candidate fixed plan plays per round"""
+    unseen_tasks: str = ""
+    """a task source of families never trained on (e.g. offline-ood): the policy is also
+    played there beside the baselines (empty: not)"""
+    unseen_count: int = 200
+    """how many of unseen_tasks' tasks (its first ones) are played"""
 
 
-def make_agent(world: CompactWorld, args: Args) -> Any:
-    """The actor-critic network for ``world``'s observation and action."""
-    import torch
-    from torch import nn
-
-    steps = args.max_steps
-    roles = len(world.env.templates.names)
-    names = len(world.names)
-
-    def layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
-        linear = nn.Linear(n_in, n_out)
-        nn.init.orthogonal_(linear.weight, std)
-        nn.init.constant_(linear.bias, 0.0)
-        return linear
-
-    class Agent(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            size, h = world.observation_size, args.hidden
-            self.critic = nn.Sequential(
-                layer(size, h), nn.Tanh(), layer(h, h), nn.Tanh(), layer(h, 1, 1.0)
-            )
-            self.trunk = nn.Sequential(layer(size, h), nn.Tanh(), layer(h, h), nn.Tanh())
-            self.length = layer(h, steps, 0.01)
-            self.worker = layer(h, steps * names, 0.01)
-            self.role = layer(h, (steps - 1) * roles, 0.01)
-            self.access = layer(h, (steps - 1) * 2, 0.01)
-
-        def value(self, x: torch.Tensor) -> torch.Tensor:
-            out: torch.Tensor = self.critic(x).squeeze(-1)
-            return out
-
-        def heads(self, x: torch.Tensor, pool: torch.Tensor) -> list[torch.Tensor]:
-            """Logits of each action entry, in the action vector's order."""
-            h = self.trunk(x)
-            batch = x.shape[0]
-            by_name = self.worker(h).view(batch, steps, names)
-            workers = by_name.gather(2, pool[:, None, :].expand(batch, steps, pool.shape[1]))
-            role = self.role(h).view(batch, steps - 1, roles)
-            access = self.access(h).view(batch, steps - 1, 2)
-            return [
-                self.length(h),
-                *workers.unbind(1),
-                *role.unbind(1),
-                *access.unbind(1),
-            ]
-
-    return Agent()
+RECIPES: dict[str, dict[str, Any]] = {
+    "compact-adapt": {
+        "k": 4,
+        "shuffle_workers": True,
+        "max_steps": 5,
+        "eval_tasks": 400,
+        "sequential_workers": True,
+        "group_size": 8,
+        "total_episodes": 400_000,
+        "episodes_per_update": 1024,
+        "ent_coef": 0.02,
+        "ent_coef_end": 0.0,
+        "eval_repeats": 4,
+        "unseen_tasks": "offline-ood",
+    },
+}
+"""``--recipe`` presets. ``compact-adapt``: the paper's randomised pool (4 of the 7
+workers an episode, shuffled ids) with plans of up to 5 steps, ranked worker heads and
+group baselines (``docs/training-cpu.md``, "compact-adapt")."""
 
 
-def active(actions: Any, steps: int, attempt: int) -> Any:
-    """Which entries of each action vector the structure reads (a 0/1 tensor): the
-    length; the workers of its steps; the role of each later step and its access unless
-    the role is ``attempt`` (role index ``attempt``)."""
-    import torch
-
-    length = actions[:, 0:1] + 1
-    slot = torch.arange(steps)[None, :]
-    later = torch.arange(1, steps)[None, :]
-    roles = actions[:, 1 + steps : 2 * steps]
-    worker_on = slot < length
-    role_on = later < length
-    access_on = role_on & (roles != attempt)
-    return torch.cat([torch.ones_like(length, dtype=torch.bool), worker_on, role_on, access_on], 1)
-
-
-def act(
-    agent: Any,
-    x: Any,
-    pool: Any,
-    steps: int,
-    attempt: int,
-    action: Any = None,
-    greedy: bool = False,
-) -> tuple[Any, Any, Any, Any]:
-    """An action (sampled, greedy, or the given one), its log-probability and entropy over
-    the entries the structure reads, and the critic's value."""
-    import torch
-    from torch.distributions import Categorical
-
-    dists: list[Any] = [Categorical(logits=logits) for logits in agent.heads(x, pool)]
-    if action is None:
-        chosen = [d.probs.argmax(-1) if greedy else d.sample() for d in dists]
-        action = torch.stack(chosen, 1)
-    mask = active(action, steps, attempt).float()
-    logp = torch.stack([d.log_prob(action[:, i]) for i, d in enumerate(dists)], 1)
-    entropy = torch.stack([d.entropy() for d in dists], 1)
-    return action, (logp * mask).sum(1), (entropy * mask).sum(1), agent.value(x)
+def policy_shape(world: CompactWorld, args: Args) -> PolicyShape:
+    """The network's shape and how it reads an episode of ``world``."""
+    return PolicyShape(
+        families=world.families,
+        names=world.names,
+        k=world.k,
+        max_steps=args.max_steps,
+        roles=world.env.templates.roles,
+        hidden=args.hidden,
+        sequential_workers=args.sequential_workers,
+    )
 
 
 _FREE_ON_RESUME = frozenset(
     {
+        "recipe",
         "output_dir",
         "threads",
         "total_episodes",
@@ -214,6 +201,8 @@ _FREE_ON_RESUME = frozenset(
         "baselines",
         "fixed_plan_iterations",
         "fixed_plan_episodes",
+        "unseen_tasks",
+        "unseen_count",
     }
 )
 """Settings a resumed run may change (the rest shape training and must match)."""
@@ -276,33 +265,43 @@ def train(args: Args) -> dict[str, Any]:
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     steps, attempt = args.max_steps, world.env.templates.names.index("attempt")
-    agent = make_agent(world, args)
+    shape = policy_shape(world, args)
+    agent = build_network(shape)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     checkpoint = out / "checkpoint.pt"
     start_update = _load_or_start(checkpoint, agent, optimizer, args)
-    batch = args.episodes_per_update
+    batch, group = args.episodes_per_update, args.group_size
     minibatch = max(1, batch // args.num_minibatches)
     num_updates = args.total_episodes // batch
     curve: list[dict[str, float]] = []
     clock = time.perf_counter()
 
     for update in range(start_update + 1, num_updates + 1):
+        progress = (update - 1.0) / num_updates
         if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = args.learning_rate * (
-                1.0 - (update - 1.0) / num_updates
-            )
-        # rollout: `batch` one-plan episodes, numbered so a resumed run sees the same ones
-        first = (update - 1) * batch
-        seen = [world.observe(world.reset_training(first + i)) for i in range(batch)]
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress)
+        ent_coef = args.ent_coef
+        if args.ent_coef_end is not None:
+            ent_coef += (args.ent_coef_end - args.ent_coef) * progress
+        # rollout: `batch` plans, `group` of them on each training episode (numbered, so a
+        # resumed run sees the episodes an uninterrupted one would)
+        first = (update - 1) * (batch // group)
+        episode = [first + i // group for i in range(batch)]
+        seen = [world.observe(world.reset_training(e)) for e in episode]
         obs = torch.tensor(np.stack([o.features for o in seen]))
         pools = torch.tensor(np.stack([o.names for o in seen]))
         with torch.no_grad():
-            actions, logprobs, _, values = act(agent, obs, pools, steps, attempt)
+            actions, logprobs, _, values = sample_actions(agent, obs, pools, steps, attempt)
         rewards = torch.zeros(batch)
         for i, action in enumerate(actions.numpy()):
-            world.reset_training(first + i)  # the same episode again, now to play it
+            world.reset_training(episode[i])  # the same episode again, now to play it
             rewards[i] = world.play(action)
-        advantages = rewards - values
+        if group > 1:  # the baseline is the other plans' mean reward on the same episode
+            by_episode = rewards.view(-1, group)
+            others = (by_episode.sum(1, keepdim=True) - by_episode) / (group - 1)
+            advantages = (by_episode - others).flatten()
+        else:
+            advantages = rewards - values
 
         # PPO update (CleanRL's clipped surrogate, clipped-free value loss)
         order = np.arange(batch)
@@ -311,7 +310,7 @@ def train(args: Args) -> dict[str, Any]:
             np.random.default_rng([args.seed, update]).shuffle(order)
             for s in range(0, batch, minibatch):
                 idx = torch.as_tensor(order[s : s + minibatch])
-                _, newlogp, entropy, newvalue = act(
+                _, newlogp, entropy, newvalue = sample_actions(
                     agent, obs[idx], pools[idx], steps, attempt, actions[idx]
                 )
                 ratio = (newlogp - logprobs[idx]).exp()
@@ -322,7 +321,7 @@ def train(args: Args) -> dict[str, Any]:
                     -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
                 ).mean()
                 v_loss = 0.5 * ((newvalue - rewards[idx]) ** 2).mean()
-                loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                loss = pg_loss - ent_coef * entropy.mean() + args.vf_coef * v_loss
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
@@ -347,7 +346,7 @@ def train(args: Args) -> dict[str, Any]:
 
     def greedy(o: Observation) -> np.ndarray:
         with torch.no_grad():
-            action, *_ = act(
+            action, *_ = sample_actions(
                 agent,
                 torch.tensor(o.features[None]),
                 torch.tensor(o.names[None]),
@@ -358,13 +357,19 @@ def train(args: Args) -> dict[str, Any]:
         chosen: np.ndarray = action[0].numpy()
         return chosen
 
+    save_policy(out / "policy.pt", agent, shape)
+    train_wall_s = time.perf_counter() - clock
     results = {
         "args": dataclasses.asdict(args),
         **fresh_report(world, greedy, args, "PPO"),
         "curve": curve,
+        "train_wall_s": train_wall_s,
         "wall_s": time.perf_counter() - clock,
     }
     (out / "results.json").write_text(json.dumps(results, indent=1))
+    (out / "report.md").write_text(format_report(results, "PPO"))
+    if curve:  # this invocation's updates (a resumed run's curve starts where it resumed)
+        plot_curve(curve, out / "curve.png", f"PPO on the compact action, seed {args.seed}")
     world.close()
     return results
 
@@ -378,12 +383,17 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         description="PPO on the compact plan action; evaluated on fresh tasks beside "
         "best-single and the best fixed compact plan",
         helps=_field_docs(),
+        presets=RECIPES,
     )
     for name in ("total_episodes", "episodes_per_update", "update_epochs", "num_minibatches",
                  "hidden", "checkpoint_every", "eval_repeats", "threads", "max_steps",
                  "fixed_plan_episodes"):  # fmt: skip
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.group_size < 1 or args.episodes_per_update % args.group_size:
+        parser.error(
+            f"--group-size must be >= 1 and divide --episodes-per-update, got {args.group_size}"
+        )
     if args.total_episodes < args.episodes_per_update:
         parser.error("--total-episodes must be at least --episodes-per-update")
     if args.fixed_plan_iterations < 0:
