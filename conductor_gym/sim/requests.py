@@ -375,6 +375,20 @@ _ONE_BEFORE = _words(
     different another other new
     """
 )
+_RELATIVE = (["that"], ["which"], ["who"])
+_MANNER_VERBS = _words("be stay remain keep")
+_MANNER_ONLY = re.compile(
+    r"^(?:please\s+)?(?:do\s+)?(?:be|stay|remain|keep)\s+(?:(?:it|things|everything|yourself"
+    r"|your\s+\w+)\s+)?(?!a\b|an\b|the\b|my\b|on\b|at\b|in\b|home\b|away\b)\w+"
+    r"(?:\s+(?:and\s+)?(?!a\b|an\b|the\b)\w+)?(?:\s+(?:out\s+there|throughout|please|now))?$"
+)
+_OPTION_WORDS = _words("option options choice choices")
+_OWNERS = _words("my our")
+_OWNED = re.compile(
+    r"\b(?:my|our)\s+(?P<what>[a-z]+)\s+(?:problems?|issues?|questions?|tasks?|troubles?)\b"
+    r"|\b(?:options?|choices?)\s+(?:for|about|regarding|on)\s+(?:(?:a|an|the|my|our|your)\s+)?"
+    r"(?P<what2>[a-z]+)"
+)
 _TERSE_ACTS: dict[str, Act] = {
     "solve": "solve", "compute": "solve", "calculate": "solve", "answer": "solve",
     "check": "check", "verify": "check", "review": "check", "critique": "check",
@@ -962,15 +976,27 @@ _VOTE_SHARE = re.compile(
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
+    r"|\bmost\s+(?:commonly|often|frequently|widely|repeatedly)\s+(?:\w+\s+)?(?:given|stated"
+    rf"|reached|proposed|chosen|named|cited|reported|produced|returned|{_SHARE_VERBS})\b"
+    r"|\b(?:most|more)\s+(?:supporters|backers|votes|endorsements|adherents|proponents"
+    r"|followers)\b"
 )
 _ASKS_RIGHT = re.compile(
     r"^(?:(?:so|and|but|hmm|ok|okay|well|now|also|quick|honestly|then|where|how|when|why|if"
     r"|anywhere|at|all)\s+){0,4}"
     r"(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\s+(?!not\b)"
     r"(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
-    r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand)\b"
-    r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke)\s+(?:\w+\s+){0,2}?"
-    r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?)\s+(?:in|with)\b"
+    r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand|correctly"
+    r"|incorrectly|properly)\b"
+    r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke|flag|catch|locate"
+    r"|highlight|list)\s+(?:\w+\s+){0,2}?"
+    r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?|errors?|mistakes?|flaws?|bugs?"
+    r"|slips?)\s+(?:in|with|of)\b"
+    r"|\b(?:see|decide|determine|judge|say|find\s+out|work\s+out|tell\s+(?:me\s+)?|check)\s+"
+    r"(?:if|whether)\s+(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|true"
+    r"|false|holds?|survives?|stands?|works?|checks\s+out)\b"
+    r"|\bsecond\s+guess\b|\b(?:second|fresh|another|extra|new)\s+(?:pair|set)\s+of\s+eyes\b"
+    r"|\b(?:another|a\s+second|a\s+fresh|a\s+hard|a\s+critical)\s+look\s+at\b"
     r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
     r"(?:\w+\s+)?(?:marks?|credit|points?)\b"
 )
@@ -1314,7 +1340,9 @@ def recognise(text: str) -> Recognition:
         tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
         for i in range(1, len(tokens)):
             # "the correct one" reaches here as "the correct 1"
-            if tokens[i] == _NUM and tokens[i - 1] in _ONE_BEFORE:
+            if tokens[i] == _NUM and (
+                tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
+            ):
                 tokens[i] = "one"
         words = [w for w in tokens if w != ","]
         if not words or all(w in _PLACEHOLDERS for w in words):
@@ -1330,6 +1358,13 @@ def recognise(text: str) -> Recognition:
         if is_noise(words, KNOWN):
             noise = True
             continue
+        if (
+            len(words) <= 6
+            and not _MANNER_VERBS.isdisjoint(words)
+            and (ANCHORS | _INVERSION_WORDS).isdisjoint(words)
+            and _MANNER_ONLY.match(" ".join(words))
+        ):
+            continue  # a manner only ("Stay sharp.", "Keep things concise."): asks nothing
         if len(words) > 2 and is_foreign(words):
             return Recognition("offtask", "foreign")
         joined = " ".join(tokens)
@@ -1363,6 +1398,20 @@ def recognise(text: str) -> Recognition:
             if present & gate and pattern.search(plain)
         }
         found |= _structural_acts(plain, present, in_view)
+        if (
+            "check" in found
+            and present & _OPTION_WORDS
+            and not present & _IN_VIEW
+            and not in_view()
+        ):
+            # weighing the question's own options with no answer in view is solving it
+            found = (found - {"check"}) | {"solve"}
+        if found and present & (_OWNERS | _OPTION_WORDS):
+            owned = _OWNED.search(joined)
+            what = owned.group("what") or owned.group("what2") if owned is not None else ""
+            if what and what not in KNOWN and is_content(what, KNOWN):
+                # "solve my plumbing problems", "the options for dinner": another topic
+                return Recognition("offtask", "other-topic", unknown=(what,))
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
@@ -1421,6 +1470,11 @@ def recognise(text: str) -> Recognition:
                 acts |= found
         persona = PERSONA_OPENERS.match(joined) is not None
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if content and found - {"describe"} and present & _ASIDE_GATE:
+            # how to answer ("as if explaining to a student") or what to beware of ("avoid
+            # traps") qualifies the request; its words are no topic
+            aside = {w for m in _ASIDE.finditer(joined) for w in m.group(0).split()}
+            content = [w for w in content if w not in aside]
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1522,7 +1576,8 @@ _RIGHT_GATE = _words(
     "holes hole gaps gap weakness weaknesses faults fault problems issues "
     "right correct wrong incorrect sound valid accurate true false mistake mistakes error "
     "errors flaw flaws ok okay good hold holds check survive stand disagree deserve deserves "
-    "earn earns merit merits"
+    "earn earns merit merits correctly incorrectly properly works work survives holds "
+    "stands guess eyes look"
 )
 _IN_VIEW_WORDS = _words(
     "above earlier previous prior preceding last given shown that this it these those they "
@@ -1577,6 +1632,8 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("check")  # "your verdict on the answer above"
     if "you" in present and _OWN_END.search(sentence):
         out.add("solve")  # "tell me where you end up"
+    if not present.isdisjoint(_HELP_GATE) and _HELP.search(sentence):
+        out.add("solve")  # "give me a hand with this", "I'd like the final answer", "help?"
     if not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence) and in_view():
         out.add("check")  # "(another model's answer is above.) Do you agree?"
     relay = (
@@ -1639,12 +1696,34 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
     return ""
 
 
+_HELP_GATE = _words("help hand assist like need want goal aim objective mission job purpose")
+_HELP = re.compile(
+    r"\b(?:help|hand|assist|assistance)\s+(?:\w+\s+){0,2}?(?:with|on|solving|solve|answering)\s+"
+    r"(?:this|it|the\s+(?:\w+\s+)?(?:problem|question|task|exercise|puzzle)|qqslot)\b"
+    r"|,\s+(?:please\s+)?help(?:\s+me|\s+please|\s+pls)?(?:\s+out)?$"
+    r"|\b(?:i|we)\s+(?:would|d|really|just|still)?\s*(?:like|need|want|love)\s+(?:to\s+(?:get|see"
+    r"|have|know)\s+)?(?:the|your|an?)\s+(?:final\s+|correct\s+|right\s+|actual\s+)?(?:answer"
+    r"|solution|result)\b(?!\s+(?:above|from|of|in|to|given|earlier|previous|before))"
+    r"|^(?:the|your|our|my)\s+(?:main\s+|only\s+|sole\s+)?(?:goal|aim|objective|job|mission"
+    r"|purpose)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
+    r"(?:the|a|an|your)\s+(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b"
+)
+_ASIDE_GATE = _words("if though like avoid beware watch mind fall wary steer")
+_ASIDE = re.compile(
+    r"\b(?:as\s+if|as\s+though|like\s+you\s+(?:are|re|were|would))\b[^,]*"
+    r"|\b(?:avoid|beware(?:\s+of)?|watch\s+(?:out\s+)?for|look\s+out\s+for|mind|fall\s+for"
+    r"|(?:be\s+)?wary\s+of|steer\s+clear\s+of)\s+(?:\w+\s+){0,3}?\w+"
+    r"(?=\s*(?:,|$|\band\b|\bthen\b))"
+)
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
 _AMENDED = _words("corrected fixed revised amended repaired verified")
 _JUDGE_AS_GATE = _words("mark label classify rate flag tag declare call grade judge")
 _JUDGE_AS = re.compile(
     r"\b(?:mark|label|classify|rate|flag|tag|declare|call|grade|judge)\s+(?:\w+\s+){0,5}?as\s+"
     r"(?:either\s+)?(?:correct|incorrect|right|wrong|valid|invalid|true|false|sound)\b"
+    r"|\b(?:mark|label|classify|rate|flag|tag|declare|call|grade|judge|deem|score)\s+"
+    r"(?:\w+\s+){1,5}?(?:either\s+)?(?:correct|right|true|valid)\s+or\s+(?:not|incorrect|wrong"
+    r"|false|invalid)\b"
 )
 _COPULA_WORDS = _words("is are was were does do did has have")
 _YES_NO_ON_VIEW = re.compile(
@@ -1685,7 +1764,8 @@ _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
 )
 _HAND_ON = re.compile(
     r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"
-    r"(?:along|on|through|back|forward|over)\b(?!\s+(?:the\s+)?(?:problem|question|task))"
+    r"(?:along|on|through|back|forward|over)\b"
+    r"(?!\s+(?:the\s+|this\s+|that\s+)?(?:problem|question|task|one|it|exercise|puzzle))"
 )
 # an answer in view taken as a starting point is worked on, not handed on
 _NOT_RELAY = re.compile(
@@ -1865,6 +1945,7 @@ _STRUCTURAL_GATE = (
     | _OPINION_GATE
     | _JUDGE_AS_GATE
     | _COPULA_WORDS
+    | _HELP_GATE
     | {"with", "you"}
 )
 """Words one of which a sentence needs for :func:`_structural_acts` to search it."""

@@ -60,6 +60,7 @@ CUES: frozenset[str] = _words(
     earlier choose select compare common report copy echo return output provide state tell
     find work think reason option options letter value number wrong incorrect worst error
     mistake mistakes errors candidate candidates response responses carefully explain again
+    what which frequent
     """
 )
 """Words a misspelling is corrected to (act verbs, answer and problem nouns)."""
@@ -151,7 +152,10 @@ VERB_NOUNS: frozenset[str] = _words("answer work")
 
 PERSONA_OPENERS = re.compile(
     r"^(?:you\s+are|you\s+re|you\s+will\s+be|act\s+as|acting\s+as|as\s+an?|as\s+the"
-    r"|imagine\s+(?:you|that\s+you)|pretend\s+(?:you|to\s+be)|your\s+role|role|persona|assume\s+the\s+role|think\s+of\s+yourself"
+    r"|imagine\s+(?:you|that\s+you)|pretend\s+(?:you|to\s+be)|your\s+role|role|persona"
+    r"|assume\s+the\s+role|think\s+of\s+yourself|play(?:ing)?\s+(?:the\s+)?(?:role|part)"
+    r"|(?:take|taking)\s+on\s+the\s+(?:role|part)|step\s+into\s+the\s+(?:role|shoes)"
+    r"|in\s+the\s+(?:role|shoes)\s+of"
     r"|i\s+am\s+your|this\s+is|here\s+is|here\s+are|note|context|background)\b"
 )
 """A sentence that sets a persona or the scene: filler, whatever its words."""
@@ -419,13 +423,20 @@ _WHICHEVER = re.compile(r"\bwhichever\b(?:\s+\w+){0,3}\s*$")
 _JUDGED_EITHER = re.compile(
     r"\b(?:as|whether|if|is|are|was|were|be)\s+(?:either\s+)?(?:correct|right|true|valid)\s+or\s+"
     r"(?:an?\s+|the\s+)?$"
+    r"|\b(?:mark|label|grade|judge|rate|call|declare|deem|classify|score)\s+(?:\w+\s+){0,5}?"
+    r"(?:either\s+)?(?:correct|right|true|valid)\s+or\s+$"
 )
 _GIVEN_ONE = re.compile(
     r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
     r"|write|(?:answer|respond|reply)\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
     rf"(?:{_ANSWER_NOUN}|something|anything)\s+(?:\w+\s+){{0,5}}?"
     r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
+    r"|\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
+    r"|write)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    rf"{_ANSWER_NOUN}\s+(?:\w+\s+){{0,3}}?(?:you|i|we)\s+(?:\w+\s+)?(?:find|consider|think"
+    r"|judge|deem|rate|believe|regard|see)\s+(?:\w+\s+)?(?:to\s+be\s+|as\s+)?$"
 )
+_CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
     r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
@@ -462,10 +473,14 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
             # "answer correctly or incorrectly": both asked, a hedge
             family = family or ("vote" if m.group("vote") else "act")
             return family, True
+        # "give an answer you know to be wrong", "the answer above you find least convincing":
+        # the cue qualifies the answer to give (a condition on it is no such qualifier)
+        made = made or (
+            _GIVEN_ONE.search(before) is not None
+            and _CONDITION.search(" ".join(before.split()[-7:])) is None
+        )
         if _NOT_ASKED.search(before) and not made:
             continue
-        # "give an answer you know to be wrong": the cue qualifies the answer to give
-        made = made or _GIVEN_ONE.search(before) is not None
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:
