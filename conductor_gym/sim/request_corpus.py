@@ -31,7 +31,7 @@ inverted, or the label with a hedge):
   errors were read after that measurement: contaminated since);
 * ``heldout-v31i``: 276 subtasks (own text, none repeating another split's), written after
   heldout-v31h's measurement and before the third round of rule changes, committed before
-  any of them and measured once, after them; never tuned on.
+  any of them and measured once, after them (its errors were seen then); never tuned on.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its

@@ -85,17 +85,35 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    opposite of", "the second-best"); "correct or incorrect" is a hedge. Words are stemmed
    ("needs", "settling", "reassess"), abbreviations read by prefix ("errs") and typos
    corrected against the whole act lexicon.
+7c. **Rules by structure (third round)**: a yes/no question whether an earlier step got
+   it right ("did the last model solve this correctly?"), errors to point out or flag in
+   an answer in view, seeing whether it holds or survives, a second pair of eyes or
+   another look at it, and judging it right or wrong (no hedge) are a ``check``; a share
+   by how often an answer was given or by its supporters ("most commonly given", "the
+   most backers") is a ``vote``; an answer qualified by what one believes or finds of it
+   ("one you are sure is incorrect", "the answer above you find least convincing") is
+   inverted; help with the problem, "I'd like the final answer" and a goal that is the
+   answer ask to solve; a manner or caution clause beside an act ("as if explaining to a
+   student", "avoid traps") names no topic, and a sentence of manner only ("Stay sharp.",
+   "Keep it brief.") asks nothing; weighing the question's own options with no answer in
+   view is solving it; the asker's own problems ("my plumbing problems") and options for
+   something else ("the options for a mortgage") are off-task.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31h``), written after the rules and measured once, recall
-was 88 to 100 % per reading (solve 88.1 %, check 88.6 %, vote 92.0 %; the split before it,
-``heldout-v31g``: 91.5 to 100 %; issue 40's closing note); idioms ("a second pair of
-eyes"), real words one edit from a cue ("stake" read as "state") and recipients of a relay
-named by a content word are misread; "say hello" is a literal reply (no final answer either
-way); the kind says what is asked, not whether an answer is in view.
+last held-out split (``heldout-v31i``), written before the third round and measured once
+after it, recall was 90.9 to 100 % per reading (inverted 90.9 %, solve 93.1 %, off-task
+96.0 %, restate 97.1 %, check 97.8 %; the splits before it, ``heldout-v31h``: 88.1 to 100 %
+and ``heldout-v31g``: 91.5 to 100 %, each at its one measurement; issue 40's closing note);
+a problem stated inline with words outside the vocabulary ("km/h", "function ... code"),
+a whole-plan instruction whose elimination step names wrong options, "the answer the
+majority rejected", "an answer that contradicts the previous step", a remark about the
+asker ("no idea how to start this, help?"), real words one edit from a cue ("stake" read
+as "state") and recipients of a relay named by a content word are misread; "say hello" is
+a literal reply (no final answer either way); the kind says what is asked, not whether an
+answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """

@@ -17,7 +17,10 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   one measurement read solve 91.5 %, check 94.3 %, inverted 93.3 % recall and off-task
   85.1 % precision, the lowest figures; ``heldout-v31h`` (written after a second round,
   measured once) >= 80 %: its one measurement read solve 88.1 %, check 88.6 %, vote 92.0 %
-  recall and solve 83.0 % precision, the lowest figures;
+  recall and solve 83.0 % precision, the lowest figures; ``heldout-v31i`` (written after
+  v31h's measurement, committed before a third round, measured once after it) >= 85 %: its
+  one measurement read inverted 90.9 %, solve 93.1 % recall and none 90.9 %, off-task
+  94.1 % precision, the lowest figures (2 leaks of 52 off-task items);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -64,8 +67,7 @@ LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
 FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85, "heldout-v31h": 0.80}
 LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g", "heldout-v31h"), 0.05)
-# provisional until its one measurement (after the third round); then set under what it read
-FLOOR["heldout-v31i"] = 0.80
+FLOOR["heldout-v31i"] = 0.85
 LEAKS["heldout-v31i"] = 0.05
 
 
