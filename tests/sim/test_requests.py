@@ -60,6 +60,7 @@ HELDOUT_SHA256 = {
     "heldout-v31g": "9385da97076270e164da16dd4d56d54c9cb5ba027c00296137feac22386f3162",
     "heldout-v31h": "3ad7e3fdae9f3d89cf7e472d8d1a06e618399c100e5c33dabcf0ce681022a1d5",
     "heldout-v31i": "124b574829f2a8a5e5e2db3c7425db6ddbad1af96457d1fe7ce62cfd84b3b968",
+    "heldout-v31j": "8d98a596673f89d69087f5bd882202088c08597c59340bd3def4d6582ba40210",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -69,6 +70,9 @@ FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85, "heldout-v31h": 0.80}
 LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g", "heldout-v31h"), 0.05)
 FLOOR["heldout-v31i"] = 0.85
 LEAKS["heldout-v31i"] = 0.05
+# provisional until its one measurement (after the fourth round); then set under what it read
+FLOOR["heldout-v31j"] = 0.80
+LEAKS["heldout-v31j"] = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +144,7 @@ def test_the_v31_corpus_holds_every_style_and_reading() -> None:
         ("heldout-v31g", 200, 30),
         ("heldout-v31h", 200, 20),
         ("heldout-v31i", 250, 30),
+        ("heldout-v31j", 200, 25),
     ],
 )
 def test_the_later_heldout_splits_hold_every_style_and_reading(
