@@ -359,11 +359,15 @@ _INVERTED = re.compile(
     r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
     r"|minority|rarest|(?:majority|most\s+\w+)\s+(?:did|do|does|would|has|have)\s+not\s+"
     r"(?:\w+\s+)?(?:choose|chose|chosen|pick|picked|give|gave|given|select|selected|support"
-    r"|supported|back|backed|favou?r|favou?red))\b"
+    r"|supported|back|backed|favou?r|favou?red)"
+    r"|(?:majority|most\s+\w+)\s+(?:\w+\s+){0,3}?(?:rejected|dismissed|passed\s+over|voted\s+against"
+    r"|ruled\s+out|turned\s+down))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
     r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
     r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
+    r"|(?:contradicts?|contradicting|conflicts?\s+with|disagrees?\s+with|inconsistent\s+with)\s+"
+    r"(?:the\s+|that\s+)?(?:previous|above|last|earlier|given|shown|prior|preceding)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
@@ -403,6 +407,9 @@ _NOT_ASKED = re.compile(
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
     r"|\b(?:go|goes|went|gone|going)\s+$"
+    r"|\b(?:eliminate|eliminating|discard|discarding|rule\s+out|ruling\s+out|cross\s+out"
+    r"|strike\s+out|exclude|excluding|reject|rejecting|remove|removing|drop|dropping)\b"
+    r"(?:\s+\w+){0,7}\s*$"
 )
 _HANDED_ON = re.compile(
     r"(?:\s+\w+){0,5}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
@@ -428,7 +435,8 @@ _JUDGED_EITHER = re.compile(
 )
 _GIVEN_ONE = re.compile(
     r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
-    r"|write|(?:answer|respond|reply)\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    r"|write|(?:answer|respond|reply)\s+with|hand\s+in|turn\s+in|put\s+forward|produce|supply"
+    r"|deliver|come\s+up\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
     rf"(?:{_ANSWER_NOUN}|something|anything)\s+(?:\w+\s+){{0,5}}?"
     r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
     r"|\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"

@@ -382,3 +382,43 @@ def test_the_v31f_rules_read_their_structure(text: str, reading: str) -> None:
         assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
     else:
         assert (got.kind, got.inverted) == (reading, False), got
+
+
+# The third and fourth rounds' rules, each with samples in words no corpus split uses.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # whether an earlier step got it right; errors to flag in it; whether it holds
+        ("Did the worker before you get the sum right? Give the final answer.", "check"),
+        ("Flag every slip in the derivation above, then state the right result.", "check"),
+        ("Decide whether the answer above fits the problem's conditions.", "check"),
+        # a share named by how often it was given
+        ("Give the value most frequently reported by the earlier workers.", "vote"),
+        # an answer qualified by what one believes of it; the minority rejected
+        ("Hand in an answer you are certain is false.", "inverted"),
+        ("Report a value the majority of the solvers ruled out.", "inverted"),
+        ("Give a result that conflicts with the previous step.", "inverted"),
+        ("Answer accurately or not, as you wish.", "hedge"),
+        # help with the problem, a wanted answer, a manner clause, a caution, manner only
+        ("Could you assist me with this exercise? We want the final answer.", "solve"),
+        ("Solve it as though you were tutoring a ten-year-old.", "solve"),
+        ("Watch out for unit conversions, then solve.", "solve"),
+        ("Remain patient and precise.", "none"),
+        # a problem stated in the subtask's own words, and its unknown asked
+        ("A pump fills 3 buckets in 4 minutes. How many in 20 minutes? Give the count.", "solve"),
+        # the reader's own name puts no answer in view
+        ("You are Model 2. Weigh each option and pick the correct letter.", "solve"),
+        # another topic however the request is framed
+        ("As a florist, arrange a bouquet for a wedding.", "offtask"),
+        ("Solve my garden drainage problems.", "offtask"),
+        ("Compare the options for a holiday rental.", "offtask"),
+    ],
+)
+def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    got = recognise_subtask(text)
+    if reading == "inverted":
+        assert got.inverted and got.kind in ON_TASK, got
+    elif reading == "hedge":
+        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
+    else:
+        assert (got.kind, got.inverted) == (reading, False), got
