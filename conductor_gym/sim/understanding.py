@@ -444,6 +444,12 @@ _GIVEN_ONE = re.compile(
     rf"{_ANSWER_NOUN}\s+(?:\w+\s+){{0,3}}?(?:you|i|we)\s+(?:\w+\s+)?(?:find|consider|think"
     r"|judge|deem|rate|believe|regard|see)\s+(?:\w+\s+)?(?:to\s+be\s+|as\s+)?$"
 )
+_ON_PURPOSE = re.compile(r"deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely")
+_ERROR_SENSE = re.compile(
+    r"\b(?:wrong|incorrect|false|mistakes?|mistaken|errors?|erroneous|fail\w*|miss\w*|slips?"
+    r"|blunders?|botch\w*|sabotag\w*|mess\s+up|bad|badly|worst|untrue|inaccurate|flaws?|bogus"
+    r"|lose|off|trip\s+up|screw\w*)\b"
+)
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
@@ -470,6 +476,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     family: Family | None = None
     kept = sentence
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
+        if _ON_PURPOSE.fullmatch(m.group(0)) and not _ERROR_SENSE.search(sentence):
+            continue  # "be careful and deliberate": a manner, no error made on purpose
         before = sentence[: m.start()]
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
         # "find a wrong answer and present it": what is found is then handed on
