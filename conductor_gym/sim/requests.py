@@ -1401,7 +1401,7 @@ def recognise(text: str) -> Recognition:
     for paragraph, sentence in sentences:
         raw = _WORDS.findall(sentence)
         tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
-        for i in range(1, len(tokens)):
+        for i in range(1, len(tokens)) if tokens != raw else ():
             # after a determiner a word is a noun: "an exam" is no misspelt "examine"
             if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
                 tokens[i] = raw[i]
@@ -1645,7 +1645,7 @@ def recognise(text: str) -> Recognition:
         # "work it out, double-check intermediate results": with no answer in view, a
         # check beside solving is of one's own work
         excluded.add("check")
-    if "or" in normalised and _EITHER_WAY.search(normalised):
+    if " or " in normalised and _EITHER_WAY.search(normalised):
         family, faithful = family or "act", True  # "correct or not, your choice"
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
