@@ -27,7 +27,14 @@ inverted, or the label with a hedge):
   never tuned on (the clean held-out figure of that round); its errors were seen at that
   measurement, so a later round's figures on it are not clean;
 * ``heldout-v31h``: written after a second round of rule changes (tuned on new dev items,
-  not on heldout-v31g), committed before its one measurement and never tuned on.
+  not on heldout-v31g), committed before its one measurement and never tuned on (its
+  errors were read after that measurement: contaminated since);
+* ``heldout-v31i``: 276 subtasks (own text, none repeating another split's), written after
+  heldout-v31h's measurement and before the third round of rule changes, committed before
+  any of them and measured once, after them (its errors were seen then); never tuned on;
+* ``heldout-v31j``: 214 subtasks (own text, none repeating another split's), written after
+  heldout-v31i's measurement and before a fourth round of rule changes, committed before
+  any of them and measured once, after them; never tuned on.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -78,6 +85,8 @@ SPLITS = (
     "heldout-v31f",
     "heldout-v31g",
     "heldout-v31h",
+    "heldout-v31i",
+    "heldout-v31j",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

@@ -85,17 +85,52 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    opposite of", "the second-best"); "correct or incorrect" is a hedge. Words are stemmed
    ("needs", "settling", "reassess"), abbreviations read by prefix ("errs") and typos
    corrected against the whole act lexicon.
+7c. **Rules by structure (third round)**: a yes/no question whether an earlier step got
+   it right ("did the last model solve this correctly?"), errors to point out or flag in
+   an answer in view, seeing whether it holds or survives, a second pair of eyes or
+   another look at it, and judging it right or wrong (no hedge) are a ``check``; a share
+   by how often an answer was given or by its supporters ("most commonly given", "the
+   most backers") is a ``vote``; an answer qualified by what one believes or finds of it
+   ("one you are sure is incorrect", "the answer above you find least convincing") is
+   inverted; help with the problem, "I'd like the final answer" and a goal that is the
+   answer ask to solve; a manner or caution clause beside an act ("as if explaining to a
+   student", "avoid traps") names no topic, and a sentence of manner only ("Stay sharp.",
+   "Keep it brief.") asks nothing; weighing the question's own options with no answer in
+   view is solving it; the asker's own problems ("my plumbing problems") and options for
+   something else ("the options for a mortgage") are off-task.
+7d. **Fourth round**: a problem stated in the subtask's own words (two or more numbers in
+   a paragraph, a statement or a wh-question with no request of another kind) is the
+   problem, and "give the distance" after it asks its unknown; "the function the question
+   asks for" is the problem's deliverable; the reader's own name ("You are Model 1") puts
+   no answer in view; a persona before a comma ("As a coach, design a plan") is read
+   apart from the request after it; an earlier speaker's answer named by a possessive
+   ("present its final answer") is handed on; plugging an answer back in and whether it
+   satisfies or fits the problem are a check, and whether the answers agree is a check
+   unless a share is asked too; "Right or wrong: the answer above?" judges it; what is
+   eliminated or discarded is described, not asked ("eliminate the ones that are clearly
+   wrong"); an answer the majority rejected or one that contradicts the previous step is
+   inverted; "correct or not, up to you" is a hedge; a purpose phrase ("for a robustness
+   test") or the asker's plight before "help?" names no topic; after a determiner a word
+   is no misspelt verb ("an exam").
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31h``), written after the rules and measured once, recall
-was 88 to 100 % per reading (solve 88.1 %, check 88.6 %, vote 92.0 %; the split before it,
-``heldout-v31g``: 91.5 to 100 %; issue 40's closing note); idioms ("a second pair of
-eyes"), real words one edit from a cue ("stake" read as "state") and recipients of a relay
-named by a content word are misread; "say hello" is a literal reply (no final answer either
-way); the kind says what is asked, not whether an answer is in view.
+last held-out split (``heldout-v31j``), written before the fourth round and measured once
+after it, recall was 80 to 100 % per reading (none 80.0 %, check 91.4 %, vote 92.0 %,
+inverted 92.3 %, solve 93.0 %, restate 96.0 %, off-task 97.6 %; off-task precision 87.2 %);
+on ``heldout-v31i``, written before the third round and measured once after it, 90.9 to
+100 % (issue 40's closing note has every split's table). Missed at v31j's measurement: a
+problem stated inline whose unknown is asked with "it" ("what is its area? State it in
+square centimetres"), "the task described", markdown key-value fragments ("**Goal:** the
+right answer"), "is anything off?", "find what's wrong with the solution above",
+"the largest group of responses", "repeated most", "repeat after the last model",
+JSON whose only cue is a value ("incorrect"), "don't give the answer above; give any
+other", idioms of thanks ("a bunch"), "count how many words the question has" (read as
+a vote); real words one edit from a cue ("stake" read as "state") and recipients of a
+relay named by a content word are misread; "say hello" is a literal reply (no final answer
+either way); the kind says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -375,6 +410,35 @@ _ONE_BEFORE = _words(
     different another other new
     """
 )
+_RELATIVE = (["that"], ["which"], ["who"])
+_EITHER_HEADER = re.compile(
+    r"(^|[.!?\n]\s*)(right|correct)\s+or\s+(wrong|not|incorrect)\s*[:\u2013\u2014-]\s*"
+)
+_DETERMINERS = _words("a an the my your our their his her its this that these those")
+_VERB_ONLY = _words(
+    "solve compute calculate verify validate restate relay evaluate examine determine select "
+    "choose provide derive tackle confirm assess inspect reconsider rethink revisit deduce "
+    "reproduce transcribe give find tell explain compare"
+)
+_MANNER_VERBS = _words("be stay remain keep")
+_MANNER_ONLY = re.compile(
+    r"^(?:please\s+)?(?:do\s+)?(?:be|stay|remain|keep)\s+(?:(?:it|things|everything|yourself"
+    r"|your\s+\w+)\s+)?(?!a\b|an\b|the\b|my\b|on\b|at\b|in\b|home\b|away\b)\w+"
+    r"(?:\s+(?:and\s+)?(?!a\b|an\b|the\b)\w+)?(?:\s+(?:out\s+there|throughout|please|now))?$"
+)
+_WHETHER_WORDS = _words("whether if")
+_WHETHER_AGREE = re.compile(
+    r"\b(?:whether|if)\s+(?:\w+\s+){0,5}?(?:agree|agrees|match|matches|coincide|coincides|differ"
+    r"|differs|disagree|disagrees|are\s+the\s+same|are\s+consistent)\b"
+)
+_OPTION_WORDS = _words("option options choice choices")
+_OWNERS = _words("my our")
+_OWNED = re.compile(
+    r"\b(?:my|our)\s+(?:[a-z]+\s+){0,2}?(?P<what>[a-z]+)\s+(?:problems?|issues?|questions?|tasks?"
+    r"|troubles?)\b"
+    r"|\b(?:options?|choices?)\s+(?:for|about|regarding|on)\s+(?:(?:a|an|the|my|our|your)\s+)?"
+    r"(?P<what2>[a-z]+)"
+)
 _TERSE_ACTS: dict[str, Act] = {
     "solve": "solve", "compute": "solve", "calculate": "solve", "answer": "solve",
     "check": "check", "verify": "check", "review": "check", "critique": "check",
@@ -413,6 +477,8 @@ _INVERSION_WORDS = _words(
     not except but deliberate deliberately intentional intentionally purpose purposely
     rarest fails fail failing else
     another new switch off differs differ differing
+    rejected dismissed passed voted ruled turned contradicts contradicting conflicts
+    disagrees inconsistent
     """
 )
 
@@ -544,6 +610,8 @@ _CHOICE = re.compile(
     r"(?:choice|option|letter)s?\b"
     r"|\b(?:choose|pick|select)\s+(?:the\s+|one\s+)?(?:(?:correct|right|best|true|most\s+likely)"
     r"\s+)?(?:answer\s+)?(?:option|choice|letter)s?\b"
+    r"|\b(?:choose|pick|select)\s+(?:an?|any|your|one)\s+(?:final\s+)?answer\b"
+    r"(?!\s+(?:from|among|of))"
 )
 _CHOICE_WORDS = _words("choose pick select determine decide identify find tell say state")
 _IN_VIEW = _words(
@@ -627,7 +695,7 @@ _NOUN_BEFORE = _words(
     "the an a your my our their its this that one final correct right wrong same previous "
     "earlier best better common majority consensus frequent popular model whose which what "
     "each every qqnum given last proposed claimed numeric single any no whichever his her "
-    "true"
+    "true false incorrect worst plausible different other another new"
 )
 
 
@@ -962,21 +1030,38 @@ _VOTE_SHARE = re.compile(
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
+    r"|\bmost\s+(?:commonly|often|frequently|widely|repeatedly)\s+(?:\w+\s+)?(?:given|stated"
+    rf"|reached|proposed|chosen|named|cited|reported|produced|returned|{_SHARE_VERBS})\b"
+    r"|\b(?:most|more)\s+(?:supporters|backers|votes|endorsements|adherents|proponents"
+    r"|followers)\b"
 )
 _ASKS_RIGHT = re.compile(
     r"^(?:(?:so|and|but|hmm|ok|okay|well|now|also|quick|honestly|then|where|how|when|why|if"
     r"|anywhere|at|all)\s+){0,4}"
     r"(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\s+(?!not\b)"
-    r"(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
-    r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand)\b"
-    r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke)\s+(?:\w+\s+){0,2}?"
-    r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?)\s+(?:in|with)\b"
+    r"(?:\w+\s+){0,8}?(?:right|correct|wrong|incorrect|sound|valid|accurate|true|false"
+    r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand|correctly"
+    r"|incorrectly|properly)\b"
+    r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke|flag|catch|locate"
+    r"|highlight|list)\s+(?:\w+\s+){0,2}?"
+    r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?|errors?|mistakes?|flaws?|bugs?"
+    r"|slips?)\s+(?:in|with|of)\b"
+    r"|\b(?:see|decide|determine|judge|say|find\s+out|work\s+out|tell\s+(?:me\s+)?|check)\s+"
+    r"(?:if|whether)\s+(?:\w+\s+){0,6}?(?:right|correct|wrong|incorrect|sound|valid|true"
+    r"|false|holds?|survives?|stands?|works?|checks\s+out|satisf(?:y|ies)|fits?|match(?:es)?"
+    r"|meets?)\b"
+    r"|\b(?:plug|substitute|put)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?|values?)\s+"
+    r"(?:\w+\s+){0,2}?(?:back\s+)?into\b"
+    r"|\bsecond\s+guess\b|\b(?:second|fresh|another|extra|new)\s+(?:pair|set)\s+of\s+eyes\b"
+    r"|\b(?:another|a\s+second|a\s+fresh|a\s+hard|a\s+critical)\s+look\s+at\b"
     r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
     r"(?:\w+\s+)?(?:marks?|credit|points?)\b"
 )
 # "is it right" about the problem itself asks no check ("is the question well posed")
 _ABOUT_PROBLEM = re.compile(r"\b(?:problem|question|task|exercise|puzzle|qqslot)\b")
 
+
+_VOTE_PATTERNS = tuple(pattern for act, pattern in _ACTS if act == "vote")
 
 _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     _words(words)
@@ -1163,6 +1248,8 @@ def _normalise(text: str) -> str:
     text = text.lower()
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
+    if " or " in text:
+        text = _EITHER_HEADER.sub(r"\1judge as \2 or \3: ", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
 
 
@@ -1298,7 +1385,7 @@ def recognise(text: str) -> Recognition:
     excluded: set[Act] = set()
     ignores_answers = False
     bare_imperative = False
-    stray = noise = has_problem = faithful = preparatory = False
+    stray = noise = has_problem = faithful = preparatory = stated = False
     other_topic: dict[int, tuple[str, ...]] = {}
     asked_in: dict[int, set[Act]] = {}
     family: Family | None = None
@@ -1308,13 +1395,21 @@ def recognise(text: str) -> Recognition:
     sentences = [
         (paragraph, sentence)
         for paragraph, block in enumerate(_PARAGRAPHS.split(normalised))
-        for sentence in _SENTENCES.split(block)
+        for whole in _SENTENCES.split(block)
+        for sentence in (_persona_apart(whole) if "," in whole and "as " in whole else (whole,))
     ]
     for paragraph, sentence in sentences:
-        tokens = [w if w == "," else canonical(w, KNOWN) for w in _WORDS.findall(sentence)]
+        raw = _WORDS.findall(sentence)
+        tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
+        for i in range(1, len(tokens)) if tokens != raw else ():
+            # after a determiner a word is a noun: "an exam" is no misspelt "examine"
+            if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
+                tokens[i] = raw[i]
         for i in range(1, len(tokens)):
             # "the correct one" reaches here as "the correct 1"
-            if tokens[i] == _NUM and tokens[i - 1] in _ONE_BEFORE:
+            if tokens[i] == _NUM and (
+                tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
+            ):
                 tokens[i] = "one"
         words = [w for w in tokens if w != ","]
         if not words or all(w in _PLACEHOLDERS for w in words):
@@ -1330,6 +1425,13 @@ def recognise(text: str) -> Recognition:
         if is_noise(words, KNOWN):
             noise = True
             continue
+        if (
+            len(words) <= 6
+            and not _MANNER_VERBS.isdisjoint(words)
+            and (ANCHORS | _INVERSION_WORDS).isdisjoint(words)
+            and _MANNER_ONLY.match(" ".join(words))
+        ):
+            continue  # a manner only ("Stay sharp.", "Keep things concise."): asks nothing
         if len(words) > 2 and is_foreign(words):
             return Recognition("offtask", "foreign")
         joined = " ".join(tokens)
@@ -1363,6 +1465,26 @@ def recognise(text: str) -> Recognition:
             if present & gate and pattern.search(plain)
         }
         found |= _structural_acts(plain, present, in_view)
+        if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
+            # "check whether the answers above agree": a check, unless a share is asked too
+            # ("if the answers disagree, go with the majority")
+            rest = _WHETHER_AGREE.sub(" ", plain)
+            if not (any(p.search(rest) for p in _VOTE_PATTERNS) or _VOTE_SHARE.search(rest)):
+                found = (found - {"vote"}) | {"check"}
+        if (
+            "check" in found
+            and present & _OPTION_WORDS
+            and not present & _IN_VIEW
+            and not in_view()
+        ):
+            # weighing the question's own options with no answer in view is solving it
+            found = (found - {"check"}) | {"solve"}
+        if found and present & (_OWNERS | _OPTION_WORDS):
+            owned = _OWNED.search(joined)
+            what = owned.group("what") or owned.group("what2") if owned is not None else ""
+            if what and what not in KNOWN and is_content(what, KNOWN):
+                # "solve my plumbing problems", "the options for dinner": another topic
+                return Recognition("offtask", "other-topic", unknown=(what,))
         verb = (
             _unknown_verb_on_answer(tokens)
             if present & _ANSWER_NOUNS and not present <= KNOWN
@@ -1396,8 +1518,8 @@ def recognise(text: str) -> Recognition:
         elsewhere = None
         if found - {"describe"}:
             stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
-            if stems & _ELSEWHERE_GATE:
-                elsewhere = _about_elsewhere(words, stems)
+            if stems & _ELSEWHERE_GATE and not (stated and _ASKED_OF_STATED.match(joined)):
+                elsewhere = _about_elsewhere(words, stems)  # "give the time" of a stated problem
         if elsewhere is not None:
             return Recognition("offtask", elsewhere)
         negated = _negated(joined) if present & _NEGATION_WORDS else set()
@@ -1421,6 +1543,47 @@ def recognise(text: str) -> Recognition:
                 acts |= found
         persona = PERSONA_OPENERS.match(joined) is not None
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if content and found - {"describe"} and present & _ASIDE_GATE:
+            # how to answer ("as if explaining to a student") or what to beware of ("avoid
+            # traps") qualifies the request; its words are no topic
+            aside = {w for m in _ASIDE.finditer(joined) for w in m.group(0).split()}
+            content = [w for w in content if w not in aside]
+        if stated and found <= {"solve"} and _ASKED_OF_STATED.match(joined) is not None:
+            content, found = [], {"solve"}  # "give the distance" after a stated problem
+        if (
+            content
+            and not found
+            and not persona
+            and (_NUM in present or (stated and words[0] in _QUESTION_OPENERS))
+            and (
+                words[0] in _QUESTION_OPENERS
+                or (words[0] not in REQUEST_OPENERS and words[0] not in NO_ACT_IMPERATIVES)
+            )
+            and _stated_problem(normalised)
+        ):
+            # a problem stated in the subtask's own words ("A train leaves at 3 pm going
+            # 60 km/h. How far has it gone by 5 pm?"): the problem, not another topic
+            stated = has_problem = True
+            continue
+        if content and found <= {"solve"} and present & _ASKED_FOR_GATE:
+            # "write the function the question asks for": the problem's own deliverable
+            asked_for = {w for m in _ASKED_FOR.finditer(joined) for w in m.group(0).split()}
+            if asked_for:
+                content = [w for w in content if w not in asked_for]
+                found = found or {"solve"}
+        if (
+            content
+            and found == {"solve"}
+            and words[-1] in ("help", "me", "out")
+            and words[0] not in REQUEST_OPENERS
+            and words[0] not in NO_ACT_IMPERATIVES
+            and _REMARK_HELP.search(joined) is not None
+        ):
+            content = []  # "no idea how to start this, help?": the asker's plight, then help
+        if found and not acts & found:
+            acts |= found
+            if _SLOT not in present:
+                asked_in.setdefault(paragraph, set()).update(found)
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1482,6 +1645,8 @@ def recognise(text: str) -> Recognition:
         # "work it out, double-check intermediate results": with no answer in view, a
         # check beside solving is of one's own work
         excluded.add("check")
+    if " or " in normalised and _EITHER_WAY.search(normalised):
+        family, faithful = family or "act", True  # "correct or not, your choice"
     left = frozenset(acts - excluded)
     frozen_excluded = frozenset(excluded)
     kind: RecognisedKind | None = next((act for act in _STRENGTH if act in left), None)
@@ -1522,7 +1687,8 @@ _RIGHT_GATE = _words(
     "holes hole gaps gap weakness weaknesses faults fault problems issues "
     "right correct wrong incorrect sound valid accurate true false mistake mistakes error "
     "errors flaw flaws ok okay good hold holds check survive stand disagree deserve deserves "
-    "earn earns merit merits"
+    "earn earns merit merits correctly incorrectly properly works work survives holds "
+    "stands guess eyes look satisfy satisfies fit fits match matches meet meets plug substitute"
 )
 _IN_VIEW_WORDS = _words(
     "above earlier previous prior preceding last given shown that this it these those they "
@@ -1546,8 +1712,17 @@ class _InView:
 
     def __call__(self) -> bool:
         if self._found is None:
-            self._found = _VIEW_REF.search(self._text) is not None
+            text = self._text
+            if "you" in text or "as " in text:
+                text = _SELF_NAMED.sub(" ", text)  # "you are model 1": the reader itself
+            self._found = _VIEW_REF.search(text) is not None
         return self._found
+
+
+_SELF_NAMED = re.compile(
+    r"\b(?:you\s+are|you\s+re|as)\s+(?:the\s+|an?\s+)?(?:\w+\s+)?(?:model|worker|agent|solver)"
+    r"(?:\s+qqnum)?\b"
+)
 
 
 def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[Act]:
@@ -1577,6 +1752,8 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("check")  # "your verdict on the answer above"
     if "you" in present and _OWN_END.search(sentence):
         out.add("solve")  # "tell me where you end up"
+    if not present.isdisjoint(_HELP_GATE) and _HELP.search(sentence):
+        out.add("solve")  # "give me a hand with this", "I'd like the final answer", "help?"
     if not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence) and in_view():
         out.add("check")  # "(another model's answer is above.) Do you agree?"
     relay = (
@@ -1584,6 +1761,9 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         and not present.isdisjoint(_XFER_GATE)
         and _RELAY.search(sentence) is not None
     ) or (not present.isdisjoint(_PARTICLE_GATE) and _HAND_ON.search(sentence) is not None)
+    if not relay and not present.isdisjoint(_POSSESSIVES) and not present.isdisjoint(_XFER_GATE):
+        # "the previous model solved this ... present its final answer"
+        relay = _THEIR_ANSWER.search(sentence) is not None and in_view()
     if relay:
         if not _NOT_RELAY.search(sentence):
             out.add("restate")
@@ -1639,12 +1819,85 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
     return ""
 
 
+_EITHER_WAY = re.compile(
+    r"\b(?:correct(?:ly)?|right(?:ly)?|true|accurate(?:ly)?)\s*,?\s+or\s+not\b\s*,?\s*"
+    r"(?:it\s+is\s+|that\s+is\s+)?(?:up\s+to\s+you|your\s+(?:choice|call)|either\s+way"
+    r"|whichever|as\s+you\s+(?:like|wish|please|prefer)|(?:it\s+)?(?:does\s+not|doesn\s*t)"
+    r"\s+matter|no\s+matter|both\s+(?:are\s+)?fine|it\s+is\s+fine|i\s+do\s+not\s+mind)"
+)
+_PERSONA_COMMA = re.compile(
+    r"\s*(as\s+(?:an?|the)\s+[^,]{1,60}(?<!\swould)(?<!\sdoes)(?<!\sdo)(?<!\smight)),(.*)$",
+    re.DOTALL,
+)
+
+
+def _persona_apart(sentence: str) -> tuple[str, ...]:
+    """A persona opener before a comma and the request after it, read apart ("As a coach,
+    design a workout plan"): the persona is filler, the request is read on its own."""
+    m = _PERSONA_COMMA.match(sentence)
+    return (m.group(1), m.group(2)) if m is not None else (sentence,)
+
+
+def _stated_problem(text: str) -> bool:
+    """Whether a normalised text states a problem of its own: two or more numbers in a
+    paragraph with no request of another kind in it (the caller has checked the sentence)."""
+    return any(block.count(_NUM) >= 2 for block in _PARAGRAPHS.split(text))
+
+
+_ASKED_OF_STATED = re.compile(
+    r"^(?:please\s+)?(?:give|find|compute|calculate|determine|state|report|work\s+out|figure\s+out"
+    r"|what\s+is)\s+(?:me\s+)?the\s+[a-z]+(?:\s+[a-z]+)?$"
+)
+_REMARK_HELP = re.compile(
+    r"\b(?:this|it|this\s+one|that\s+one)\b[^,]*,\s+(?:please\s+)?help(?:\s+me)?(?:\s+out)?$"
+)
+_ASKED_FOR_GATE = _words(
+    "asks requests wants requires describes specifies calls asked requested "
+    "described required specified called"
+)
+_ASKED_FOR = re.compile(
+    r"\b(?:the\s+)?(?P<what>[a-z]+)\s+(?:that\s+|which\s+)?(?:the\s+)?(?:question|problem|task"
+    r"|exercise|prompt)\s+(?:asks|requests|wants|requires|describes|specifies|calls)\b"
+    r"|\b(?P<what2>[a-z]+)\s+(?:asked|requested|described|required|specified|called)\s+for\s+"
+    r"(?:in|by)\s+the\s+(?:question|problem|task)\b"
+)
+_POSSESSIVES = _words("its their his her")
+_THEIR_ANSWER = re.compile(
+    rf"\b{_XFER}\s+(?:\w+\s+)?(?:its|their|his|her)\s+(?:final\s+)?{_HELD}\b"
+    r"(?!\s+(?:to|of|for|in)\s+(?:the\s+|this\s+)?(?:problem|question|task))"
+)
+_HELP_GATE = _words("help hand assist like need want goal aim objective mission job purpose")
+_HELP = re.compile(
+    r"\b(?:help|hand|assist|assistance)\s+(?:\w+\s+){0,2}?(?:with|on|solving|solve|answering)\s+"
+    r"(?:this|it|the\s+(?:\w+\s+)?(?:problem|question|task|exercise|puzzle)|qqslot)\b"
+    r"|\b(?:this|it|one)\b(?:\s+\w+){0,3}?\s+(?:please\s+)?help(?:\s+me|\s+please|\s+pls)?"
+    r"(?:\s+out)?$"
+    r"|\b(?:i|we)\s+(?:would|d|really|just|still)?\s*(?:like|need|want|love)\s+(?:to\s+(?:get|see"
+    r"|have|know)\s+)?(?:the|your|an?)\s+(?:\w+\s+){0,3}?(?:answer"
+    r"|solution|result)\b(?!\s+(?:above|from|of|in|to|given|earlier|previous|before))"
+    r"|^(?:the|your|our|my)\s+(?:main\s+|only\s+|sole\s+)?(?:goal|aim|objective|job|mission"
+    r"|purpose)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
+    r"(?:the|a|an|your)\s+(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b"
+)
+_ASIDE_GATE = _words("if though like avoid beware watch mind fall wary steer for wish prefer up")
+_ASIDE = re.compile(
+    r"^(?:for|during)\s+(?:a|an|the|this|our|my|your)\s+[^,]{1,40}(?=\s*,)"
+    r"|\bfor\s+(?:a|an|the|this|our|my)\s+\w+(?:\s+\w+)?$"
+    r"|\bas\s+you\s+(?:wish|like|please|prefer|see\s+fit)\b|\bup\s+to\s+you\b"
+    r"|\b(?:as\s+if|as\s+though|like\s+you\s+(?:are|re|were|would))\b[^,]*"
+    r"|\b(?:avoid|beware(?:\s+of)?|watch\s+(?:out\s+)?for|look\s+out\s+for|mind|fall\s+for"
+    r"|(?:be\s+)?wary\s+of|steer\s+clear\s+of)\s+(?:\w+\s+){0,3}?\w+"
+    r"(?=\s*(?:,|$|\band\b|\bthen\b))"
+)
 _CLAUSE_STARTS = frozenset({",", "then", "and", "finally", "so", "please", "now"})
 _AMENDED = _words("corrected fixed revised amended repaired verified")
 _JUDGE_AS_GATE = _words("mark label classify rate flag tag declare call grade judge")
 _JUDGE_AS = re.compile(
     r"\b(?:mark|label|classify|rate|flag|tag|declare|call|grade|judge)\s+(?:\w+\s+){0,5}?as\s+"
     r"(?:either\s+)?(?:correct|incorrect|right|wrong|valid|invalid|true|false|sound)\b"
+    r"|\b(?:mark|label|classify|rate|flag|tag|declare|call|grade|judge|deem|score)\s+"
+    r"(?:\w+\s+){1,5}?(?:either\s+)?(?:correct|right|true|valid)\s+or\s+(?:not|incorrect|wrong"
+    r"|false|invalid)\b"
 )
 _COPULA_WORDS = _words("is are was were does do did has have")
 _YES_NO_ON_VIEW = re.compile(
@@ -1685,7 +1938,8 @@ _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
 )
 _HAND_ON = re.compile(
     r"\b(?:pass|hand|carry|send|bring)\s+(?:(?:the|that|this|it|them|your)\s+)?(?:\w+\s+)?"
-    r"(?:along|on|through|back|forward|over)\b(?!\s+(?:the\s+)?(?:problem|question|task))"
+    r"(?:along|on|through|back|forward|over)\b"
+    r"(?!\s+(?:the\s+|this\s+|that\s+)?(?:problem|question|task|one|it|exercise|puzzle))"
 )
 # an answer in view taken as a starting point is worked on, not handed on
 _NOT_RELAY = re.compile(
@@ -1865,6 +2119,8 @@ _STRUCTURAL_GATE = (
     | _OPINION_GATE
     | _JUDGE_AS_GATE
     | _COPULA_WORDS
+    | _HELP_GATE
+    | _POSSESSIVES
     | {"with", "you"}
 )
 """Words one of which a sentence needs for :func:`_structural_acts` to search it."""

@@ -60,6 +60,7 @@ CUES: frozenset[str] = _words(
     earlier choose select compare common report copy echo return output provide state tell
     find work think reason option options letter value number wrong incorrect worst error
     mistake mistakes errors candidate candidates response responses carefully explain again
+    what which frequent
     """
 )
 """Words a misspelling is corrected to (act verbs, answer and problem nouns)."""
@@ -151,7 +152,10 @@ VERB_NOUNS: frozenset[str] = _words("answer work")
 
 PERSONA_OPENERS = re.compile(
     r"^(?:you\s+are|you\s+re|you\s+will\s+be|act\s+as|acting\s+as|as\s+an?|as\s+the"
-    r"|imagine\s+(?:you|that\s+you)|pretend\s+(?:you|to\s+be)|your\s+role|role|persona|assume\s+the\s+role|think\s+of\s+yourself"
+    r"|imagine\s+(?:you|that\s+you)|pretend\s+(?:you|to\s+be)|your\s+role|role|persona"
+    r"|assume\s+the\s+role|think\s+of\s+yourself|play(?:ing)?\s+(?:the\s+)?(?:role|part)"
+    r"|(?:take|taking)\s+on\s+the\s+(?:role|part)|step\s+into\s+the\s+(?:role|shoes)"
+    r"|in\s+the\s+(?:role|shoes)\s+of"
     r"|i\s+am\s+your|this\s+is|here\s+is|here\s+are|note|context|background)\b"
 )
 """A sentence that sets a persona or the scene: filler, whatever its words."""
@@ -355,11 +359,15 @@ _INVERTED = re.compile(
     r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
     r"|minority|rarest|(?:majority|most\s+\w+)\s+(?:did|do|does|would|has|have)\s+not\s+"
     r"(?:\w+\s+)?(?:choose|chose|chosen|pick|picked|give|gave|given|select|selected|support"
-    r"|supported|back|backed|favou?r|favou?red))\b"
+    r"|supported|back|backed|favou?r|favou?red)"
+    r"|(?:majority|most\s+\w+)\s+(?:\w+\s+){0,3}?(?:rejected|dismissed|passed\s+over|voted\s+against"
+    r"|ruled\s+out|turned\s+down))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
     r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
     r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
+    r"|(?:contradicts?|contradicting|conflicts?\s+with|disagrees?\s+with|inconsistent\s+with)\s+"
+    r"(?:the\s+|that\s+)?(?:previous|above|last|earlier|given|shown|prior|preceding)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
@@ -399,6 +407,9 @@ _NOT_ASKED = re.compile(
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
     r"|\b(?:go|goes|went|gone|going)\s+$"
+    r"|\b(?:eliminate|eliminating|discard|discarding|rule\s+out|ruling\s+out|cross\s+out"
+    r"|strike\s+out|exclude|excluding|reject|rejecting|remove|removing|drop|dropping)\b"
+    r"(?:\s+\w+){0,7}\s*$"
 )
 _HANDED_ON = re.compile(
     r"(?:\s+\w+){0,5}?\s+(?:and|then)\s+(?:\w+\s+)?(?:present|give|output|report|return"
@@ -419,13 +430,27 @@ _WHICHEVER = re.compile(r"\bwhichever\b(?:\s+\w+){0,3}\s*$")
 _JUDGED_EITHER = re.compile(
     r"\b(?:as|whether|if|is|are|was|were|be)\s+(?:either\s+)?(?:correct|right|true|valid)\s+or\s+"
     r"(?:an?\s+|the\s+)?$"
+    r"|\b(?:mark|label|grade|judge|rate|call|declare|deem|classify|score)\s+(?:\w+\s+){0,5}?"
+    r"(?:either\s+)?(?:correct|right|true|valid)\s+or\s+$"
 )
 _GIVEN_ONE = re.compile(
     r"\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
-    r"|write|(?:answer|respond|reply)\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    r"|write|(?:answer|respond|reply)\s+with|hand\s+in|turn\s+in|put\s+forward|produce|supply"
+    r"|deliver|come\s+up\s+with)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
     rf"(?:{_ANSWER_NOUN}|something|anything)\s+(?:\w+\s+){{0,5}}?"
     r"(?:to\s+be|is|are|be)\s+(?:\w+\s+)?$"
+    r"|\b(?:give|report|output|pick|choose|return|state|provide|select|present|submit|offer"
+    r"|write)\s+(?:me\s+)?(?:\w+\s+){0,3}?"
+    rf"{_ANSWER_NOUN}\s+(?:\w+\s+){{0,3}}?(?:you|i|we)\s+(?:\w+\s+)?(?:find|consider|think"
+    r"|judge|deem|rate|believe|regard|see)\s+(?:\w+\s+)?(?:to\s+be\s+|as\s+)?$"
 )
+_ON_PURPOSE = re.compile(r"deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely")
+_ERROR_SENSE = re.compile(
+    r"\b(?:wrong|incorrect|false|mistakes?|mistaken|errors?|erroneous|fail\w*|miss\w*|slips?"
+    r"|blunders?|botch\w*|sabotag\w*|mess\s+up|bad|badly|worst|untrue|inaccurate|flaws?|bogus"
+    r"|lose|off|trip\s+up|screw\w*)\b"
+)
+_CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
     r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
@@ -451,6 +476,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     family: Family | None = None
     kept = sentence
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
+        if _ON_PURPOSE.fullmatch(m.group(0)) and not _ERROR_SENSE.search(sentence):
+            continue  # "be careful and deliberate": a manner, no error made on purpose
         before = sentence[: m.start()]
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
         # "find a wrong answer and present it": what is found is then handed on
@@ -462,10 +489,14 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
             # "answer correctly or incorrectly": both asked, a hedge
             family = family or ("vote" if m.group("vote") else "act")
             return family, True
+        # "give an answer you know to be wrong", "the answer above you find least convincing":
+        # the cue qualifies the answer to give (a condition on it is no such qualifier)
+        made = made or (
+            _GIVEN_ONE.search(before) is not None
+            and _CONDITION.search(" ".join(before.split()[-7:])) is None
+        )
         if _NOT_ASKED.search(before) and not made:
             continue
-        # "give an answer you know to be wrong": the cue qualifies the answer to give
-        made = made or _GIVEN_ONE.search(before) is not None
         if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
             continue
         if family is None:

@@ -17,7 +17,13 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   one measurement read solve 91.5 %, check 94.3 %, inverted 93.3 % recall and off-task
   85.1 % precision, the lowest figures; ``heldout-v31h`` (written after a second round,
   measured once) >= 80 %: its one measurement read solve 88.1 %, check 88.6 %, vote 92.0 %
-  recall and solve 83.0 % precision, the lowest figures;
+  recall and solve 83.0 % precision, the lowest figures; ``heldout-v31i`` (written after
+  v31h's measurement, committed before a third round, measured once after it) >= 85 %: its
+  one measurement read inverted 90.9 %, solve 93.1 % recall and none 90.9 %, off-task
+  94.1 % precision, the lowest figures (2 leaks of 52 off-task items); ``heldout-v31j``
+  (written after v31i's measurement, committed before a fourth round, measured once after
+  it) >= 75 %: its one measurement read none 80.0 %, check 91.4 % recall and literal
+  83.3 %, none 85.7 %, off-task 87.2 % precision, the lowest figures (1 leak of 44);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -56,6 +62,8 @@ HELDOUT_SHA256 = {
     "heldout-v31f": "4db312b6dc4d410d1952e2a5b4445f795a58e0d368520fc0e19d84ca3e0522b0",
     "heldout-v31g": "9385da97076270e164da16dd4d56d54c9cb5ba027c00296137feac22386f3162",
     "heldout-v31h": "3ad7e3fdae9f3d89cf7e472d8d1a06e618399c100e5c33dabcf0ce681022a1d5",
+    "heldout-v31i": "124b574829f2a8a5e5e2db3c7425db6ddbad1af96457d1fe7ce62cfd84b3b968",
+    "heldout-v31j": "8d98a596673f89d69087f5bd882202088c08597c59340bd3def4d6582ba40210",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -63,6 +71,10 @@ LEAKS = {"dev": 0.015, "heldout": 0.04, "heldout-v31": 0.04}
 LEAKS |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d", "heldout-v31e"), 0.05)
 FLOOR |= {"heldout-v31f": 0.90, "heldout-v31g": 0.85, "heldout-v31h": 0.80}
 LEAKS |= dict.fromkeys(("heldout-v31f", "heldout-v31g", "heldout-v31h"), 0.05)
+FLOOR["heldout-v31i"] = 0.85
+LEAKS["heldout-v31i"] = 0.05
+FLOOR["heldout-v31j"] = 0.75
+LEAKS["heldout-v31j"] = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +141,13 @@ def test_the_v31_corpus_holds_every_style_and_reading() -> None:
 
 @pytest.mark.parametrize(
     ("split", "size", "per_reading"),
-    [("heldout-v31f", 300, 30), ("heldout-v31g", 200, 30), ("heldout-v31h", 200, 20)],
+    [
+        ("heldout-v31f", 300, 30),
+        ("heldout-v31g", 200, 30),
+        ("heldout-v31h", 200, 20),
+        ("heldout-v31i", 250, 30),
+        ("heldout-v31j", 200, 25),
+    ],
 )
 def test_the_later_heldout_splits_hold_every_style_and_reading(
     split: str, size: int, per_reading: int
@@ -359,6 +377,46 @@ def test_a_word_before_a_blanked_problem_is_no_literal_reply() -> None:
     ],
 )
 def test_the_v31f_rules_read_their_structure(text: str, reading: str) -> None:
+    got = recognise_subtask(text)
+    if reading == "inverted":
+        assert got.inverted and got.kind in ON_TASK, got
+    elif reading == "hedge":
+        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
+    else:
+        assert (got.kind, got.inverted) == (reading, False), got
+
+
+# The third and fourth rounds' rules, each with samples in words no corpus split uses.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # whether an earlier step got it right; errors to flag in it; whether it holds
+        ("Did the worker before you get the sum right? Give the final answer.", "check"),
+        ("Flag every slip in the derivation above, then state the right result.", "check"),
+        ("Decide whether the answer above fits the problem's conditions.", "check"),
+        # a share named by how often it was given
+        ("Give the value most frequently reported by the earlier workers.", "vote"),
+        # an answer qualified by what one believes of it; the minority rejected
+        ("Hand in an answer you are certain is false.", "inverted"),
+        ("Report a value the majority of the solvers ruled out.", "inverted"),
+        ("Give a result that conflicts with the previous step.", "inverted"),
+        ("Answer accurately or not, as you wish.", "hedge"),
+        # help with the problem, a wanted answer, a manner clause, a caution, manner only
+        ("Could you assist me with this exercise? We want the final answer.", "solve"),
+        ("Solve it as though you were tutoring a ten-year-old.", "solve"),
+        ("Watch out for unit conversions, then solve.", "solve"),
+        ("Remain patient and precise.", "none"),
+        # a problem stated in the subtask's own words, and its unknown asked
+        ("A pump fills 3 buckets in 4 minutes. How many in 20 minutes? Give the count.", "solve"),
+        # the reader's own name puts no answer in view
+        ("You are Model 2. Weigh each option and pick the correct letter.", "solve"),
+        # another topic however the request is framed
+        ("As a florist, arrange a bouquet for a wedding.", "offtask"),
+        ("Solve my garden drainage problems.", "offtask"),
+        ("Compare the options for a holiday rental.", "offtask"),
+    ],
+)
+def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) -> None:
     got = recognise_subtask(text)
     if reading == "inverted":
         assert got.inverted and got.kind in ON_TASK, got
