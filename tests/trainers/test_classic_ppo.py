@@ -6,6 +6,7 @@ an interrupted run resumes exactly; bad settings are refused naming the flag."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +139,9 @@ def test_the_compact_adapt_code_path_trains_resumes_and_plays_as_an_agent(
     report = (tmp_path / "c" / "run" / "report.md").read_text()
     assert "| best-single |" not in report  # no baselines in the tiny run
     assert "Worker choice (asked / drawn" in report and "| arithmetic |" in report
+    plan_rows = [line for line in report.splitlines() if " steps) | " in line]
+    # 3 cells each: the plan's own step separators are escaped
+    assert plan_rows and all(len(re.findall(r"(?<!\\)\|", row)) == 4 for row in plan_rows)
     assert (tmp_path / "c" / "run" / "curve.png").read_bytes().startswith(b"\x89PNG")
     agent = make_agent(f"compact:{policy}")
     assert isinstance(agent, CompactPolicy) and agent.shape.max_steps == 5

@@ -457,7 +457,8 @@ def format_plans(table: Mapping[str, Mapping[str, int]], top: int = 3) -> str:
     for family, counts in table.items():
         total = sum(counts.values())
         for plan, n in list(counts.items())[:top]:
-            lines.append(f"| {family} | {plan} | {n} of {total} |")
+            cell = plan.replace("|", "\\|")  # a plan's step separator, inside a table cell
+            lines.append(f"| {family} | {cell} | {n} of {total} |")
     return "\n".join(lines)
 
 
