@@ -351,12 +351,13 @@ def parse_settings(
 
 
 def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:
-    """A Markdown table of ``rows``: accuracy and reward ± SE over tasks, calls per
-    question, and ``policy`` minus each row, paired per task (accuracy and reward)."""
+    """A Markdown table of ``rows``: accuracy and reward ± SE over tasks; worker calls,
+    tokens (workers') and cost in USD per question (means); and ``policy`` minus each
+    row, paired per task (accuracy and reward)."""
     lines = [
-        f"| conductor | accuracy (± SE) | reward (± SE) | calls | {policy} minus it: "
-        "accuracy | reward |",
-        "|---|---|---|---|---|---|",
+        f"| conductor | accuracy (± SE) | reward (± SE) | calls | tokens | cost | {policy} "
+        "minus it: accuracy | reward |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     mine = rows[policy]
     for name, row in rows.items():
@@ -366,9 +367,11 @@ def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:
             acc, acc_se = paired_difference(row, mine, metric="accuracy")
             rew, rew_se = paired_difference(row, mine, metric="reward")
             gap = f"{100 * acc:+.1f} ± {100 * acc_se:.1f} pts | {rew:+.3f} ± {rew_se:.3f} |"
+        spent = row.per_question
         lines.append(
             f"| {name} | {row.accuracy:.3f} ± {standard_error(row.task_accuracy):.3f} | "
-            f"{row.mean:.3f} ± {row.se:.3f} | {row.per_question['worker_calls']:.2f} | {gap}"
+            f"{row.mean:.3f} ± {row.se:.3f} | {spent['worker_calls']:.2f} | "
+            f"{spent['tokens']:,.0f} | ${spent['cost_usd']:.4f} | {gap}"
         )
     return "\n".join(lines)
 
