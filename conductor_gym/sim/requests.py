@@ -1119,9 +1119,8 @@ _OTHER_WORDS = _words(
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
-_LITERAL_GATE = re.compile(
-    r"\b(?:reply|respond|answer|output|print|say|write|return|type|enter|response)\b", _I
-)
+_LITERAL_GATE_WORDS = "reply|respond|answer|output|print|say|write|return|type|enter|response"
+_LITERAL_GATE = re.compile(rf"\b(?:{_LITERAL_GATE_WORDS})\b", _I)
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+need\s+to|without|instead\s+of|rather\s+than|avoid|refrain\s+from"
     r"|(?:the\s+)?(?:opposite|reverse)\s+of"
@@ -1344,14 +1343,46 @@ def _literal(sentence: str) -> tuple[str, str] | None:
     return None
 
 
-_LITERAL_PIECE = re.compile(r"[.!?;\n]+(?=\s|$)|\n")
+@lru_cache(maxsize=1 << 12)
+def _tokens(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A normalised sentence's tokens (its words in canonical spelling, and commas) and
+    its words; cached as :func:`_act_cues`."""
+    raw = _WORDS.findall(sentence)
+    tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
+    for i in range(1, len(tokens)) if tokens != raw else ():
+        # after a determiner a word is a noun: "an exam" is no misspelt "examine"
+        if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
+            tokens[i] = raw[i]
+    for i in range(1, len(tokens)):
+        # "the correct one" reaches here as "the correct 1"
+        if tokens[i] == _NUM and (
+            tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
+        ):
+            tokens[i] = "one"
+    return tuple(tokens), tuple(w for w in tokens if w != ",")
+
+
+_LITERAL_GATE_LOWER = re.compile(rf"(?:{_LITERAL_GATE_WORDS})\b")
+# sentence ends before a space or the end, or a line break: "[.!?;\n]+(?=\s|$)|\n", written
+# to start with one character class (the scan then jumps to the candidates)
+_LITERAL_PIECE = re.compile(r"[.!?;\n](?:[.!?;\n]*(?=\s|$)|(?<=\n))")
 
 
 def _literal_candidates(text: str) -> Iterator[str]:
     """The pieces of ``text`` (split at sentence ends and line breaks) holding a word that
     may ask for a literal reply, in order; the gate is searched once over the whole text (a
     gate word never spans a break, whose characters are no word's)."""
-    hits = [m.start() for m in _LITERAL_GATE.finditer(text)]
+    if text.isascii():
+        # the gate's words without IGNORECASE and its leading \b (that lets the scan jump
+        # to the words' first letters), the \b checked on each hit: the same positions
+        low = text.lower()
+        hits = [
+            m.start()
+            for m in _LITERAL_GATE_LOWER.finditer(low)
+            if not m.start() or not (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_")
+        ]
+    else:
+        hits = [m.start() for m in _LITERAL_GATE.finditer(text)]
     start = at = 0
     breaks = [(m.start(), m.end()) for m in _LITERAL_PIECE.finditer(text)] if hits else []
     for end, after in (*breaks, (len(text), len(text))) if hits else ():
@@ -1362,6 +1393,29 @@ def _literal_candidates(text: str) -> Iterator[str]:
         if hits[at] < end:
             yield text[start:end]
         start = after
+
+
+_TRIGGER_WORDS = frozenset().union(*_TRIGGERS)
+
+
+@lru_cache(maxsize=1 << 12)
+def _matches(pattern: re.Pattern[str], sentence: str) -> bool:
+    """Whether ``pattern`` matches in ``sentence``, cached for the long patterns read on
+    every normalised sentence (see :func:`_act_cues`)."""
+    return pattern.search(sentence) is not None
+
+
+@lru_cache(maxsize=1 << 12)
+def _act_cues(sentence: str, triggers: frozenset[str]) -> frozenset[Act]:
+    """The acts of :data:`_ACTS` whose pattern matches ``sentence`` (a normalised sentence
+    whose words include ``triggers``, its words of :data:`_TRIGGERS`). Cached: the fixed
+    sentences of a task source's questions ("Answer with the letter of the correct option")
+    and of a plan's subtasks recur in every worker call that shows them."""
+    return frozenset(
+        act
+        for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
+        if triggers & gate and pattern.search(sentence)
+    )
 
 
 _CLAUSE_END = re.compile(r",|\b(?:but|and|then|instead|just|only)\b")
@@ -1438,19 +1492,8 @@ def recognise(text: str) -> Recognition:
         for sentence in (_persona_apart(whole) if "," in whole and "as " in whole else (whole,))
     ]
     for paragraph, sentence in sentences:
-        raw = _WORDS.findall(sentence)
-        tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
-        for i in range(1, len(tokens)) if tokens != raw else ():
-            # after a determiner a word is a noun: "an exam" is no misspelt "examine"
-            if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
-                tokens[i] = raw[i]
-        for i in range(1, len(tokens)):
-            # "the correct one" reaches here as "the correct 1"
-            if tokens[i] == _NUM and (
-                tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
-            ):
-                tokens[i] = "one"
-        words = [w for w in tokens if w != ","]
+        cached_tokens, cached_words = _tokens(sentence)
+        tokens, words = list(cached_tokens), list(cached_words)
         if not words or all(w in _PLACEHOLDERS for w in words):
             has_problem = has_problem or bool(words)
             continue
@@ -1483,7 +1526,7 @@ def recognise(text: str) -> Recognition:
                 return Recognition("offtask", "ignores-problem")
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
-        if present & _OTHER_WORDS and _OTHER_OBJECT.search(joined):
+        if present & _OTHER_WORDS and _matches(_OTHER_OBJECT, joined):
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
         if present & _SELF_CHECK_WORDS:
@@ -1498,11 +1541,7 @@ def recognise(text: str) -> Recognition:
         # a comma between a verb and its object ("produce a complete, careful solution")
         # is no clause boundary for the act patterns
         plain = " ".join(t for t in joined.split(" ") if t != ",") if "," in tokens else joined
-        found = {
-            act
-            for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
-            if present & gate and pattern.search(plain)
-        }
+        found = set(_act_cues(plain, frozenset(present & _TRIGGER_WORDS)))
         found |= _structural_acts(plain, present, in_view)
         if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
             # "check whether the answers above agree": a check, unless a share is asked too
@@ -1798,7 +1837,7 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
     relay = (
         not present.isdisjoint(_RELAY_GATE)
         and not present.isdisjoint(_XFER_GATE)
-        and _RELAY.search(sentence) is not None
+        and _matches(_RELAY, sentence)
     ) or (not present.isdisjoint(_PARTICLE_GATE) and _HAND_ON.search(sentence) is not None)
     if not relay and not present.isdisjoint(_POSSESSIVES) and not present.isdisjoint(_XFER_GATE):
         # "the previous model solved this ... present its final answer"
@@ -1813,7 +1852,7 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
     if (
         not present.isdisjoint(_RIGHT_GATE)
         and not present.isdisjoint(_IN_VIEW_WORDS)
-        and _ASKS_RIGHT.search(sentence)
+        and _matches(_ASKS_RIGHT, sentence)
         and not (_ABOUT_PROBLEM.search(sentence) and present.isdisjoint(_IN_VIEW_WORDS - _WEAK))
     ):
         out.add("check")
