@@ -537,6 +537,22 @@ _KEY_BEFORE = re.compile(
     r"\b(?:output|return|give|report|provide|respond|reply|deliver|produce)\s*$", _I
 )
 _WORD_BEFORE = re.compile(r"[A-Za-z]+$")
+# Units of measure (a closed class a reader knows): "state it in square centimetres" at a
+# clause's end names the answer's unit, no other topic, and asks nothing more.
+_UNIT = (
+    r"(?:(?:centi|milli|kilo|micro|nano)?(?:metre|meter|gram|litre|liter|second)s?|inch(?:es)?"
+    r"|foot|feet|yards?|miles?|pounds?|ounces?|tons?|tonnes?|minutes?|hours?|days?|weeks?"
+    r"|months?|years?|degrees?|radians?|dollars?|cents?|euros?|percent|kg|km|cm|mm|mg|ml|mph"
+    r"|kph|kmh|units?|celsius|fahrenheit|kelvin)"
+)
+_IN_UNITS = re.compile(
+    rf"\bin\s+(?:square\s+|cubic\s+)?{_UNIT}(?:\s+(?:per|an|a)\s+{_UNIT})?(?=\s*(?:[,.;:!?\n]|$))"
+)
+# A goal key whose value is the answer ("**Goal:** the right answer"): the goal stated.
+_GOAL_KEY = re.compile(
+    r"\b(goal|aim|objective|target|deliverable|mission|purpose)\s*:\s*(?=(?:the|a|an|your)\s+"
+    r"(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b)"
+)
 _LIST_MARK = re.compile(r"\(?\d{1,2}[).]\s+(?=[A-Za-z])")
 _POSSESSOR = re.compile(
     r"'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
@@ -664,6 +680,10 @@ _TEMPLATE_WORDS = _words(
     "value answer result number letter x n choice option expression integer your final "
     "solution digit word"
 )
+_QUALITIES = _words(
+    "wrong incorrect false mistaken erroneous untrue inaccurate bogus invalid correct right "
+    "true accurate valid"
+)
 _NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
 _PAST = (
@@ -731,6 +751,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         "vote",
         re.compile(
             r"\b(?:majority|consensus|plurality|modal|votes|voting|tally)\b"
+            # "return the mode" of the answers (their most frequent value)
+            r"|\b(?:return|give|output|report|take|find|pick|compute|use|state)\s+(?:the|their)\s+"
+            r"mode\b(?!\s+of\s+(?!the\s+(?:answers|responses|results|solutions)))"
             r"|\bvote\b(?!\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution)))"
             r"|\bmost\s+(?:common|frequent|frequently|popular|often|times|support|votes)\b"
             r"|\bmost\s+of\s+(?:them|the|these|those)\b"
@@ -758,6 +781,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|both|all|each|an?\s+(?:\w+\s+)?(?:answer|response|solution|option|candidate)"
             r"|answers|responses|solutions|candidates|results)\b"
             r"|\b(?:double|re|cross)\s+check\b"
+            # to challenge or test an answer is to check it ("stress-test the result above")
+            r"|\b(?:challenge|dispute|contest|interrogate|question|probe|test|stress\s+test"
+            r"|attack|pressure\s+test)\s+(?:the|that|this|these|those|each|every|its|their|both"
+            r"|all|any)\s+(?:\w+\s+){0,2}?(?:answers?|solutions?|responses?|results?|reasoning"
+            r"|work|claims?|conclusions?|arguments?|derivations?|proofs?)\b"
             r"|\b(?:go|look)\s+(?:over|through)\b(?!\s+(?:the\s+|this\s+)?(?:problem|question"
             r"|task|exercise|puzzle)s?\b)|\blook\s+for\b"
             r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|qqnum|qqbox)"
@@ -794,7 +822,10 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
     (
         "restate",
         re.compile(
-            rf"\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
+            # "repeat after the last model": say what it said
+            r"\brepeat\s+after\s+(?:the\s+|that\s+)?(?:\w+\s+)?(?:model|worker|step|solver|agent"
+            r"|responder)\b"
+            rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
             rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,4}}?\s+{_ANS}\b(?!\s+to\b)"
             rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they|see|saw"
             rf"|the|a|an|step|model|models|response|responses|worker)){{0,5}}\s+(?:{_PAST}"
@@ -1027,7 +1058,12 @@ _SHARE_VERBS = (
 )
 _VOTE_SHARE = re.compile(
     rf"\b(?:most|more|mostly|largely)\s+(?:of\s+)?(?:\w+\s+){{0,3}}?{_SHARE_VERBS}\b"
-    r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion)\b"
+    r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion|group|bloc"
+    r"|fraction|proportion|part)\b"
+    # "the answer repeated most (often)", not "given most carefully"
+    r"|\b(?:repeated|given|stated|chosen|picked|named|cited|reported|produced|returned|occurs?"
+    r"|occurring|appears?|appearing|recurs?|recurring|comes\s+up|shows\s+up)\s+(?:the\s+)?most\b"
+    r"(?!\s+(?!often|frequently|commonly)\w+ly\b)"
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
@@ -1044,7 +1080,7 @@ _ASKS_RIGHT = re.compile(
     r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand|correctly"
     r"|incorrectly|properly)\b"
     r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke|flag|catch|locate"
-    r"|highlight|list)\s+(?:\w+\s+){0,2}?"
+    r"|highlight|list|hunt\s+for|scan\s+for|dig\s+for|comb\s+for)\s+(?:\w+\s+){0,2}?"
     r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?|errors?|mistakes?|flaws?|bugs?"
     r"|slips?)\s+(?:in|with|of)\b"
     r"|\b(?:see|decide|determine|judge|say|find\s+out|work\s+out|tell\s+(?:me\s+)?|check)\s+"
@@ -1053,6 +1089,8 @@ _ASKS_RIGHT = re.compile(
     r"|meets?)\b"
     r"|\b(?:plug|substitute|put)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?|values?)\s+"
     r"(?:\w+\s+){0,2}?(?:back\s+)?into\b"
+    r"|\b(?:find|spot|identify|say|tell\s+(?:me\s+)?|explain|show|see|point\s+out)\s+what\s+"
+    r"(?:is\s+|s\s+|was\s+|went\s+|might\s+be\s+|may\s+be\s+)?(?:\w+\s+)?wrong\s+(?:with|in)\b"
     r"|\bsecond\s+guess\b|\b(?:second|fresh|another|extra|new)\s+(?:pair|set)\s+of\s+eyes\b"
     r"|\b(?:another|a\s+second|a\s+fresh|a\s+hard|a\s+critical)\s+look\s+at\b"
     r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
@@ -1069,7 +1107,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     for words in (
         "answer",
         "what which how",
-        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
+        "majority consensus plurality modal mode votes voting tally vote most agreed agree agrees "
+        "count "
         "given broadest widest poll",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
@@ -1077,7 +1116,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic",
+        "look critic challenge dispute contest interrogate question probe attack pressure",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
@@ -1160,7 +1199,8 @@ _REFUSAL = re.compile(
 _OTHER_OBJECT = re.compile(
     r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
     r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
-    r"(?!\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
+    r"(?!\s+(?:is\s+|seems\s+|looks\s+|feels\s+|might\s+be\s+|may\s+be\s+)?(?:off|wrong|amiss"
+    r"|fishy|incorrect|mistaken)\b|\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
     r"|false)\b|\s+(?:other\s+than|but|except|different\s+from|else\s+than)\s+(?:the|that"
     r"|this|your)\s+(?:\w+\s+)?(?:answers?|responses?|results?|ones?)\b)"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
@@ -1169,6 +1209,9 @@ _OTHER_OBJECT = re.compile(
     r"|grammar|formatting|punctuation|tone|length)\b"
     r"(?:\s+\w+){0,3}\s+(?:of|in)\s+(?:the|this|that|your|each|every)\s+(?:question|problem"
     r"|task|answer|response|statement|reply|solution)s?\b"
+    r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|syllables?)\s+(?:\w+\s+){0,2}?"
+    r"(?:the|this|that|your|each)\s+(?:question|problem|task|answer|response|statement|reply"
+    r"|solution)s?\s+(?:above\s+|here\s+|given\s+|shown\s+)?(?:has|have|contains?|includes?|uses?)\b"
     r"|\b(?:question|problem|task|statement|prompt)s?\s+(?:has|have|contains?|includes?)\s+"
     r"(?:any\s+|some\s+)?(?:typos?|spelling|grammar|grammatical|formatting|punctuation)"
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
@@ -1266,6 +1309,10 @@ def _normalise(text: str) -> str:
     text = text.lower()
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
+    if " in " in text:
+        text = _IN_UNITS.sub(" ", text)
+    if ":" in text:
+        text = _GOAL_KEY.sub(r"the \1 is ", text)  # "goal: the right answer"
     if " or " in text:
         text = _EITHER_HEADER.sub(r"\1judge as \2 or \3: ", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
@@ -1329,8 +1376,13 @@ def _literal(sentence: str) -> tuple[str, str] | None:
         return None
     payload = m.group("payload")
     word = payload.lower()
-    if word in _TEMPLATE_WORDS and m.group("frame").rstrip().endswith(":"):
-        return None  # "Final answer: <value>": the form of the answer, not a reply
+    keyed = m.group("frame").rstrip().endswith(":")
+    if keyed and (
+        word in _TEMPLATE_WORDS or (word in _QUALITIES and m.group("verb").lower() in _KEYS)
+    ):
+        # "Final answer: <value>": the form of the answer, not a reply; "answer: incorrect"
+        # (a key and its value): the quality the answer is to have
+        return None
     if word in _NOT_PAYLOAD or _BLANK.search(sentence, m.end("payload")):
         # a word followed by a blanked problem is the problem's own ("answer: Compute ___.")
         return None
@@ -1416,6 +1468,10 @@ def _act_cues(sentence: str, triggers: frozenset[str]) -> frozenset[Act]:
         for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
         if triggers & gate and pattern.search(sentence)
     )
+
+
+_THANKS = _words("thanks thank cheers thx ty")
+_THANKS_PAIRS = (["many", "thanks"], ["much", "appreciated"], ["i", "appreciate"])
 
 
 _CLAUSE_END = re.compile(r",|\b(?:but|and|then|instead|just|only)\b")
@@ -1619,7 +1675,10 @@ def recognise(text: str) -> Recognition:
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
-        persona = PERSONA_OPENERS.match(joined) is not None
+        # thanks ("Thanks a bunch in advance!") is politeness, whatever its words
+        persona = PERSONA_OPENERS.match(joined) is not None or (
+            not found and (words[0] in _THANKS or words[:2] in _THANKS_PAIRS)
+        )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
         if content and found - {"describe"} and present & _ASIDE_GATE:
             # how to answer ("as if explaining to a student") or what to beware of ("avoid
@@ -1834,6 +1893,8 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("solve")  # "give me a hand with this", "I'd like the final answer", "help?"
     if not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence) and in_view():
         out.add("check")  # "(another model's answer is above.) Do you agree?"
+    if not present.isdisjoint(_AMISS_GATE) and _AMISS.search(sentence) and in_view():
+        out.add("check")  # "is anything off?", "something seems wrong with it" (answer in view)
     relay = (
         not present.isdisjoint(_RELAY_GATE)
         and not present.isdisjoint(_XFER_GATE)
@@ -1931,20 +1992,25 @@ _REMARK_HELP = re.compile(
 )
 _ASKED_FOR_GATE = _words(
     "asks requests wants requires describes specifies calls asked requested "
-    "described required specified called"
+    "described required specified called solves solve implements"
 )
 _ASKED_FOR = re.compile(
     r"\b(?:the\s+)?(?P<what>[a-z]+)\s+(?:that\s+|which\s+)?(?:the\s+)?(?:question|problem|task"
     r"|exercise|prompt)\s+(?:asks|requests|wants|requires|describes|specifies|calls)\b"
     r"|\b(?P<what2>[a-z]+)\s+(?:asked|requested|described|required|specified|called)\s+for\s+"
     r"(?:in|by)\s+the\s+(?:question|problem|task)\b"
+    # "write a python function that solves the task": the deliverable is the task's own
+    r"|\b(?:[a-z]+\s+){0,2}?[a-z]+\s+(?:that|which)\s+(?:solves?|implements?)\s+(?:the|this)\s+"
+    r"(?:question|problem|task|exercise|puzzle)\b"
 )
 _POSSESSIVES = _words("its their his her")
 _THEIR_ANSWER = re.compile(
     rf"\b{_XFER}\s+(?:\w+\s+)?(?:its|their|his|her)\s+(?:final\s+)?{_HELD}\b"
     r"(?!\s+(?:to|of|for|in)\s+(?:the\s+|this\s+)?(?:problem|question|task))"
 )
-_HELP_GATE = _words("help hand assist like need want goal aim objective mission job purpose")
+_HELP_GATE = _words(
+    "help hand assist like need want goal aim objective mission job purpose target deliverable"
+)
 _HELP = re.compile(
     r"\b(?:help|hand|assist|assistance)\s+(?:\w+\s+){0,2}?(?:with|on|solving|solve|answering)\s+"
     r"(?:this|it|the\s+(?:\w+\s+)?(?:problem|question|task|exercise|puzzle)|qqslot)\b"
@@ -1954,8 +2020,9 @@ _HELP = re.compile(
     r"|have|know)\s+)?(?:the|your|an?)\s+(?:\w+\s+){0,3}?(?:answer"
     r"|solution|result)\b(?!\s+(?:above|from|of|in|to|given|earlier|previous|before))"
     r"|^(?:the|your|our|my)\s+(?:main\s+|only\s+|sole\s+)?(?:goal|aim|objective|job|mission"
-    r"|purpose)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
+    r"|purpose|target|deliverable)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
     r"(?:the|a|an|your)\s+(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b"
+    r"(?!\s+(?:above|from|given|earlier|previous|before|shown))"
 )
 _ASIDE_GATE = _words("if though like avoid beware watch mind fall wary steer for wish prefer up")
 _ASIDE = re.compile(
@@ -2010,6 +2077,13 @@ _AGREE = re.compile(
     r"|\b(?:read|look\s+at|go\s+over|go\s+through|consider|examine|study|reread)\s+(?:\w+\s+){1,5}?"
     r"(?:critically|skeptically|sceptically|closely)\b"
 )
+_AMISS_GATE = _words("off amiss fishy wrong")
+_AMISS = re.compile(
+    r"^(?:\w+\s+){0,2}?(?:is|does|do)\s+(?:there\s+)?(?:anything|something|it|that|this)\s+"
+    r"(?:\w+\s+)?(?:off|amiss|fishy|wrong)\b"
+    r"|\b(?:something|anything|what)\s+(?:is\s+|s\s+|seems\s+|looks\s+|feels\s+|might\s+be\s+)?"
+    r"(?:off|amiss|fishy)\b"
+)
 _PARTICLE_GATE = _words("pass hand carry send bring")
 _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
     "along on through back what which answer reply response output whatever let"
@@ -2037,7 +2111,7 @@ _VIEW_REF = re.compile(
     r"\b(?:above|earlier|previous|previously|prior|preceding|candidates|responses|proposed"
     r"|candidate\s+(?:answers?|solutions?|responses?)"
     r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
-    r"|last\s+(?:answer|response|step|result)|qqbox|first|second|again"
+    r"|last\s+(?:answer|response|step|result|solution|attempt|output|reply|model|worker)|qqbox|first|second|again"
     r"|(?:answers?|results?|solutions?|claims?|responses?)\s+(?:\w+\s+)?qqnum"
     r"|(?:given|shown)\s+(?:\w+\s+)?(?:answers?|solutions?|results?|responses?|work|above"
     r"|earlier|before)|(?:answers?|solutions?|results?|responses?|work)\s+(?:given|shown)"
@@ -2187,7 +2261,8 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 
 
 _STRUCTURAL_GATE = (
-    _MERIT_GATE
+    _AMISS_GATE
+    | _MERIT_GATE
     | _AGREE_GATE
     | _RELAY_GATE
     | _PARTICLE_GATE
