@@ -374,7 +374,7 @@ _OBJECT_VERBS = _words(
     evaluate pick choose select compare confirm rate critique audit inspect examine assess grade
     judge repeat restate relay copy echo give provide report tell state output return figure
     recheck proofread tackle derive crack explain describe summarize summarise translate
-    count list work write compose draw sing make create put
+    count list work write compose draw sing make create put respond reply
     """
 )
 _BEFORE_OBJECT = _words(
@@ -1154,7 +1154,8 @@ _OTHER_WORDS = _words(
     "someone somebody about something other another different new unrelated next words word "
     "letters letter characters character sentences sentence lines line vowels vowel spelling "
     "wording choose pick select compare rank name weigh vote which what typo typos grammar "
-    "grammatical formatting punctuation"
+    "grammatical formatting punctuation paragraph essay email passage story poem resume article "
+    "document tweet speech"
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
@@ -1212,6 +1213,8 @@ _OTHER_OBJECT = re.compile(
     r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|syllables?)\s+(?:\w+\s+){0,2}?"
     r"(?:the|this|that|your|each)\s+(?:question|problem|task|answer|response|statement|reply"
     r"|solution)s?\s+(?:above\s+|here\s+|given\s+|shown\s+)?(?:has|have|contains?|includes?|uses?)\b"
+    r"|\b(?:this|my|our|his|her)\s+(?:paragraph|essay|email|letter|passage|story|poem|resume"
+    r"|article|document|tweet|speech)s?\b"
     r"|\b(?:question|problem|task|statement|prompt)s?\s+(?:has|have|contains?|includes?)\s+"
     r"(?:any\s+|some\s+)?(?:typos?|spelling|grammar|grammatical|formatting|punctuation)"
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
@@ -2030,6 +2033,7 @@ _ASIDE = re.compile(
     r"|\bfor\s+(?:a|an|the|this|our|my)\s+\w+(?:\s+\w+)?$"
     r"|\bas\s+you\s+(?:wish|like|please|prefer|see\s+fit)\b|\bup\s+to\s+you\b"
     r"|\b(?:as\s+if|as\s+though|like\s+you\s+(?:are|re|were|would))\b[^,]*"
+    r"|\blike\s+(?:a|an|the|any)\s+(?:\w+\s+){0,4}?(?:would|does|might|could)\b"
     r"|\b(?:avoid|beware(?:\s+of)?|watch\s+(?:out\s+)?for|look\s+out\s+for|mind|fall\s+for"
     r"|(?:be\s+)?wary\s+of|steer\s+clear\s+of)\s+(?:\w+\s+){0,3}?\w+"
     r"(?=\s*(?:,|$|\band\b|\bthen\b))"

@@ -129,7 +129,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     paragraph paragraphs matters matter counts partner intermediate sense
     submit submitted finalize finalise adopt bring stand stands stood
     opposite conclusion conclusions verdict verdicts decision
-    off amiss fishy pressure
+    off amiss fishy pressure believe
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
