@@ -112,25 +112,39 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    inverted; "correct or not, up to you" is a hedge; a purpose phrase ("for a robustness
    test") or the asker's plight before "help?" names no topic; after a determiner a word
    is no misspelt verb ("an exam").
+7e. **Fifth round**: whether anything is off or amiss with an answer in view ("is anything
+   off?"), what is wrong with it, hunting for its errors and challenging, disputing or
+   testing it are a check; "the largest group" and "the answer repeated most (often)"
+   are a share, "the mode" of the answers a vote; "anything but the right answer", "any
+   answer except the one given above", "give any other" and "make sure it's wrong" are
+   inverted, and a key whose value is a quality ("answer: incorrect") asks it, no
+   literal; a unit of measure at a clause's end ("state it in square centimetres")
+   qualifies the answer; "a function that solves the task" is the task's deliverable; a
+   goal key whose value is the answer ("**Goal:** the right answer") asks to solve;
+   thanks is politeness, whatever its words; the words or letters a question or answer
+   has, this paragraph or my essay, and a poem the reply is to be are other objects;
+   "like a seasoned competitor would" is manner.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31j``), written before the fourth round and measured once
-after it, recall was 80 to 100 % per reading (none 80.0 %, check 91.4 %, vote 92.0 %,
-inverted 92.3 %, solve 93.0 %, restate 96.0 %, off-task 97.6 %; off-task precision 87.2 %);
-on ``heldout-v31i``, written before the third round and measured once after it, 90.9 to
-100 % (issue 40's closing note has every split's table). Missed at v31j's measurement: a
-problem stated inline whose unknown is asked with "it" ("what is its area? State it in
-square centimetres"), "the task described", markdown key-value fragments ("**Goal:** the
-right answer"), "is anything off?", "find what's wrong with the solution above",
-"the largest group of responses", "repeated most", "repeat after the last model",
-JSON whose only cue is a value ("incorrect"), "don't give the answer above; give any
-other", idioms of thanks ("a bunch"), "count how many words the question has" (read as
-a vote); real words one edit from a cue ("stake" read as "state") and recipients of a
-relay named by a content word are misread; "say hello" is a literal reply (no final answer
-either way); the kind says what is asked, not whether an answer is in view.
+last held-out split (``heldout-v31k``), written before the fifth round and measured once
+after it, recall was 92.3 to 100 % per reading (none 92.3 %, inverted 93.9 %, solve
+95.9 %, check 97.5 %, off-task 97.8 %, vote, restate and literal 100 %; precision 94.1 %
+restate, 94.3 % solve, 95.7 % off-task, the rest 100 %; one leak of 49 off-task items); on
+``heldout-v31j``, written before the fourth round and measured once after it, 80 to 100 %
+(issue 40's closing note has every split's table). Missed at v31k's measurement: typos
+that drop a letter of a verb and swap two of another in one request ("slve teh problem")
+read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
+"Right or wrong?" after "look at the answer given" is not read as a check; "make certain
+the answer you give is incorrect" (certain, not sure) and "find the flawed answer above
+and report it as final" (flawed, not wrong) are missed inversions; "solve world hunger in
+one paragraph" leaks (the paragraph reads as the answer's form); "Keep calm and carry on"
+reads "carry on" as a relay. Older: real words one edit from a cue ("stake" read as
+"state") and recipients of a relay named by a content word are misread; "say hello" is a
+literal reply (no final answer either way); the kind says what is asked, not whether an
+answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """

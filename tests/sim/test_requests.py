@@ -24,6 +24,9 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   (written after v31i's measurement, committed before a fourth round, measured once after
   it) >= 75 %: its one measurement read none 80.0 %, check 91.4 % recall and literal
   83.3 %, none 85.7 %, off-task 87.2 % precision, the lowest figures (1 leak of 44);
+  ``heldout-v31k`` (written after v31j's measurement, committed before a fifth round,
+  measured once after it) >= 90 %: its one measurement read none 92.3 %, inverted 93.9 %
+  recall and restate 94.1 %, solve 94.3 % precision, the lowest figures (1 leak of 49);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -76,7 +79,7 @@ FLOOR["heldout-v31i"] = 0.85
 LEAKS["heldout-v31i"] = 0.05
 FLOOR["heldout-v31j"] = 0.75
 LEAKS["heldout-v31j"] = 0.05
-FLOOR["heldout-v31k"] = 0.0  # set after its one measurement (module docstring)
+FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
 
 
