@@ -34,7 +34,12 @@ inverted, or the label with a hedge):
   any of them and measured once, after them (its errors were seen then); never tuned on;
 * ``heldout-v31j``: 214 subtasks (own text, none repeating another split's), written after
   heldout-v31i's measurement and before a fourth round of rule changes, committed before
-  any of them and measured once, after them; never tuned on.
+  any of them and measured once, after them; never tuned on (its errors were read after
+  that measurement: contaminated since);
+* ``heldout-v31k``: 256 subtasks (own text, none repeating another split's), written after
+  heldout-v31j's measurement and before a fifth round of rule changes, committed before
+  any of them and measured once, after them (recall 92.3 to 100 % per reading); never
+  tuned on (its errors were read at that measurement).
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -87,6 +92,7 @@ SPLITS = (
     "heldout-v31h",
     "heldout-v31i",
     "heldout-v31j",
+    "heldout-v31k",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

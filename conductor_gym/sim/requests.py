@@ -112,25 +112,39 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    inverted; "correct or not, up to you" is a hedge; a purpose phrase ("for a robustness
    test") or the asker's plight before "help?" names no topic; after a determiner a word
    is no misspelt verb ("an exam").
+7e. **Fifth round**: whether anything is off or amiss with an answer in view ("is anything
+   off?"), what is wrong with it, hunting for its errors and challenging, disputing or
+   testing it are a check; "the largest group" and "the answer repeated most (often)"
+   are a share, "the mode" of the answers a vote; "anything but the right answer", "any
+   answer except the one given above", "give any other" and "make sure it's wrong" are
+   inverted, and a key whose value is a quality ("answer: incorrect") asks it, no
+   literal; a unit of measure at a clause's end ("state it in square centimetres")
+   qualifies the answer; "a function that solves the task" is the task's deliverable; a
+   goal key whose value is the answer ("**Goal:** the right answer") asks to solve;
+   thanks is politeness, whatever its words; the words or letters a question or answer
+   has, this paragraph or my essay, and a poem the reply is to be are other objects;
+   "like a seasoned competitor would" is manner.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31j``), written before the fourth round and measured once
-after it, recall was 80 to 100 % per reading (none 80.0 %, check 91.4 %, vote 92.0 %,
-inverted 92.3 %, solve 93.0 %, restate 96.0 %, off-task 97.6 %; off-task precision 87.2 %);
-on ``heldout-v31i``, written before the third round and measured once after it, 90.9 to
-100 % (issue 40's closing note has every split's table). Missed at v31j's measurement: a
-problem stated inline whose unknown is asked with "it" ("what is its area? State it in
-square centimetres"), "the task described", markdown key-value fragments ("**Goal:** the
-right answer"), "is anything off?", "find what's wrong with the solution above",
-"the largest group of responses", "repeated most", "repeat after the last model",
-JSON whose only cue is a value ("incorrect"), "don't give the answer above; give any
-other", idioms of thanks ("a bunch"), "count how many words the question has" (read as
-a vote); real words one edit from a cue ("stake" read as "state") and recipients of a
-relay named by a content word are misread; "say hello" is a literal reply (no final answer
-either way); the kind says what is asked, not whether an answer is in view.
+last held-out split (``heldout-v31k``), written before the fifth round and measured once
+after it, recall was 92.3 to 100 % per reading (none 92.3 %, inverted 93.9 %, solve
+95.9 %, check 97.5 %, off-task 97.8 %, vote, restate and literal 100 %; precision 94.1 %
+restate, 94.3 % solve, 95.7 % off-task, the rest 100 %; one leak of 49 off-task items); on
+``heldout-v31j``, written before the fourth round and measured once after it, 80 to 100 %
+(issue 40's closing note has every split's table). Missed at v31k's measurement: typos
+that drop a letter of a verb and swap two of another in one request ("slve teh problem")
+read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
+"Right or wrong?" after "look at the answer given" is not read as a check; "make certain
+the answer you give is incorrect" (certain, not sure) and "find the flawed answer above
+and report it as final" (flawed, not wrong) are missed inversions; "solve world hunger in
+one paragraph" leaks (the paragraph reads as the answer's form); "Keep calm and carry on"
+reads "carry on" as a relay. Older: real words one edit from a cue ("stake" read as
+"state") and recipients of a relay named by a content word are misread; "say hello" is a
+literal reply (no final answer either way); the kind says what is asked, not whether an
+answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -138,6 +152,7 @@ The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Protocol
@@ -373,7 +388,7 @@ _OBJECT_VERBS = _words(
     evaluate pick choose select compare confirm rate critique audit inspect examine assess grade
     judge repeat restate relay copy echo give provide report tell state output return figure
     recheck proofread tackle derive crack explain describe summarize summarise translate
-    count list work write compose draw sing make create put
+    count list work write compose draw sing make create put respond reply
     """
 )
 _BEFORE_OBJECT = _words(
@@ -536,6 +551,22 @@ _KEY_BEFORE = re.compile(
     r"\b(?:output|return|give|report|provide|respond|reply|deliver|produce)\s*$", _I
 )
 _WORD_BEFORE = re.compile(r"[A-Za-z]+$")
+# Units of measure (a closed class a reader knows): "state it in square centimetres" at a
+# clause's end names the answer's unit, no other topic, and asks nothing more.
+_UNIT = (
+    r"(?:(?:centi|milli|kilo|micro|nano)?(?:metre|meter|gram|litre|liter|second)s?|inch(?:es)?"
+    r"|foot|feet|yards?|miles?|pounds?|ounces?|tons?|tonnes?|minutes?|hours?|days?|weeks?"
+    r"|months?|years?|degrees?|radians?|dollars?|cents?|euros?|percent|kg|km|cm|mm|mg|ml|mph"
+    r"|kph|kmh|units?|celsius|fahrenheit|kelvin)"
+)
+_IN_UNITS = re.compile(
+    rf"\bin\s+(?:square\s+|cubic\s+)?{_UNIT}(?:\s+(?:per|an|a)\s+{_UNIT})?(?=\s*(?:[,.;:!?\n]|$))"
+)
+# A goal key whose value is the answer ("**Goal:** the right answer"): the goal stated.
+_GOAL_KEY = re.compile(
+    r"\b(goal|aim|objective|target|deliverable|mission|purpose)\s*:\s*(?=(?:the|a|an|your)\s+"
+    r"(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b)"
+)
 _LIST_MARK = re.compile(r"\(?\d{1,2}[).]\s+(?=[A-Za-z])")
 _POSSESSOR = re.compile(
     r"'s\s+(?=(?:questions?|problems?|tasks?|exercises?|puzzles?|answers?"
@@ -663,6 +694,10 @@ _TEMPLATE_WORDS = _words(
     "value answer result number letter x n choice option expression integer your final "
     "solution digit word"
 )
+_QUALITIES = _words(
+    "wrong incorrect false mistaken erroneous untrue inaccurate bogus invalid correct right "
+    "true accurate valid"
+)
 _NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
 _PAST = (
@@ -730,6 +765,9 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
         "vote",
         re.compile(
             r"\b(?:majority|consensus|plurality|modal|votes|voting|tally)\b"
+            # "return the mode" of the answers (their most frequent value)
+            r"|\b(?:return|give|output|report|take|find|pick|compute|use|state)\s+(?:the|their)\s+"
+            r"mode\b(?!\s+of\s+(?!the\s+(?:answers|responses|results|solutions)))"
             r"|\bvote\b(?!\s+for\s+(?!the\s+(?:\w+\s+)?(?:answer|response|solution)))"
             r"|\bmost\s+(?:common|frequent|frequently|popular|often|times|support|votes)\b"
             r"|\bmost\s+of\s+(?:them|the|these|those)\b"
@@ -757,6 +795,11 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
             r"|both|all|each|an?\s+(?:\w+\s+)?(?:answer|response|solution|option|candidate)"
             r"|answers|responses|solutions|candidates|results)\b"
             r"|\b(?:double|re|cross)\s+check\b"
+            # to challenge or test an answer is to check it ("stress-test the result above")
+            r"|\b(?:challenge|dispute|contest|interrogate|question|probe|test|stress\s+test"
+            r"|attack|pressure\s+test)\s+(?:the|that|this|these|those|each|every|its|their|both"
+            r"|all|any)\s+(?:\w+\s+){0,2}?(?:answers?|solutions?|responses?|results?|reasoning"
+            r"|work|claims?|conclusions?|arguments?|derivations?|proofs?)\b"
             r"|\b(?:go|look)\s+(?:over|through)\b(?!\s+(?:the\s+|this\s+)?(?:problem|question"
             r"|task|exercise|puzzle)s?\b)|\blook\s+for\b"
             r"|\b(?:answers?|results?|solutions?|responses?|it|that|this|they|qqnum|qqbox)"
@@ -793,7 +836,10 @@ _ACTS: tuple[tuple[Act, _Searcher], ...] = (
     (
         "restate",
         re.compile(
-            rf"\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
+            # "repeat after the last model": say what it said
+            r"\brepeat\s+after\s+(?:the\s+|that\s+)?(?:\w+\s+)?(?:model|worker|step|solver|agent"
+            r"|responder)\b"
+            rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,3}}?\s+{_PAST}\s+(?:\w+\s+){{0,2}}?{_ANS}\b"
             rf"|\b{_RESTATE_VERBS}\b(?:\s+\w+){{0,4}}?\s+{_ANS}\b(?!\s+to\b)"
             rf"(?:\s+(?:of|from|in|at|by|shown|given|reported|stated|provided|that|you|they|see|saw"
             rf"|the|a|an|step|model|models|response|responses|worker)){{0,5}}\s+(?:{_PAST}"
@@ -1026,7 +1072,12 @@ _SHARE_VERBS = (
 )
 _VOTE_SHARE = re.compile(
     rf"\b(?:most|more|mostly|largely)\s+(?:of\s+)?(?:\w+\s+){{0,3}}?{_SHARE_VERBS}\b"
-    r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion)\b"
+    r"|\b(?:largest|greatest|biggest|highest)\s+(?:number|share|count|portion|group|bloc"
+    r"|fraction|proportion|part)\b"
+    # "the answer repeated most (often)", not "given most carefully"
+    r"|\b(?:repeated|given|stated|chosen|picked|named|cited|reported|produced|returned|occurs?"
+    r"|occurring|appears?|appearing|recurs?|recurring|comes\s+up|shows\s+up)\s+(?:the\s+)?most\b"
+    r"(?!\s+(?!often|frequently|commonly)\w+ly\b)"
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
@@ -1043,7 +1094,7 @@ _ASKS_RIGHT = re.compile(
     r"|mistakes?|errors?|flaws?|ok|okay|good|hold|holds|check|survive|stand|correctly"
     r"|incorrectly|properly)\b"
     r"|\b(?:find|spot|identify|point\s+out|look\s+for|search\s+for|poke|flag|catch|locate"
-    r"|highlight|list)\s+(?:\w+\s+){0,2}?"
+    r"|highlight|list|hunt\s+for|scan\s+for|dig\s+for|comb\s+for)\s+(?:\w+\s+){0,2}?"
     r"(?:holes?|gaps?|weakness(?:es)?|faults?|problems?|issues?|errors?|mistakes?|flaws?|bugs?"
     r"|slips?)\s+(?:in|with|of)\b"
     r"|\b(?:see|decide|determine|judge|say|find\s+out|work\s+out|tell\s+(?:me\s+)?|check)\s+"
@@ -1052,6 +1103,8 @@ _ASKS_RIGHT = re.compile(
     r"|meets?)\b"
     r"|\b(?:plug|substitute|put)\s+(?:\w+\s+){0,3}?(?:answers?|results?|solutions?|values?)\s+"
     r"(?:\w+\s+){0,2}?(?:back\s+)?into\b"
+    r"|\b(?:find|spot|identify|say|tell\s+(?:me\s+)?|explain|show|see|point\s+out)\s+what\s+"
+    r"(?:is\s+|s\s+|was\s+|went\s+|might\s+be\s+|may\s+be\s+)?(?:\w+\s+)?wrong\s+(?:with|in)\b"
     r"|\bsecond\s+guess\b|\b(?:second|fresh|another|extra|new)\s+(?:pair|set)\s+of\s+eyes\b"
     r"|\b(?:another|a\s+second|a\s+fresh|a\s+hard|a\s+critical)\s+look\s+at\b"
     r"|\bagree\s+or\s+disagree\b|\bdisagree\b|\b(?:deserves?|earns?|merits?)\s+"
@@ -1068,7 +1121,8 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
     for words in (
         "answer",
         "what which how",
-        "majority consensus plurality modal votes voting tally vote most agreed agree agrees count "
+        "majority consensus plurality modal mode votes voting tally vote most agreed agree agrees "
+        "count "
         "given broadest widest poll",
         "check verify validate confirm review critique recheck proofread audit revise fix "
         "examine inspect assess scrutinize scrutinise grade judge reconcile aggregate "
@@ -1076,7 +1130,7 @@ _TRIGGERS: tuple[frozenset[str], ...] = tuple(
         "re cross go look is are was were test evaluate correct find identify spot flag "
         "catch determine tell say state which reconsider rethink revisit reexamine "
         "reevaluate whether best better right most whichever vet poke adjudicate hold stand "
-        "look critic",
+        "look critic challenge dispute contest interrogate question probe attack pressure",
         "repeat restate re relay copy echo reformat rephrase reword paraphrase quote "
         "reproduce transcribe forward pass carry hand give present summarize summarise "
         "report return state output write rewrite format tell say print provide paste deliver "
@@ -1114,13 +1168,13 @@ _OTHER_WORDS = _words(
     "someone somebody about something other another different new unrelated next words word "
     "letters letter characters character sentences sentence lines line vowels vowel spelling "
     "wording choose pick select compare rank name weigh vote which what typo typos grammar "
-    "grammatical formatting punctuation"
+    "grammatical formatting punctuation paragraph essay email passage story poem resume article "
+    "document tweet speech"
 )
 _ONLY_WORDS = _words("only just merely simply")
 _IGNORE_WORDS = _words("ignore disregard forget")
-_LITERAL_GATE = re.compile(
-    r"\b(?:reply|respond|answer|output|print|say|write|return|type|enter|response)\b", _I
-)
+_LITERAL_GATE_WORDS = "reply|respond|answer|output|print|say|write|return|type|enter|response"
+_LITERAL_GATE = re.compile(rf"\b(?:{_LITERAL_GATE_WORDS})\b", _I)
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+need\s+to|without|instead\s+of|rather\s+than|avoid|refrain\s+from"
     r"|(?:the\s+)?(?:opposite|reverse)\s+of"
@@ -1160,7 +1214,8 @@ _REFUSAL = re.compile(
 _OTHER_OBJECT = re.compile(
     r"\b(?:someone|somebody)\s+else\b|\babout\s+(?:anything|everything)\s+else\b"
     r"|(?<!to\s)(?<!agree\son\s)(?<!agreed\son\s)(?<!agrees\son\s)\bsomething\b"
-    r"(?!\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
+    r"(?!\s+(?:is\s+|seems\s+|looks\s+|feels\s+|might\s+be\s+|may\s+be\s+)?(?:off|wrong|amiss"
+    r"|fishy|incorrect|mistaken)\b|\s+(?:that|which)\s+(?:\w+\s+){0,4}?(?:answers?|correct|right|wrong|incorrect|true"
     r"|false)\b|\s+(?:other\s+than|but|except|different\s+from|else\s+than)\s+(?:the|that"
     r"|this|your)\s+(?:\w+\s+)?(?:answers?|responses?|results?|ones?)\b)"
     r"|\b(?:other|another|different|new|unrelated|next)\s+(?:problem|question|task|topic"
@@ -1169,6 +1224,11 @@ _OTHER_OBJECT = re.compile(
     r"|grammar|formatting|punctuation|tone|length)\b"
     r"(?:\s+\w+){0,3}\s+(?:of|in)\s+(?:the|this|that|your|each|every)\s+(?:question|problem"
     r"|task|answer|response|statement|reply|solution)s?\b"
+    r"|\b(?:words?|letters?|characters?|sentences?|lines?|vowels?|syllables?)\s+(?:\w+\s+){0,2}?"
+    r"(?:the|this|that|your|each)\s+(?:question|problem|task|answer|response|statement|reply"
+    r"|solution)s?\s+(?:above\s+|here\s+|given\s+|shown\s+)?(?:has|have|contains?|includes?|uses?)\b"
+    r"|\b(?:this|my|our|his|her)\s+(?:paragraph|essay|email|letter|passage|story|poem|resume"
+    r"|article|document|tweet|speech)s?\b"
     r"|\b(?:question|problem|task|statement|prompt)s?\s+(?:has|have|contains?|includes?)\s+"
     r"(?:any\s+|some\s+)?(?:typos?|spelling|grammar|grammatical|formatting|punctuation)"
     r"|\b(?:choose|pick|select|compare|rank|name|weigh)\s+(?:\w+\s+){0,2}?(?:models?|workers?"
@@ -1207,6 +1267,24 @@ _FORMAT = re.compile(
     _I,
 )
 _PLACEHOLDERS = frozenset({_SLOT, _NUM, _BOX})
+
+
+def _lower_case(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` without IGNORECASE (its source has no upper-case letter to fold)."""
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+
+# These read only the normalised sentence (lower-case ASCII: text with another script is
+# off-task before), where IGNORECASE matches nothing more and costs a tenth of the reading.
+_ANSWER_WORD, _FORMAT, _IGNORE, _IGNORED_ANSWERS = map(
+    _lower_case, (_ANSWER_WORD, _FORMAT, _IGNORE, _IGNORED_ANSWERS)
+)
+_NEGATION, _ONLY_DESCRIBE, _OTHER_OBJECT, _REFUSAL = map(
+    _lower_case, (_NEGATION, _ONLY_DESCRIBE, _OTHER_OBJECT, _REFUSAL)
+)
+_ACTS = tuple((a, _lower_case(p) if isinstance(p, re.Pattern) else p) for a, p in _ACTS)
+_ACT_VERBS = tuple((a, _lower_case(p)) for a, p in _ACT_VERBS)
+_VOTE_PATTERNS = tuple(pattern for act, pattern in _ACTS if act == "vote")
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 _DEFINE = _words("explain describe define tell")
 _DEFINITION = re.compile(
@@ -1248,6 +1326,10 @@ def _normalise(text: str) -> str:
     text = text.lower()
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
+    if " in " in text:
+        text = _IN_UNITS.sub(" ", text)
+    if ":" in text:
+        text = _GOAL_KEY.sub(r"the \1 is ", text)  # "goal: the right answer"
     if " or " in text:
         text = _EITHER_HEADER.sub(r"\1judge as \2 or \3: ", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
@@ -1311,8 +1393,13 @@ def _literal(sentence: str) -> tuple[str, str] | None:
         return None
     payload = m.group("payload")
     word = payload.lower()
-    if word in _TEMPLATE_WORDS and m.group("frame").rstrip().endswith(":"):
-        return None  # "Final answer: <value>": the form of the answer, not a reply
+    keyed = m.group("frame").rstrip().endswith(":")
+    if keyed and (
+        word in _TEMPLATE_WORDS or (word in _QUALITIES and m.group("verb").lower() in _KEYS)
+    ):
+        # "Final answer: <value>": the form of the answer, not a reply; "answer: incorrect"
+        # (a key and its value): the quality the answer is to have
+        return None
     if word in _NOT_PAYLOAD or _BLANK.search(sentence, m.end("payload")):
         # a word followed by a blanked problem is the problem's own ("answer: Compute ___.")
         return None
@@ -1323,6 +1410,85 @@ def _literal(sentence: str) -> tuple[str, str] | None:
     ):
         return payload, m.group(0)
     return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _tokens(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A normalised sentence's tokens (its words in canonical spelling, and commas) and
+    its words; cached as :func:`_act_cues`."""
+    raw = _WORDS.findall(sentence)
+    tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
+    for i in range(1, len(tokens)) if tokens != raw else ():
+        # after a determiner a word is a noun: "an exam" is no misspelt "examine"
+        if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
+            tokens[i] = raw[i]
+    for i in range(1, len(tokens)):
+        # "the correct one" reaches here as "the correct 1"
+        if tokens[i] == _NUM and (
+            tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
+        ):
+            tokens[i] = "one"
+    return tuple(tokens), tuple(w for w in tokens if w != ",")
+
+
+_LITERAL_GATE_LOWER = re.compile(rf"(?:{_LITERAL_GATE_WORDS})\b")
+# sentence ends before a space or the end, or a line break: "[.!?;\n]+(?=\s|$)|\n", written
+# to start with one character class (the scan then jumps to the candidates)
+_LITERAL_PIECE = re.compile(r"[.!?;\n](?:[.!?;\n]*(?=\s|$)|(?<=\n))")
+
+
+def _literal_candidates(text: str) -> Iterator[str]:
+    """The pieces of ``text`` (split at sentence ends and line breaks) holding a word that
+    may ask for a literal reply, in order; the gate is searched once over the whole text (a
+    gate word never spans a break, whose characters are no word's)."""
+    if text.isascii():
+        # the gate's words without IGNORECASE and its leading \b (that lets the scan jump
+        # to the words' first letters), the \b checked on each hit: the same positions
+        low = text.lower()
+        hits = [
+            m.start()
+            for m in _LITERAL_GATE_LOWER.finditer(low)
+            if not m.start() or not (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_")
+        ]
+    else:
+        hits = [m.start() for m in _LITERAL_GATE.finditer(text)]
+    start = at = 0
+    breaks = [(m.start(), m.end()) for m in _LITERAL_PIECE.finditer(text)] if hits else []
+    for end, after in (*breaks, (len(text), len(text))) if hits else ():
+        while at < len(hits) and hits[at] < start:
+            at += 1
+        if at == len(hits):
+            return
+        if hits[at] < end:
+            yield text[start:end]
+        start = after
+
+
+_TRIGGER_WORDS = frozenset().union(*_TRIGGERS)
+
+
+@lru_cache(maxsize=1 << 12)
+def _matches(pattern: re.Pattern[str], sentence: str) -> bool:
+    """Whether ``pattern`` matches in ``sentence``, cached for the long patterns read on
+    every normalised sentence (see :func:`_act_cues`)."""
+    return pattern.search(sentence) is not None
+
+
+@lru_cache(maxsize=1 << 12)
+def _act_cues(sentence: str, triggers: frozenset[str]) -> frozenset[Act]:
+    """The acts of :data:`_ACTS` whose pattern matches ``sentence`` (a normalised sentence
+    whose words include ``triggers``, its words of :data:`_TRIGGERS`). Cached: the fixed
+    sentences of a task source's questions ("Answer with the letter of the correct option")
+    and of a plan's subtasks recur in every worker call that shows them."""
+    return frozenset(
+        act
+        for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
+        if triggers & gate and pattern.search(sentence)
+    )
+
+
+_THANKS = _words("thanks thank cheers thx ty")
+_THANKS_PAIRS = (["many", "thanks"], ["much", "appreciated"], ["i", "appreciate"])
 
 
 _CLAUSE_END = re.compile(r",|\b(?:but|and|then|instead|just|only)\b")
@@ -1374,8 +1540,8 @@ def recognise(text: str) -> Recognition:
         return Recognition("offtask", "foreign")
     text = flatten_markup(text)
     literal: str | None = None
-    for raw in re.split(r"[.!?;\n]+(?=\s|$)|\n", text) if _LITERAL_GATE.search(text) else ():
-        reply = _literal(raw.lstrip()) if _LITERAL_GATE.search(raw) else None
+    for raw in _literal_candidates(text):
+        reply = _literal(raw.lstrip())
         if reply is not None:
             # the payload is exempt from the vocabulary: read the rest without it
             literal, asked = reply
@@ -1399,19 +1565,8 @@ def recognise(text: str) -> Recognition:
         for sentence in (_persona_apart(whole) if "," in whole and "as " in whole else (whole,))
     ]
     for paragraph, sentence in sentences:
-        raw = _WORDS.findall(sentence)
-        tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
-        for i in range(1, len(tokens)) if tokens != raw else ():
-            # after a determiner a word is a noun: "an exam" is no misspelt "examine"
-            if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
-                tokens[i] = raw[i]
-        for i in range(1, len(tokens)):
-            # "the correct one" reaches here as "the correct 1"
-            if tokens[i] == _NUM and (
-                tokens[i - 1] in _ONE_BEFORE or tokens[i + 1 : i + 2] in _RELATIVE
-            ):
-                tokens[i] = "one"
-        words = [w for w in tokens if w != ","]
+        cached_tokens, cached_words = _tokens(sentence)
+        tokens, words = list(cached_tokens), list(cached_words)
         if not words or all(w in _PLACEHOLDERS for w in words):
             has_problem = has_problem or bool(words)
             continue
@@ -1444,7 +1599,7 @@ def recognise(text: str) -> Recognition:
                 return Recognition("offtask", "ignores-problem")
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
-        if present & _OTHER_WORDS and _OTHER_OBJECT.search(joined):
+        if present & _OTHER_WORDS and _matches(_OTHER_OBJECT, joined):
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
         if present & _SELF_CHECK_WORDS:
@@ -1459,11 +1614,7 @@ def recognise(text: str) -> Recognition:
         # a comma between a verb and its object ("produce a complete, careful solution")
         # is no clause boundary for the act patterns
         plain = " ".join(t for t in joined.split(" ") if t != ",") if "," in tokens else joined
-        found = {
-            act
-            for (act, pattern), gate in zip(_ACTS, _TRIGGERS, strict=True)
-            if present & gate and pattern.search(plain)
-        }
+        found = set(_act_cues(plain, frozenset(present & _TRIGGER_WORDS)))
         found |= _structural_acts(plain, present, in_view)
         if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
             # "check whether the answers above agree": a check, unless a share is asked too
@@ -1541,7 +1692,10 @@ def recognise(text: str) -> Recognition:
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
-        persona = PERSONA_OPENERS.match(joined) is not None
+        # thanks ("Thanks a bunch in advance!") is politeness, whatever its words
+        persona = PERSONA_OPENERS.match(joined) is not None or (
+            not found and (words[0] in _THANKS or words[:2] in _THANKS_PAIRS)
+        )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
         if content and found - {"describe"} and present & _ASIDE_GATE:
             # how to answer ("as if explaining to a student") or what to beware of ("avoid
@@ -1756,10 +1910,12 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("solve")  # "give me a hand with this", "I'd like the final answer", "help?"
     if not present.isdisjoint(_AGREE_GATE) and _AGREE.search(sentence) and in_view():
         out.add("check")  # "(another model's answer is above.) Do you agree?"
+    if not present.isdisjoint(_AMISS_GATE) and _AMISS.search(sentence) and in_view():
+        out.add("check")  # "is anything off?", "something seems wrong with it" (answer in view)
     relay = (
         not present.isdisjoint(_RELAY_GATE)
         and not present.isdisjoint(_XFER_GATE)
-        and _RELAY.search(sentence) is not None
+        and _matches(_RELAY, sentence)
     ) or (not present.isdisjoint(_PARTICLE_GATE) and _HAND_ON.search(sentence) is not None)
     if not relay and not present.isdisjoint(_POSSESSIVES) and not present.isdisjoint(_XFER_GATE):
         # "the previous model solved this ... present its final answer"
@@ -1774,7 +1930,7 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
     if (
         not present.isdisjoint(_RIGHT_GATE)
         and not present.isdisjoint(_IN_VIEW_WORDS)
-        and _ASKS_RIGHT.search(sentence)
+        and _matches(_ASKS_RIGHT, sentence)
         and not (_ABOUT_PROBLEM.search(sentence) and present.isdisjoint(_IN_VIEW_WORDS - _WEAK))
     ):
         out.add("check")
@@ -1853,20 +2009,25 @@ _REMARK_HELP = re.compile(
 )
 _ASKED_FOR_GATE = _words(
     "asks requests wants requires describes specifies calls asked requested "
-    "described required specified called"
+    "described required specified called solves solve implements"
 )
 _ASKED_FOR = re.compile(
     r"\b(?:the\s+)?(?P<what>[a-z]+)\s+(?:that\s+|which\s+)?(?:the\s+)?(?:question|problem|task"
     r"|exercise|prompt)\s+(?:asks|requests|wants|requires|describes|specifies|calls)\b"
     r"|\b(?P<what2>[a-z]+)\s+(?:asked|requested|described|required|specified|called)\s+for\s+"
     r"(?:in|by)\s+the\s+(?:question|problem|task)\b"
+    # "write a python function that solves the task": the deliverable is the task's own
+    r"|\b(?:[a-z]+\s+){0,2}?[a-z]+\s+(?:that|which)\s+(?:solves?|implements?)\s+(?:the|this)\s+"
+    r"(?:question|problem|task|exercise|puzzle)\b"
 )
 _POSSESSIVES = _words("its their his her")
 _THEIR_ANSWER = re.compile(
     rf"\b{_XFER}\s+(?:\w+\s+)?(?:its|their|his|her)\s+(?:final\s+)?{_HELD}\b"
     r"(?!\s+(?:to|of|for|in)\s+(?:the\s+|this\s+)?(?:problem|question|task))"
 )
-_HELP_GATE = _words("help hand assist like need want goal aim objective mission job purpose")
+_HELP_GATE = _words(
+    "help hand assist like need want goal aim objective mission job purpose target deliverable"
+)
 _HELP = re.compile(
     r"\b(?:help|hand|assist|assistance)\s+(?:\w+\s+){0,2}?(?:with|on|solving|solve|answering)\s+"
     r"(?:this|it|the\s+(?:\w+\s+)?(?:problem|question|task|exercise|puzzle)|qqslot)\b"
@@ -1876,8 +2037,9 @@ _HELP = re.compile(
     r"|have|know)\s+)?(?:the|your|an?)\s+(?:\w+\s+){0,3}?(?:answer"
     r"|solution|result)\b(?!\s+(?:above|from|of|in|to|given|earlier|previous|before))"
     r"|^(?:the|your|our|my)\s+(?:main\s+|only\s+|sole\s+)?(?:goal|aim|objective|job|mission"
-    r"|purpose)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
+    r"|purpose|target|deliverable)\s+(?:here\s+)?(?:is|being)\s+(?:to\s+(?:get|find|reach|give|produce)\s+)?"
     r"(?:the|a|an|your)\s+(?:correct\s+|right\s+|final\s+)*(?:answer|solution|result)\b"
+    r"(?!\s+(?:above|from|given|earlier|previous|before|shown))"
 )
 _ASIDE_GATE = _words("if though like avoid beware watch mind fall wary steer for wish prefer up")
 _ASIDE = re.compile(
@@ -1885,6 +2047,7 @@ _ASIDE = re.compile(
     r"|\bfor\s+(?:a|an|the|this|our|my)\s+\w+(?:\s+\w+)?$"
     r"|\bas\s+you\s+(?:wish|like|please|prefer|see\s+fit)\b|\bup\s+to\s+you\b"
     r"|\b(?:as\s+if|as\s+though|like\s+you\s+(?:are|re|were|would))\b[^,]*"
+    r"|\blike\s+(?:a|an|the|any)\s+(?:\w+\s+){0,4}?(?:would|does|might|could)\b"
     r"|\b(?:avoid|beware(?:\s+of)?|watch\s+(?:out\s+)?for|look\s+out\s+for|mind|fall\s+for"
     r"|(?:be\s+)?wary\s+of|steer\s+clear\s+of)\s+(?:\w+\s+){0,3}?\w+"
     r"(?=\s*(?:,|$|\band\b|\bthen\b))"
@@ -1932,6 +2095,13 @@ _AGREE = re.compile(
     r"|\b(?:read|look\s+at|go\s+over|go\s+through|consider|examine|study|reread)\s+(?:\w+\s+){1,5}?"
     r"(?:critically|skeptically|sceptically|closely)\b"
 )
+_AMISS_GATE = _words("off amiss fishy wrong")
+_AMISS = re.compile(
+    r"^(?:\w+\s+){0,2}?(?:is|does|do)\s+(?:there\s+)?(?:anything|something|it|that|this)\s+"
+    r"(?:\w+\s+)?(?:off|amiss|fishy|wrong)\b"
+    r"|\b(?:something|anything|what)\s+(?:is\s+|s\s+|seems\s+|looks\s+|feels\s+|might\s+be\s+)?"
+    r"(?:off|amiss|fishy)\b"
+)
 _PARTICLE_GATE = _words("pass hand carry send bring")
 _XFER_GATE = frozenset(_XFER[3:-1].split("|")) | _words(
     "along on through back what which answer reply response output whatever let"
@@ -1959,7 +2129,7 @@ _VIEW_REF = re.compile(
     r"\b(?:above|earlier|previous|previously|prior|preceding|candidates|responses|proposed"
     r"|candidate\s+(?:answers?|solutions?|responses?)"
     r"|drafts?|claimed|others?|models?|workers?|answers|solutions|attempts|step\s+qqnum"
-    r"|last\s+(?:answer|response|step|result)|qqbox|first|second|again"
+    r"|last\s+(?:answer|response|step|result|solution|attempt|output|reply|model|worker)|qqbox|first|second|again"
     r"|(?:answers?|results?|solutions?|claims?|responses?)\s+(?:\w+\s+)?qqnum"
     r"|(?:given|shown)\s+(?:\w+\s+)?(?:answers?|solutions?|results?|responses?|work|above"
     r"|earlier|before)|(?:answers?|solutions?|results?|responses?|work)\s+(?:given|shown)"
@@ -2109,7 +2279,8 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 
 
 _STRUCTURAL_GATE = (
-    _MERIT_GATE
+    _AMISS_GATE
+    | _MERIT_GATE
     | _AGREE_GATE
     | _RELAY_GATE
     | _PARTICLE_GATE

@@ -129,6 +129,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     paragraph paragraphs matters matter counts partner intermediate sense
     submit submitted finalize finalise adopt bring stand stands stood
     opposite conclusion conclusions verdict verdicts decision
+    off amiss fishy pressure believe
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -364,13 +365,20 @@ _INVERTED = re.compile(
     r"|ruled\s+out|turned\s+down))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
-    r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b|differs?\s+from"
+    r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b"
+    r"(?!\s+(?:correct|right|true|accurate|valid|best)\b)|differs?\s+from"
+    # "any answer except the one given above"
+    r"|(?:answer|one|option|result|value)\s+(?:except|besides|apart\s+from|other\s+than)\s+"
+    r"(?:for\s+)?the\s+(?:one|answer|result|value)\s+(?:\w+\s+)?(?:above|given|shown|before"
+    r"|earlier|previously)"
     r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
     r"|(?:contradicts?|contradicting|conflicts?\s+with|disagrees?\s+with|inconsistent\s+with)\s+"
     r"(?:the\s+|that\s+)?(?:previous|above|last|earlier|given|shown|prior|preceding)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
+    r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:any|some)\s+other"
+    r"(?:\s+(?:one|answer|result|value))?\s*$"
     r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
@@ -453,6 +461,8 @@ _ERROR_SENSE = re.compile(
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
+    # "make sure it's wrong" reaches here as "make sure it wrong"
+    r"|\b(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|they|yours|the\s+answer)\s*$"
     r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
 )
 _YES_NO = re.compile(
