@@ -351,6 +351,18 @@ def test_a_word_before_a_blanked_problem_is_no_literal_reply() -> None:
     assert recognise("Solve it and end with the final answer: banana.").kind == "literal"
 
 
+def assert_reads(text: str, reading: str) -> None:
+    """``text`` reads as ``reading``: a kind (not inverted), ``inverted`` (any on-task act,
+    inverted) or ``hedge`` (a solve, or nothing asked, with a hedge)."""
+    got = recognise_subtask(text)
+    if reading == "inverted":
+        assert got.inverted and got.kind in ON_TASK, got
+    elif reading == "hedge":
+        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
+    else:
+        assert (got.kind, got.inverted) == (reading, False), got
+
+
 # v3.1f's rules, each with samples in words none of the corpus splits use (the rule, not
 # the phrase, is what is held).
 @pytest.mark.parametrize(
@@ -384,13 +396,7 @@ def test_a_word_before_a_blanked_problem_is_no_literal_reply() -> None:
     ],
 )
 def test_the_v31f_rules_read_their_structure(text: str, reading: str) -> None:
-    got = recognise_subtask(text)
-    if reading == "inverted":
-        assert got.inverted and got.kind in ON_TASK, got
-    elif reading == "hedge":
-        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
-    else:
-        assert (got.kind, got.inverted) == (reading, False), got
+    assert_reads(text, reading)
 
 
 # The third and fourth rounds' rules, each with samples in words no corpus split uses.
@@ -424,10 +430,4 @@ def test_the_v31f_rules_read_their_structure(text: str, reading: str) -> None:
     ],
 )
 def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) -> None:
-    got = recognise_subtask(text)
-    if reading == "inverted":
-        assert got.inverted and got.kind in ON_TASK, got
-    elif reading == "hedge":
-        assert got.hedge and not got.inverted and got.kind in ("solve", "none"), got
-    else:
-        assert (got.kind, got.inverted) == (reading, False), got
+    assert_reads(text, reading)
