@@ -204,6 +204,6 @@ def test_best_single_needs_calibration() -> None:
 def test_registry_lists_every_short_name() -> None:
     assert set(AGENTS) == {
         "random", "single", "best-single", "reflect", "consensus", "moa", "reference", "llm",
-        "policy", "plan",
+        "policy", "plan", "compact",
     }  # fmt: skip
     assert isinstance(make_agent("single:2"), SingleWorker)
