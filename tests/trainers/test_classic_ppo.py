@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from classic_support import specialist_followed, tiny_pool
-from conductor_gym.trainers.classic import ppo_compact
-from conductor_gym.trainers.classic.compact_setup import CompactWorld
+from conductor_gym.trainers.classic import bandit_compact, ppo_compact
+from conductor_gym.trainers.classic.compact_setup import CompactWorld, field_docs
 
 pytest.importorskip("torch")
 
@@ -84,8 +84,9 @@ def test_help_and_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "--shuffle-workers" in out and "--total-episodes" in out
     assert "fresh tasks: task indices" in out
-    documented = ppo_compact._field_docs()
-    assert [f.name for f in dataclasses.fields(ppo_compact.Args) if f.name not in documented] == []
+    for settings in (ppo_compact.Args, bandit_compact.BanditArgs):  # every flag has its help
+        documented = field_docs(settings)
+        assert [f.name for f in dataclasses.fields(settings) if f.name not in documented] == []
     with pytest.raises(SystemExit) as exited:
         ppo_compact.main(["--episodes-per-update", "0"])
     assert exited.value.code == 2

@@ -46,6 +46,7 @@ from .compact_setup import (
     WorldSettings,
     fresh_report,
     parse_settings,
+    run_command,
 )
 
 __all__ = ["Arm", "BanditArgs", "CompactBandit", "main", "train"]
@@ -56,37 +57,33 @@ class BanditArgs:
     """A run's settings (each is a ``--flag``)."""
 
     output_dir: str = "runs/bandit-compact"
+    """where bandit.npz and results.json go; a run resumes from its bandit.npz"""
     seed: int = 0
+    """seeds the tie-breaks and the training episodes"""
     pool: str = "sim-paper"
+    """a pool preset or a .toml pool file"""
     k: int | None = None
+    """workers drawn per episode (None: all, in the pool's order)"""
     shuffle_workers: bool = False
+    """shuffle the Model ids every episode"""
     max_steps: int = 2
+    """most steps of an arm (the table has N + 7 N^2 arms a family at 2, N names)"""
     eval_tasks: int = 200
+    """fresh tasks: task indices 0 .. eval_tasks-1, never trained on"""
     total_episodes: int = 60_000
+    """training episodes"""
     exploration: float = 0.5
+    """UCB1's bonus scale (rewards lie in [0, 1])"""
     checkpoint_every: int = 5_000
+    """episodes between checkpoints"""
     eval_repeats: int = 4
+    """rollouts per fresh task"""
     baselines: str = "best-single"
+    """comma-separated agent specs played beside the table"""
     fixed_plan_iterations: int = 8
+    """rounds of the best-fixed-plan search (0: none)"""
     fixed_plan_episodes: int = 32
-
-
-HELP = {
-    "output_dir": "where bandit.npz and results.json go; a run resumes from its bandit.npz",
-    "seed": "seeds the tie-breaks and the training episodes",
-    "pool": "a pool preset or a .toml pool file",
-    "k": "workers drawn per episode (None: all, in the pool's order)",
-    "shuffle_workers": "shuffle the Model ids every episode",
-    "max_steps": "most steps of an arm (the table has N + 7 N^2 arms a family at 2, N names)",
-    "eval_tasks": "fresh tasks: task indices 0 .. eval_tasks-1, never trained on",
-    "total_episodes": "training episodes",
-    "exploration": "UCB1's bonus scale (rewards lie in [0, 1])",
-    "checkpoint_every": "episodes between checkpoints",
-    "eval_repeats": "rollouts per fresh task",
-    "baselines": "comma-separated agent specs played beside the table",
-    "fixed_plan_iterations": "rounds of the best-fixed-plan search (0: none)",
-    "fixed_plan_episodes": "training episodes per candidate fixed plan a round",
-}
+    """training episodes per candidate fixed plan a round"""
 
 
 @dataclass(frozen=True)
@@ -245,11 +242,8 @@ def parse_args(argv: Sequence[str] | None = None) -> BanditArgs:
         prog="python -m conductor_gym.trainers.classic.bandit_compact",
         description="A UCB1 contextual bandit over compact plans (family x drawn pool); "
         "evaluated on fresh tasks beside best-single and the best fixed compact plan",
-        helps=HELP,
+        positive=("total_episodes", "checkpoint_every", "eval_repeats", "max_steps"),
     )
-    for name in ("total_episodes", "checkpoint_every", "eval_repeats", "max_steps"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.exploration < 0:
         parser.error(f"--exploration must be >= 0, got {args.exploration}")
     return args
@@ -257,14 +251,7 @@ def parse_args(argv: Sequence[str] | None = None) -> BanditArgs:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        results = train(args)
-    except (ConfigurationError, ValueError) as exc:
-        raise SystemExit(f"bandit_compact: {exc}") from exc
-    print(results["table"])
-    print(f"best fixed compact plan: {results['fixed_plan']}")
-    print(f"results: {Path(args.output_dir) / 'results.json'} ({results['wall_s']:.0f} s)")
-    return 0
+    return run_command("bandit_compact", train, args, args.output_dir)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,19 @@ never trained on, drawn with their own group seeds), and:
   the results entries both baselines write;
 * :func:`parse_settings`: a baseline's settings dataclass from the command line, one flag
   per field through the project's one flag generator
-  (:func:`~conductor_gym.core.flags.add_flag`).
+  (:func:`~conductor_gym.core.flags.add_flag`), its help the field's docstring
+  (:func:`field_docs`); :func:`run_command`: the rest of a baseline's command (train,
+  print the paired table, exit with one line on a configuration error).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import inspect
+import itertools
+import textwrap
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,6 +59,7 @@ __all__ = [
     "WorldSettings",
     "best_fixed_action",
     "evaluate_fresh",
+    "field_docs",
     "format_plans",
     "format_report",
     "format_rows",
@@ -61,6 +68,7 @@ __all__ = [
     "parse_settings",
     "plan_table",
     "plot_curve",
+    "run_command",
     "summary",
     "worker_choice",
 ]
@@ -327,17 +335,19 @@ def parse_settings(
     *,
     prog: str,
     description: str,
-    helps: Mapping[str, str],
+    positive: Sequence[str] = (),
     presets: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Settings, argparse.ArgumentParser]:
     """``cls`` (a dataclass of settings) from ``argv``: one ``--flag`` per field made by
-    :func:`~conductor_gym.core.flags.add_flag` from the field's type, its help
-    ``helps[name]`` followed by its default; a flag not given keeps the field's default.
-    With ``presets`` (name -> field values), ``cls`` has a ``recipe`` field and
-    ``--recipe NAME`` sets that preset's values under the flags given (a flag given wins).
-    Returns the settings and the parser (for the caller's range checks)."""
+    :func:`~conductor_gym.core.flags.add_flag` from the field's type, its help the
+    field's docstring (:func:`field_docs`) followed by its default; a flag not given keeps
+    the field's default. With ``presets`` (name -> field values), ``cls`` has a ``recipe``
+    field and ``--recipe NAME`` sets that preset's values under the flags given (a flag
+    given wins). The fields named in ``positive`` must be >= 1 (a usage error otherwise).
+    Returns the settings and the parser (for the caller's other range checks)."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     hints = typing.get_type_hints(cls)
+    helps = field_docs(cls)
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         text = f"{helps.get(f.name, '')} (default: {f.default})".strip()
         choices = sorted(presets) if presets is not None and f.name == "recipe" else None
@@ -347,7 +357,45 @@ def parse_settings(
         )  # fmt: skip
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     preset = dict(presets[given["recipe"]]) if presets and given.get("recipe") else {}
-    return cls(**{**preset, **given}), parser
+    settings = cls(**{**preset, **given})
+    for name in positive:
+        if getattr(settings, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(settings, name)}")
+    return settings, parser
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring in the dataclass ``cls`` (the string under it in its source,
+    as CleanRL's ``Args`` write them)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = after.value.value
+    return docs
+
+
+def run_command(
+    name: str, train: Callable[[Settings], Mapping[str, Any]], args: Settings, output_dir: str
+) -> int:
+    """A baseline's command after its settings are parsed: ``train(args)``, its paired
+    table, the best fixed compact plan and where ``results.json`` went; a configuration
+    error exits with one line naming the command."""
+    try:
+        results = train(args)
+    except (ConfigurationError, ValueError) as exc:
+        raise SystemExit(f"{name}: {exc}") from exc
+    print(results["table"])
+    print(f"best fixed compact plan: {results['fixed_plan']}")
+    print(f"results: {Path(output_dir) / 'results.json'} ({results['wall_s']:.0f} s)")
+    return 0
 
 
 def format_rows(rows: Mapping[str, EvalResult], policy: str = "policy") -> str:

@@ -45,7 +45,6 @@ goes to ``policy.pt`` (play it with ``conductor-gym evaluate --agent compact:PAT
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import time
@@ -71,6 +70,7 @@ from .compact_setup import (
     fresh_report,
     parse_settings,
     plot_curve,
+    run_command,
 )
 
 
@@ -374,6 +374,13 @@ def train(args: Args) -> dict[str, Any]:
     return results
 
 
+_POSITIVE = (
+    "total_episodes", "episodes_per_update", "update_epochs", "num_minibatches", "hidden",
+    "checkpoint_every", "eval_repeats", "threads", "max_steps", "fixed_plan_episodes",
+)  # fmt: skip
+"""The settings that must be >= 1."""
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """:class:`Args` from the command line: one ``--flag`` per field, its comment as help."""
     args, parser = parse_settings(
@@ -382,14 +389,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         prog="python -m conductor_gym.trainers.classic.ppo_compact",
         description="PPO on the compact plan action; evaluated on fresh tasks beside "
         "best-single and the best fixed compact plan",
-        helps=_field_docs(),
+        positive=_POSITIVE,
         presets=RECIPES,
     )
-    for name in ("total_episodes", "episodes_per_update", "update_epochs", "num_minibatches",
-                 "hidden", "checkpoint_every", "eval_repeats", "threads", "max_steps",
-                 "fixed_plan_episodes"):  # fmt: skip
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.group_size < 1 or args.episodes_per_update % args.group_size:
         parser.error(
             f"--group-size must be >= 1 and divide --episodes-per-update, got {args.group_size}"
@@ -403,38 +405,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     return args
 
 
-def _field_docs() -> dict[str, str]:
-    """Each :class:`Args` field's docstring (the string under it in this file)."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(Args))
-    docs: dict[str, str] = {}
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, after in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            docs[node.target.id] = after.value.value
-    return docs
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from conductor_gym.errors import ConfigurationError
-
-    try:
-        results = train(args)
-    except (ConfigurationError, ValueError) as exc:
-        raise SystemExit(f"ppo_compact: {exc}") from exc
-    print(results["table"])
-    print(f"best fixed compact plan: {results['fixed_plan']}")
-    print(f"results: {Path(args.output_dir) / 'results.json'} ({results['wall_s']:.0f} s)")
-    return 0
+    return run_command("ppo_compact", train, args, args.output_dir)
 
 
 if __name__ == "__main__":
