@@ -39,7 +39,12 @@ inverted, or the label with a hedge):
 * ``heldout-v31k``: 256 subtasks (own text, none repeating another split's), written after
   heldout-v31j's measurement and before a fifth round of rule changes, committed before
   any of them and measured once, after them (recall 92.3 to 100 % per reading); never
-  tuned on (its errors were read at that measurement).
+  tuned on (its errors were read at that measurement: contaminated since);
+* ``heldout-v31l``: 337 subtasks (own text, none repeating another split's), written after
+  heldout-v31k's measurement and before a sixth round of rule changes, committed before
+  any of them and measured once, after them; never tuned on. It gives ``none`` (74) and
+  ``inverted`` (72) large samples, with near-misses that keep their faithful reading
+  ("find which answer above is incorrect and then give the correct one").
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -93,6 +98,7 @@ SPLITS = (
     "heldout-v31i",
     "heldout-v31j",
     "heldout-v31k",
+    "heldout-v31l",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

@@ -68,6 +68,7 @@ HELDOUT_SHA256 = {
     "heldout-v31i": "124b574829f2a8a5e5e2db3c7425db6ddbad1af96457d1fe7ce62cfd84b3b968",
     "heldout-v31j": "8d98a596673f89d69087f5bd882202088c08597c59340bd3def4d6582ba40210",
     "heldout-v31k": "fd8ac1f1e8348e3180bbec32e3847dcc0772f88a7fe342d237748370896d2dc3",
+    "heldout-v31l": "69abee369812d34b903d81ad064cfcac7db430b87ea0b5e8bd0ff238df862bba",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -81,6 +82,8 @@ FLOOR["heldout-v31j"] = 0.75
 LEAKS["heldout-v31j"] = 0.05
 FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
+FLOOR["heldout-v31l"] = 0.0  # set after its one measurement (module docstring)
+LEAKS["heldout-v31l"] = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +157,7 @@ def test_the_v31_corpus_holds_every_style_and_reading() -> None:
         ("heldout-v31i", 250, 30),
         ("heldout-v31j", 200, 25),
         ("heldout-v31k", 250, 30),
+        ("heldout-v31l", 300, 30),
     ],
 )
 def test_the_later_heldout_splits_hold_every_style_and_reading(
