@@ -474,7 +474,8 @@ _TERSE_OBJECTS = _words(
 )
 _KEYS = _words(
     """
-    system user prompt
+    system user prompt reminder fyi fwiw remark remarks hint hints comment comments
+    background overview
     task role goal format output source instruction instructions note style mode type
     input inputs target action steps context objective answer response return method
     """
@@ -1537,6 +1538,15 @@ _STATEMENT_OPENERS = (_DETERMINERS | _TASK_WORDS) - _words("my our answer work")
     "it they we you there some another two three each every all both other earlier previous qqnum"
 )
 """First words of a statement (a subject), not of a request."""
+_THIRD_PARTY_GATE = _words("another other the next a later two three qqnum")
+_THIRD_PARTY_SECOND = (["other"], ["next"], ["later"])
+_THIRD_PARTY = re.compile(
+    r"^(?:another|other|the\s+(?:next|other|following)|a\s+(?:later|second|different)|later"
+    r"|two|three|qqnum|the)\s+(?:\w+\s+)?(?:models?|workers?|agents?|solvers?|steps?|checkers?"
+    r"|reviewers?|assistants?)\s+(?:will|would|may|might|is\s+going\s+to|are\s+going\s+to"
+    r"|is\s+about\s+to|shall)\b"
+)
+"""A clause of what another worker will do: context, not a request to the reader."""
 _CAUTION_OPENERS = _words("make ensure see be")
 _ATTENTION_VERBS = _words("watch mind heed beware pay look")
 _ATTENTION = re.compile(
@@ -1633,6 +1643,18 @@ def recognise(text: str) -> Recognition:
             has_problem = has_problem or bool(words)
             continue
         has_problem = has_problem or _SLOT in words or _NUM in words
+        if words[0] in _THIRD_PARTY_GATE or words[1:2] in _THIRD_PARTY_SECOND:
+            others = _THIRD_PARTY.match(" ".join(tokens))
+            if others is not None:
+                # what another worker will do ("Another model will review it later") is
+                # context, not asked of the reader; a clause after it still asks
+                after = tokens[len(others.group(0).split()) :]
+                if "," not in after:
+                    continue
+                tokens = after[after.index(",") + 1 :]
+                words = [w for w in tokens if w != ","]
+                if not words:
+                    continue
         if len(words) <= 4 and words[0] in _TERSE_ACTS and set(words[1:]) <= _TERSE_OBJECTS:
             # a terse request ("restate", "verify prior", "task: vote")
             acts.add(_TERSE_ACTS[words[0]])

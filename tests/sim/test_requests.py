@@ -474,6 +474,14 @@ def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Could you answer this falsely?", "inverted"),
         ("Report whichever candidate above is least sound.", "inverted"),
         ("Return whichever looks erroneous.", "inverted"),
+        # what another worker will do is context; a request beside it still asks
+        ("A later reviewer will grade this response.", "none"),
+        (
+            "A later reviewer will grade this response, but first verify the answer above "
+            "yourself.",
+            "check",
+        ),
+        ("You have ample room for scratch work.", "none"),
         # leaving the minority aside keeps the vote; a changed word is still a literal reply
         ("Skip the stray answers and go with what most workers said.", "vote"),
         ("Reply with the word changed.", "literal"),
