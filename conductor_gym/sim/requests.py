@@ -501,7 +501,7 @@ _INVERSION_WORDS = _words(
     another new switch off differs differ differing
     rejected dismissed passed voted ruled turned contradicts contradicting conflicts
     disagrees inconsistent
-    flawed faulty lowest bottom bad badly only disagree disagreed dispute disputed oppose
+    flawed faulty lowest bottom bad badly single disagree disagreed dispute disputed oppose
     opposes opposed negated negation contradict conflict altered flipped swapped
     modified tweaked sabotage sabotaging botch botched bomb flub fumble flunk bungle muff
     """
@@ -1771,7 +1771,11 @@ def recognise(text: str) -> Recognition:
             # asked by the request, not read off the problem's own words
             asked_in.setdefault(paragraph, set()).update(found)
         inverted_cue = faithful_too = False
-        if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
+        if (
+            present & _INVERSION_WORDS
+            or (present & _FLAW_WORDS and present & _HAVING_WORDS)
+            or ("only" in present and "one" in present)  # "the answer only one model gave"
+        ):
             cue, faithful_too = inversion(said)
             inverted_cue = cue is not None
             family = family or cue
