@@ -124,17 +124,46 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    thanks is politeness, whatever its words; the words or letters a question or answer
    has, this paragraph or my essay, and a poem the reply is to be are other objects;
    "like a seasoned competitor would" is manner.
+7f. **Sixth round** (asking nothing, and inverted): a sentence that opens with a greeting,
+   a sign-off, a wish or praise ("Best regards", "hope all is well", "Great job so far")
+   is politeness; a statement whose subject is the task, its answers or the pool ("The
+   question comes from a textbook") is context, and so is what another worker will do
+   ("Another model will review it later"; a clause after it still asks); a held letter
+   reads as the word it stretches ("pleeease"); a caution ("make sure you don't rush",
+   "make no errors"), attention to the work ("watch the details") and a chat role label
+   ("System:") ask nothing. Inverted: an answer spoilt (sabotage, botch, bomb), an error
+   made or answered with ("make a plausible mistake"), the minority by dispute or by a
+   single backer, an answer that contradicts it, negated or with a digit altered, the
+   lowest-rated, bad answers, a flawed one handed on ("locate the answer with an error
+   and report it"), a wrong answer asked by a question ("what would be a wrong answer
+   here?"), politely ("could you answer incorrectly?") or by "whichever"; the other words
+   of a request for a wrong answer name no topic ("a believable but wrong answer for a
+   distractor"). Finding and setting-aside verbs ("locate", "pinpoint", "skip") and a
+   relative clause ("20, which is wrong") ask no inversion.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31k``), written before the fifth round and measured once
-after it, recall was 92.3 to 100 % per reading (none 92.3 %, inverted 93.9 %, solve
-95.9 %, check 97.5 %, off-task 97.8 %, vote, restate and literal 100 %; precision 94.1 %
-restate, 94.3 % solve, 95.7 % off-task, the rest 100 %; one leak of 49 off-task items); on
-``heldout-v31j``, written before the fourth round and measured once after it, 80 to 100 %
-(issue 40's closing note has every split's table). Missed at v31k's measurement: typos
+last held-out split (``heldout-v31l``, 337 items with 74 ``none`` and 72 inverted),
+written before the sixth round and measured once after it, recall was 82.4 to 100 % per
+reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0 %, vote
+93.3 %, check 93.9 %, off-task 100 %; precision 64.9 % off-task, 84.6 % solve, 90.0 %
+restate, the rest >= 93.9 %; no leak). Missed at that measurement: typos beside chat
+abbreviations ("compute teh answer n box it", "pls chek if teh prev answer is rite",
+"mostt common answr pls"); manner and encouragement in words outside the vocabulary
+("Short and sweet.", "Quality over speed.", "Over to you, champ.", "thnks a lot", "hiya,
+hope ur doing well"); "think it over" and "reason this out" alone read as solving; a
+statement with "exam" ("The problem is from a high-school exam") read as a check;
+"re-emit" and a quoted phrase reply ("Respond with the phrase 'standing by'") read
+off-task; a wrong answer asked by role-play ("you are 'Wrong-Way Wanda', who always
+answers incorrectly"), as a distractor that "looks right but is not", or by "fails";
+"the fewest votes" after a tally, "most models disagree with" after "ignore the
+consensus", and a digit "changed" or an answer "altered to be incorrect" in a relay are
+not read inverted; "steer clear of the wrong options" and "so you don't end up with an
+incorrect result" are read inverted. On ``heldout-v31k``, written before the fifth round
+and measured once after it, recall was 92.3 to 100 % per reading; on ``heldout-v31j``, 80
+to 100 % (issue 40's closing note has every split's table). Missed at v31k's measurement: typos
 that drop a letter of a verb and swap two of another in one request ("slve teh problem")
 read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
 "Right or wrong?" after "look at the answer given" is not read as a check; "make certain
