@@ -39,7 +39,23 @@ inverted, or the label with a hedge):
 * ``heldout-v31k``: 256 subtasks (own text, none repeating another split's), written after
   heldout-v31j's measurement and before a fifth round of rule changes, committed before
   any of them and measured once, after them (recall 92.3 to 100 % per reading); never
-  tuned on (its errors were read at that measurement).
+  tuned on (its errors were read at that measurement: contaminated since);
+* ``heldout-v31l``: 337 subtasks (own text, none repeating another split's), written after
+  heldout-v31k's measurement and before a sixth round of rule changes, committed before
+  any of them and measured once, after them; never tuned on. It gives ``none`` (74) and
+  ``inverted`` (72) large samples, with near-misses that keep their faithful reading
+  ("find which answer above is incorrect and then give the correct one"). Its one
+  measurement (English items; reading: items, precision, recall)::
+
+      solve     42   84.6 %   88.1 %      literal   13  100.0 %   84.6 %
+      check     33   93.9 %   93.9 %      offtask   37   64.9 %  100.0 %
+      vote      30   96.6 %   93.3 %      none      74   98.2 %   82.4 %
+      restate   30   90.0 %   90.0 %      inverted  72   96.9 %   86.1 %
+
+  no leak of 41 off-task items; 2 on-task requests in French failed closed. The round's
+  dev probes were written by the author of this split after it was committed, so it is
+  unread (its errors were seen only at this measurement) but not independent of the
+  tuner.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -93,6 +109,7 @@ SPLITS = (
     "heldout-v31i",
     "heldout-v31j",
     "heldout-v31k",
+    "heldout-v31l",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

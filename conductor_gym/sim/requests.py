@@ -124,17 +124,46 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    thanks is politeness, whatever its words; the words or letters a question or answer
    has, this paragraph or my essay, and a poem the reply is to be are other objects;
    "like a seasoned competitor would" is manner.
+7f. **Sixth round** (asking nothing, and inverted): a sentence that opens with a greeting,
+   a sign-off, a wish or praise ("Best regards", "hope all is well", "Great job so far")
+   is politeness; a statement whose subject is the task, its answers or the pool ("The
+   question comes from a textbook") is context, and so is what another worker will do
+   ("Another model will review it later"; a clause after it still asks); a held letter
+   reads as the word it stretches ("pleeease"); a caution ("make sure you don't rush",
+   "make no errors"), attention to the work ("watch the details") and a chat role label
+   ("System:") ask nothing. Inverted: an answer spoilt (sabotage, botch, bomb), an error
+   made or answered with ("make a plausible mistake"), the minority by dispute or by a
+   single backer, an answer that contradicts it, negated or with a digit altered, the
+   lowest-rated, bad answers, a flawed one handed on ("locate the answer with an error
+   and report it"), a wrong answer asked by a question ("what would be a wrong answer
+   here?"), politely ("could you answer incorrectly?") or by "whichever"; the other words
+   of a request for a wrong answer name no topic ("a believable but wrong answer for a
+   distractor"). Finding and setting-aside verbs ("locate", "pinpoint", "skip") and a
+   relative clause ("20, which is wrong") ask no inversion.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
 Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31k``), written before the fifth round and measured once
-after it, recall was 92.3 to 100 % per reading (none 92.3 %, inverted 93.9 %, solve
-95.9 %, check 97.5 %, off-task 97.8 %, vote, restate and literal 100 %; precision 94.1 %
-restate, 94.3 % solve, 95.7 % off-task, the rest 100 %; one leak of 49 off-task items); on
-``heldout-v31j``, written before the fourth round and measured once after it, 80 to 100 %
-(issue 40's closing note has every split's table). Missed at v31k's measurement: typos
+last held-out split (``heldout-v31l``, 337 items with 74 ``none`` and 72 inverted),
+written before the sixth round and measured once after it, recall was 82.4 to 100 % per
+reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0 %, vote
+93.3 %, check 93.9 %, off-task 100 %; precision 64.9 % off-task, 84.6 % solve, 90.0 %
+restate, the rest >= 93.9 %; no leak). Missed at that measurement: typos beside chat
+abbreviations ("compute teh answer n box it", "pls chek if teh prev answer is rite",
+"mostt common answr pls"); manner and encouragement in words outside the vocabulary
+("Short and sweet.", "Quality over speed.", "Over to you, champ.", "thnks a lot", "hiya,
+hope ur doing well"); "think it over" and "reason this out" alone read as solving; a
+statement with "exam" ("The problem is from a high-school exam") read as a check;
+"re-emit" and a quoted phrase reply ("Respond with the phrase 'standing by'") read
+off-task; a wrong answer asked by role-play ("you are 'Wrong-Way Wanda', who always
+answers incorrectly"), as a distractor that "looks right but is not", or by "fails";
+"the fewest votes" after a tally, "most models disagree with" after "ignore the
+consensus", and a digit "changed" or an answer "altered to be incorrect" in a relay are
+not read inverted; "steer clear of the wrong options" and "so you don't end up with an
+incorrect result" are read inverted. On ``heldout-v31k``, written before the fifth round
+and measured once after it, recall was 92.3 to 100 % per reading; on ``heldout-v31j``, 80
+to 100 % (issue 40's closing note has every split's table). Missed at v31k's measurement: typos
 that drop a letter of a verb and swap two of another in one request ("slve teh problem")
 read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
 "Right or wrong?" after "look at the answer given" is not read as a check; "make certain
@@ -474,12 +503,19 @@ _TERSE_OBJECTS = _words(
 )
 _KEYS = _words(
     """
+    system user prompt reminder fyi fwiw remark remarks hint hints comment comments
+    background overview
     task role goal format output source instruction instructions note style mode type
     input inputs target action steps context objective answer response return method
     """
 )
-_FLAW_WORDS = _words("error errors mistake mistakes flaw flaws bug bugs")
-_HAVING_WORDS = _words("with has have contains contain containing having makes make")
+_FLAW_WORDS = _words(
+    "error errors mistake mistakes flaw flaws bug bugs slip slips blunder blunders"
+)
+_HAVING_WORDS = _words(
+    "with has have contains contain containing having makes make making include including "
+    "introduce introducing insert inserting commit committing plant planting in"
+)
 """With a flaw word, the words of an inverted cue "the one with an error" (a speed gate)."""
 _ARTICLES = frozenset({"a", "an", "the"})
 _COUNTED = _ARTICLES | {"one", _NUM, "single"}  # "in one emoji", "as a single haiku"
@@ -494,6 +530,9 @@ _INVERSION_WORDS = _words(
     another new switch off differs differ differing
     rejected dismissed passed voted ruled turned contradicts contradicting conflicts
     disagrees inconsistent
+    flawed faulty lowest bottom bad badly single disagree disagreed dispute disputed oppose
+    opposes opposed negated negation contradict conflict altered flipped swapped
+    modified tweaked sabotage sabotaging botch botched bomb flub fumble flunk bungle muff
     """
 )
 
@@ -609,7 +648,8 @@ _SURFACE = _words(
 _CORRECTNESS = _words("correct right wrong incorrect true false accurate valid best worst")
 _SURFACE_PHRASE = re.compile(
     r"\b(?:answers?|responses?|ones?)\s+(?:\w+\s+)?(?:that|which)\s+(?:contain|include|mention"
-    r"|use|start|end|have)s?\b|\b(?:containing|including|mentioning)\s+(?:the\s+)?(?:digit"
+    r"|use|start|end|have)s?\b(?!\s+(?:an?\s+|the\s+|some\s+)?(?:\w+\s+)?(?:errors?|mistakes?"
+    r"|flaws?|bugs?|slips?)\b)|\b(?:containing|including|mentioning)\s+(?:the\s+)?(?:digit"
     r"|letter|word|number)\b|"
     r"\b(?:most|fewest|least)\s+(?:words|letters|characters|lines|sentences|digits|symbols)\b"
     r"|\b(?:written|submitted|sent|produced)\s+(?:first|last|earliest|latest)\b"
@@ -698,6 +738,7 @@ _QUALITIES = _words(
     "wrong incorrect false mistaken erroneous untrue inaccurate bogus invalid correct right "
     "true accurate valid"
 )
+_CHANGED = _words("altered changed flipped swapped modified tweaked negated reversed removed")
 _NOT_PAYLOAD = _words("it this that them these those the answer again only just now please")
 
 _PAST = (
@@ -1254,7 +1295,7 @@ _IGNORE = re.compile(
     _I,
 )
 _IGNORED_ANSWERS = re.compile(
-    r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+)?(?:answers?|responses?"
+    r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+){0,2}?(?:answers?|responses?"
     r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?)\b"
     r"|^what\s+(?:the\s+)?(?:others?|they|everyone|other\s+\w+|workers?|models?|\w+\s+workers?)"
     r"\s+(?:said|say|wrote|answered|think|thought|gave|got)\b",
@@ -1400,6 +1441,9 @@ def _literal(sentence: str) -> tuple[str, str] | None:
         # "Final answer: <value>": the form of the answer, not a reply; "answer: incorrect"
         # (a key and its value): the quality the answer is to have
         return None
+    frame = m.group("frame").lower()
+    if word in _CHANGED and frame.strip() and not re.search(r"word|string|text", frame):
+        return None  # "restate it with a digit altered": how the answer is changed, no reply
     if word in _NOT_PAYLOAD or _BLANK.search(sentence, m.end("payload")):
         # a word followed by a blanked problem is the problem's own ("answer: Compute ___.")
         return None
@@ -1419,8 +1463,16 @@ def _tokens(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     raw = _WORDS.findall(sentence)
     tokens = [w if w == "," else canonical(w, KNOWN) for w in raw]
     for i in range(1, len(tokens)) if tokens != raw else ():
-        # after a determiner a word is a noun: "an exam" is no misspelt "examine"
-        if tokens[i] in _VERB_ONLY and raw[i] != tokens[i] and raw[i - 1] in _DETERMINERS:
+        # after a determiner a word is a noun: "an exam" ("a logic exam") is no misspelt
+        # "examine"
+        if (
+            tokens[i] in _VERB_ONLY
+            and raw[i] != tokens[i]
+            and (
+                raw[i - 1] in _DETERMINERS
+                or (i >= 2 and raw[i - 2] in _DETERMINERS and raw[i - 1] == tokens[i - 1] != ",")
+            )
+        ):
             tokens[i] = raw[i]
     for i in range(1, len(tokens)):
         # "the correct one" reaches here as "the correct 1"
@@ -1488,6 +1540,55 @@ def _act_cues(sentence: str, triggers: frozenset[str]) -> frozenset[Act]:
 
 
 _THANKS = _words("thanks thank cheers thx ty")
+_SOCIAL_GATE = _words(
+    "good lovely fine nice great day morning afternoon evening night salutations greetings "
+    "regards wishes sincerely hope job grateful obliged whenever ready excellent awesome "
+    "amazing fantastic wonderful"
+)
+_SOCIAL = re.compile(
+    r"^(?:(?:hey|hi|hello|oh|and|so|well)\s+(?:,\s+)?)?(?:"
+    r"(?:good|lovely|fine|nice|great)\s+(?:day|morning|afternoon|evening|night)|salutations"
+    r"|greetings|(?:best|kind|kindest|warm|warmest|warmly|many|all\s+the\s+best)\s+"
+    r"(?:regards|wishes)|regards|(?:yours\s+)?sincerely"
+    r"|(?:i\s+)?hope\s+(?:you|all|everything|things|this|it|your\s+\w+)\s+(?:are|is|am|were"
+    r"|have|has|had|find|finds|going|doing|went|well|good|fine|great)\b"
+    r"|(?:great|good|nice|excellent|awesome|amazing|fantastic|wonderful|brilliant)\s+"
+    r"(?:job|work|going|stuff|effort)\b"
+    r"|(?:i\s+am\s+|i\s+m\s+)?(?:so\s+|very\s+|really\s+|truly\s+)?(?:grateful|obliged)"
+    r"|much\s+obliged|whenever\s+you|ready\s+when\s+you"
+    r"|have\s+(?:a\s+)?(?:nice|good|great|lovely)\s+(?:day|one|evening|weekend))"
+)
+"""A sentence that opens with a greeting, a sign-off, a wish or praise: politeness."""
+_TASK_WORDS = (ANCHORS - {"x", "code", "program", "outputs", _NUM, _SLOT, _BOX}) | _words(
+    "model models worker workers number numbers assistant agent agents"
+)
+"""Words of a statement that make it context about the task, its answers or the pool."""
+_STATEMENT_OPENERS = (_DETERMINERS | _TASK_WORDS) - _words("my our answer work") | _words(
+    "it they we you there some another two three each every all both other earlier previous qqnum"
+)
+"""First words of a statement (a subject), not of a request."""
+_THIRD_PARTY_GATE = _words("another other the next a later two three qqnum")
+_THIRD_PARTY_SECOND = (["other"], ["next"], ["later"])
+_THIRD_PARTY = re.compile(
+    r"^(?:another|other|the\s+(?:next|other|following)|a\s+(?:later|second|different)|later"
+    r"|two|three|qqnum|the)\s+(?:\w+\s+)?(?:models?|workers?|agents?|solvers?|steps?|checkers?"
+    r"|reviewers?|assistants?)\s+(?:will|would|may|might|is\s+going\s+to|are\s+going\s+to"
+    r"|is\s+about\s+to|shall)\b"
+)
+"""A clause of what another worker will do: context, not a request to the reader."""
+_CAUTION_OPENERS = _words("make ensure see be")
+_ATTENTION_VERBS = _words("watch mind heed beware pay look")
+_ATTENTION = re.compile(
+    r"^(?:watch(?:\s+out\s+for)?|mind|heed|beware(?:\s+of)?|look\s+out\s+for"
+    r"|pay\s+(?:close\s+|careful\s+)?attention\s+to)\s+(?:the\s+|your\s+|all\s+|any\s+)?\w+"
+)
+"""Attention to a part of the work ("watch the details"), all its words known: a manner."""
+_CAUTION = re.compile(
+    r"^(?:make\s+sure|ensure|see\s+to\s+it|be\s+sure)\s+(?:that\s+)?(?:you|we|it|nothing"
+    r"|there)\s+(?:do|does|will|can|is|are)?\s*(?:not|never|no)\b"
+    r"|^make\s+no\s+(?:\w+\s+)?(?:errors?|mistakes?|slips?|blunders?)$"
+)
+"""A caution ("make sure you don't slip up"): how to work, no request."""
 _THANKS_PAIRS = (["many", "thanks"], ["much", "appreciated"], ["i", "appreciate"])
 
 
@@ -1571,6 +1672,18 @@ def recognise(text: str) -> Recognition:
             has_problem = has_problem or bool(words)
             continue
         has_problem = has_problem or _SLOT in words or _NUM in words
+        if words[0] in _THIRD_PARTY_GATE or words[1:2] in _THIRD_PARTY_SECOND:
+            others = _THIRD_PARTY.match(" ".join(tokens))
+            if others is not None:
+                # what another worker will do ("Another model will review it later") is
+                # context, not asked of the reader; a clause after it still asks
+                after = tokens[len(others.group(0).split()) :]
+                if "," not in after:
+                    continue
+                tokens = after[after.index(",") + 1 :]
+                words = [w for w in tokens if w != ","]
+                if not words:
+                    continue
         if len(words) <= 4 and words[0] in _TERSE_ACTS and set(words[1:]) <= _TERSE_OBJECTS:
             # a terse request ("restate", "verify prior", "task: vote")
             acts.add(_TERSE_ACTS[words[0]])
@@ -1583,7 +1696,10 @@ def recognise(text: str) -> Recognition:
         if (
             len(words) <= 6
             and not _MANNER_VERBS.isdisjoint(words)
-            and (ANCHORS | _INVERSION_WORDS).isdisjoint(words)
+            # "keep your answer tidy": the answer as the object kept in a manner
+            and (ANCHORS | _INVERSION_WORDS).isdisjoint(
+                w for k, w in enumerate(words) if k < 2 or words[k - 1] != "your"
+            )
             and _MANNER_ONLY.match(" ".join(words))
         ):
             continue  # a manner only ("Stay sharp.", "Keep things concise."): asks nothing
@@ -1683,8 +1799,12 @@ def recognise(text: str) -> Recognition:
         if _SLOT not in present:
             # asked by the request, not read off the problem's own words
             asked_in.setdefault(paragraph, set()).update(found)
-        inverted_cue = False
-        if present & _INVERSION_WORDS or (present & _FLAW_WORDS and present & _HAVING_WORDS):
+        inverted_cue = faithful_too = False
+        if (
+            present & _INVERSION_WORDS
+            or (present & _FLAW_WORDS and present & _HAVING_WORDS)
+            or ("only" in present and "one" in present)  # "the answer only one model gave"
+        ):
             cue, faithful_too = inversion(said)
             inverted_cue = cue is not None
             family = family or cue
@@ -1692,11 +1812,30 @@ def recognise(text: str) -> Recognition:
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
-        # thanks ("Thanks a bunch in advance!") is politeness, whatever its words
+        # thanks ("Thanks a bunch in advance!"), a greeting, a sign-off, a wish or praise
+        # ("Best regards", "hope all is well", "Great job so far!") is politeness, whatever
+        # its words
         persona = PERSONA_OPENERS.match(joined) is not None or (
-            not found and (words[0] in _THANKS or words[:2] in _THANKS_PAIRS)
+            not found
+            and (
+                words[0] in _THANKS
+                or words[:2] in _THANKS_PAIRS
+                or (not present.isdisjoint(_SOCIAL_GATE) and _SOCIAL.match(joined) is not None)
+            )
         )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if (
+            content
+            and inverted_cue
+            and not faithful_too
+            and found - {"describe"}
+            and not present.isdisjoint(ANCHORS)
+            and (family != "vote" or not present.isdisjoint(_ANSWER_NOUNS))
+        ):
+            # a request for a wrong answer: its other words say whose, why or how it is to
+            # look ("a believable but wrong answer", "for a robustness benchmark", "play a
+            # careless student and answer wrongly"), no topic
+            content = []
         if content and found - {"describe"} and present & _ASIDE_GATE:
             # how to answer ("as if explaining to a student") or what to beware of ("avoid
             # traps") qualifies the request; its words are no topic
@@ -1738,6 +1877,14 @@ def recognise(text: str) -> Recognition:
             acts |= found
             if _SLOT not in present:
                 asked_in.setdefault(paragraph, set()).update(found)
+        if (
+            content
+            and not found
+            and words[0] in _ATTENTION_VERBS
+            and _ATTENTION.match(joined) is not None
+            and set(content) <= _ATTENTION_VERBS
+        ):
+            content = []  # "Watch the details", "Heed the units": where to look, a manner
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1760,6 +1907,15 @@ def recognise(text: str) -> Recognition:
             elif len(words) <= 4 and len(content) == len(words):
                 noise = True  # "blip blop", "wibble wobble": gibberish, not a remark
                 continue
+            elif (
+                not negated
+                and (words[0] in _STATEMENT_OPENERS or tokens[1:2] == [","])
+                and not present.isdisjoint(_TASK_WORDS)
+                and not _OWNERS & present
+            ):
+                # a statement about the task, its answers or the pool ("The question comes
+                # from a textbook", "another model will also answer"): context, asks nothing
+                continue
             else:
                 stray = True
                 continue
@@ -1767,6 +1923,7 @@ def recognise(text: str) -> Recognition:
             faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
+            or (words[0] in _CAUTION_OPENERS and _CAUTION.match(joined) is not None)
             or words[1:2] == ["not"]
             or words[:2] == ["remember", "to"]
             or _FORMAT.search(joined) is not None

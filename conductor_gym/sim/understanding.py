@@ -130,6 +130,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     submit submitted finalize finalise adopt bring stand stands stood
     opposite conclusion conclusions verdict verdicts decision
     off amiss fishy pressure believe
+    erroneous mistaken untrue flawed faulty
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -279,6 +280,7 @@ _ABBREVIATIONS: dict[str, str] = {
 }  # fmt: skip
 """Chat abbreviations, read as the words they stand for."""
 
+_ELONGATED = re.compile(r"([a-z])\1\1+")
 _STEMMED_VERBS = _ACT_VERBS | _words("need want deserve like")
 _CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
 for _cue in sorted(CUES | _ACT_VERBS | _LEXICON_NOUNS):
@@ -295,6 +297,11 @@ def canonical(word: str, known: frozenset[str]) -> str:
         return _ABBREVIATIONS[word]
     if word in known or len(word) < 3:
         return word
+    if _ELONGATED.search(word) is not None:
+        # a letter held for emphasis ("pleeease", "sooo"): the word it stretches, when known
+        short = _ELONGATED.sub(r"\1", word)
+        if short in known and len(short) >= 2:
+            return short
     if word.startswith("re") and word[2:] in _ACT_VERBS:
         return word[2:]  # "reassess", "reexamine": the act again
     if word.endswith("s") and word[:-1] in _STEMMED_VERBS:
@@ -356,13 +363,19 @@ def _mark(m: re.Match[str]) -> str:
 
 Family = Literal["vote", "restate", "act"]
 
+_ANSWER_NOUN = (
+    r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?|results?)"
+)
 _INVERTED = re.compile(
     r"\b(?P<vote>least\s+(?:common|frequent|frequently|popular|often|supported|repeated)|fewest"
     r"|minority|rarest|(?:majority|most\s+\w+)\s+(?:did|do|does|would|has|have)\s+not\s+"
     r"(?:\w+\s+)?(?:choose|chose|chosen|pick|picked|give|gave|given|select|selected|support"
     r"|supported|back|backed|favou?r|favou?red)"
     r"|(?:majority|most\s+\w+)\s+(?:\w+\s+){0,3}?(?:rejected|dismissed|passed\s+over|voted\s+against"
-    r"|ruled\s+out|turned\s+down))\b"
+    r"|ruled\s+out|turned\s+down|disagreed?\s+with|disputed?|oppose[sd]?)"
+    # "the answer only one of the models chose": a share of one is the minority
+    r"|only\s+(?:one|a\s+single)\s+(?:of\s+(?:the|them|those)\s+)?(?:\w+\s+)?(?:chose|gave|picked"
+    r"|selected|proposed|suggested|reached|backed|supports?|supported|got|found|arrived\s+at))\b"
     r"|\b(?P<restate>different\s+(?:answer\s+)?(?:from|than|to)|other\s+than\s+the\s+one"
     r"|(?:except|but|other\s+than)\s+the\s+(?:previous|above|last|given|earlier|shown|same)"
     r"|(?:anything|something)\s+(?:but|except|other\s+than)\s+the\b"
@@ -373,7 +386,12 @@ _INVERTED = re.compile(
     r"|earlier|previously)"
     r"|differing\s+from|opposite\s+(?:of|to)|reverse\s+of"
     r"|(?:contradicts?|contradicting|conflicts?\s+with|disagrees?\s+with|inconsistent\s+with)\s+"
-    r"(?:the\s+|that\s+)?(?:previous|above|last|earlier|given|shown|prior|preceding)"
+    r"(?:(?:the\s+|that\s+)?(?:previous|above|last|earlier|given|shown|prior|preceding)|it\b|that\b"
+    r"|them\b)"
+    # "copy the answer above, negated", "the negation of the right answer"
+    r"|negated|negation\s+of|negate\s+(?:it|that|them|the\s+(?:\w+\s+)?(?:answer|result|value))"
+    r"|(?:digits?|numbers?|letters?|signs?|values?)\s+(?:altered|changed|flipped|swapped|modified"
+    r"|tweaked)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?(?:a|an|some|another)\s+"
     r"(?:different|other|new)\s+(?:one|answer|result|value)"
     r"|(?:give|output|provide|pick|choose|return|write)\s+(?:me\s+)?another\s+(?:one|answer)"
@@ -382,7 +400,7 @@ _INVERTED = re.compile(
     r"|(?:change|switch|alter)\s+(?:it|the\s+(?:\w+\s+){0,2}?(?:answer|result|value))\s+"
     r"(?:\w+\s+){0,2}?to\s+(?:something|anything)\s+else"
     r"|alter|change\s+(?:it|the\s+(?:\w+\s+)?(?:answer|number|value|result))"
-    r"|(?:answer|result|value|it)\s+(?:\w+\s+)?(?:plus|minus|times)\s+(?:one|qqnum)"
+    r"|(?:answer|result|value|it)\s+(?:\w+\s+)?(?:,\s+)?(?:plus|minus|times)\s+(?:one|qqnum)"
     r"|(?:its|the)\s+sign\s+(?:flipped|changed|reversed|swapped)"
     r"|(?:flip|negate|reverse|change)\s+(?:its|the)\s+sign"
     r"|(?:add|subtract)\s+(?:one|qqnum)\s+(?:to|from)\s+(?:it|the\s+(?:\w+\s+)?(?:answer|result))"
@@ -390,7 +408,18 @@ _INVERTED = re.compile(
     r"(?:\w+\s+)?(?:digits?|numbers?|letters?|values?|signs?|words?|characters?)"
     r"|(?:make|change)\s+it\s+(?:so\s+it\s+is\s+)?wrong|so\s+(?:that\s+)?it\s+is\s+wrong)\b"
     r"|\b(?P<act>wrong(?:ly)?|incorrect(?:ly)?|false(?:ly)?|worst|weakest|mistaken|erroneous"
-    r"|untrue|inaccurate|bogus|least\s+(?:likely|plausible|convincing|probable|accurate)"
+    r"|untrue|inaccurate|bogus|flawed|faulty|least\s+(?:likely|plausible|convincing|probable"
+    r"|accurate|correct|right|true|valid|sound)|lowest[\s-]+(?:scor\w*|rat\w*|rank\w*|grad\w*)|bottom[\s-]+ranked|badly"
+    r"|bad\s+(?:answers?|ones?|options?|results?|solutions?|guess(?:es)?)"
+    # an error as the thing to make ("make a plausible mistake", "answer with a slip")
+    r"|(?:make|making|include|including|introduce|introducing|insert|inserting|commit"
+    r"|committing|plant|planting|slip\s+in|sneak\s+in|build\s+in)\s+(?!no\b|any\b)"
+    r"(?:(?:a|an|one|some|in)\s+)?(?:\w+\s+)?(?:errors?|mistakes?|slips?|blunders?)"
+    r"|(?:answer|respond|reply)\s+with\s+(?:a|an|one|some)\s+(?:\w+\s+)?(?:errors?|mistakes?"
+    r"|blunders?)"
+    # spoiling the answer or question ("sabotage the final step", "bomb this question")
+    r"|(?:sabotag|botch|bomb|flub|fumbl|flunk|bungl|muff)\w*\s+(?:it|this|that|the\s+\w+"
+    r"|the\s+\w+\s+\w+|this\s+\w+|your\s+(?:\w+\s+)?(?:answer|result|solution|work|reasoning))"
     r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
     r"|(?:second|next|third)[\s-]+(?:best|most\s+likely)|runner[\s-]+up"
     r"|not\s+(?:be\s+|equal\s+|match\s+)?(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate"
@@ -407,11 +436,25 @@ _INVERTED = re.compile(
     r"(?:with|that\s+(?:has|have|contains?|makes?)|containing|having)\s+(?:an?\s+|the\s+"
     r"|some\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?))\b"
 )
+# "locate the answer above with an error and report it": asked only when handed on
+_HELD_FLAW = re.compile(
+    rf"\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:with|that\s+(?:has|have|contains?)|containing|having)\s+"
+    r"(?:an?\s+|the\s+|some\s+)?(?:\w+\s+)?(?:errors?|mistakes?|flaws?|bugs?)\b"
+)
+# the answer an inversion is taken of ("the opposite of the correct answer") is not asked
+_OF_FAITHFUL = re.compile(
+    r"\s+(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate|valid|best)\s+(?:final\s+)?"
+    r"(?:answer|one|option|result|solution|value|letter|candidate)s?\b"
+)
+_TAKEN_OF = re.compile(r"\b(?:of|to|than|from|but|except)$")
 # A cue in these contexts describes what to find, fix or avoid: no inversion.
 _NOT_ASKED = re.compile(
     r"\b(?:find|finding|identify\s+(?:any|all|each|every)|spot|flag|catch|fix|correct|eliminate"
+    r"|locate|locating|detect|detecting|pinpoint|pinpointing|look\s+for|hunt\s+for|search\s+for"
+    r"|skip|skipping|set\s+aside|leave\s+out|throw\s+out|pass\s+over|disregard|disregarding"
     r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|not|no|never"
-    r"|without|instead|rather|replace|explain|why|trust|even|might|may|could|can|possibly"
+    r"|without|instead|rather|replace|explain|why|trust|even|might|may|(?:could|can)(?!\s+you\b)"
+    r"|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
     r"|\b(?:go|goes|went|gone|going)\s+$"
@@ -424,15 +467,21 @@ _HANDED_ON = re.compile(
     r"|state|submit|offer|write|use|defend)\s+(?:it|that|this|them)\b"
 )
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|being)\s+(?:\w+\s+)?$")
-_ANSWER_NOUN = (
-    r"(?:answers?|options?|ones?|responses?|solutions?|candidates?|choices?|letters?|results?)"
-)
 _ASKS_WHICH = re.compile(
     rf"\bwhich\s+(?:\w+\s+){{0,2}}?(?:{_ANSWER_NOUN}|results?|of)\b|\bwhich\s+(?:is|are)\b"
     rf"|\b{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:that|which)\b"
 )
+_RELATIVE_WHICH = re.compile(
+    r"(?:,|\b(?:here|there|it|that|this|one))\s+which\s+(?:is|are|was|were)\s+$"
+)
+# "among the answers above, which is ...": a question's scope before its comma, no clause
+_SCOPE_FIRST = re.compile(r"(?:among|amongst|of|from|between|out\s+of|in|looking\s+at|given)\b")
 _EITHER = re.compile(
     r"\b(?:correct|correctly|right|rightly|accurately|true|best)\s+(?:\w+\s+)?or\s+(?:an?\s+|the\s+)?$"
+)
+_GIVE_WHICHEVER = re.compile(
+    r"\b(?:give|output|report|return|pick|choose|select|state|submit|present|provide)\s+(?:me\s+)?"
+    r"whichever\s+(?:\w+\s+){0,2}?(?:is|are|seems?|looks?)\s+(?:\w+\s+)?$"
 )
 _WHICHEVER = re.compile(r"\bwhichever\b(?:\s+\w+){0,3}\s*$")
 _JUDGED_EITHER = re.compile(
@@ -452,10 +501,14 @@ _GIVEN_ONE = re.compile(
     rf"{_ANSWER_NOUN}\s+(?:\w+\s+){{0,3}}?(?:you|i|we)\s+(?:\w+\s+)?(?:find|consider|think"
     r"|judge|deem|rate|believe|regard|see)\s+(?:\w+\s+)?(?:to\s+be\s+|as\s+)?$"
 )
+_WHAT_IS_ONE = re.compile(
+    r"(?:what|whats)\s+(?:is|would\s+be|could\s+be|might\s+be|s)\s+(?:an?|one|some)\s+(?:\w+\s+)?$"
+)
 _ON_PURPOSE = re.compile(r"deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely")
 _ERROR_SENSE = re.compile(
     r"\b(?:wrong|incorrect|false|mistakes?|mistaken|errors?|erroneous|fail\w*|miss\w*|slips?"
     r"|blunders?|botch\w*|sabotag\w*|mess\s+up|bad|badly|worst|untrue|inaccurate|flaws?|bogus"
+    r"|bomb\w*|flub\w*|fumbl\w*|flunk\w*|bungl\w*"
     r"|lose|off|trip\s+up|screw\w*)\b"
 )
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
@@ -493,8 +546,11 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         # "find a wrong answer and present it": what is found is then handed on
         made = made or _HANDED_ON.match(sentence, m.end()) is not None
         made = made or bool(m.group("vote") and " not " in m.group(0))  # "did not choose"
+        # "what would be a wrong answer here?": the wrong answer is what is asked
+        made = made or _WHAT_IS_ONE.match(before) is not None
         # "whichever answer the fewest share": the minority is what is asked
         made = made or bool(m.group("vote") and _WHICHEVER.search(before))
+        made = made or _GIVE_WHICHEVER.search(before) is not None  # "output whichever is wrong"
         if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
             # "answer correctly or incorrectly": both asked, a hedge
             family = family or ("vote" if m.group("vote") else "act")
@@ -507,11 +563,23 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         )
         if _NOT_ASKED.search(before) and not made:
             continue
-        if _COPULA.search(before) and not _ASKS_WHICH.search(before) and not made:
-            continue
+        if (
+            _COPULA.search(before)
+            and not made
+            and (
+                not _ASKS_WHICH.search(before)
+                or (_RELATIVE_WHICH.search(before) and not _SCOPE_FIRST.match(before))
+            )
+        ):
+            continue  # "X is wrong", "20, which is wrong": said of it, not asked
         if family is None:
             family = "vote" if m.group("vote") else "restate" if m.group("restate") else "act"
-        kept = kept.replace(m.group(0), " ", 1)
+        taken = _OF_FAITHFUL.match(sentence, m.end()) if _TAKEN_OF.search(m.group(0)) else None
+        kept = kept.replace(m.group(0) + (taken.group(0) if taken else ""), " ", 1)
+    if family is None and not _YES_NO.match(sentence):
+        held = _HELD_FLAW.search(sentence)
+        if held is not None and _HANDED_ON.match(sentence, held.end()) is not None:
+            family = "act"
     return family, asks_faithful(kept if family else sentence)
 
 
