@@ -1365,6 +1365,8 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if "plain text" in text:
+        text = text.replace("plain text", "plaintext")  # a format, not a text to write
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
     if " in " in text:

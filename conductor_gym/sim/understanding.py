@@ -34,6 +34,7 @@ __all__ = [
     "CUES",
     "EXTRA_VOCABULARY",
     "FAITHFUL_WORDS",
+    "MANNER_FIELDS",
     "PERSONA_OPENERS",
     "REQUEST_OPENERS",
     "VERB_NOUNS",
@@ -134,6 +135,33 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
+
+MANNER_FIELDS: dict[str, frozenset[str]] = {
+    field: _words(words)
+    for field, words in {
+        "length": "sweet lengthy verbose wordy compact tight crisp snappy fluff padding "
+        "rambling ramble minimal minimum maximum",
+        "pace": "speed fast faster pace haste hasty deadline urgent urgency rushed leisure",
+        "quality": "quality polish polished sloppy perfection perfect excellence standard "
+        "standards",
+        "format": "markdown prose plaintext headers numbered spacing "
+        "whitespace caps uppercase lowercase indentation ascii unicode notation",
+        "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
+        "resources": "tokens token plenty room space unlimited allowance",
+        "encouragement": "champ champion ace star superstar legend pal chief boss ready "
+        "rooting cheering faith proud awesome fantastic amazing wonderful excellent",
+        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely",
+        "background": "background reminder exam exams quiz competition school high "
+        "textbook course assignment worksheet benchmark dataset evaluation eval "
+        "larger pipeline ensemble later batch",
+    }.items()
+}
+"""Words about *how* to answer, by field (round 7): length, pace, quality, format, tone,
+the resources at hand, encouragement, wishes and the task's background. A sentence of
+them with no other request asks nothing ("Short and sweet.", "Quality over speed.",
+"Reminder: you have plenty of tokens.", "Over to you, champ."); beside a content word
+("a short poem", "the quiz show host") the content word is still a topic."""
+EXTRA_VOCABULARY = EXTRA_VOCABULARY | frozenset().union(*MANNER_FIELDS.values())
 
 ANCHORS: frozenset[str] = _words(
     """
@@ -324,6 +352,39 @@ def canonical(word: str, known: frozenset[str]) -> str:
         cue
         for cue in _CUES_BY_LETTER.get(word[0], ())
         if (len(word) >= 5 or len(cue) == len(word) + 1) and _within_one(word, cue)
+    ]
+    if len(near) == 1:
+        return near[0]
+    return _typo_of_frequent(word) if not near else word
+
+
+_TYPO_TARGETS = _words(
+    """
+    the and you your that this with what which from most have please thanks purpose
+    wrong right about because there their again each only
+    """
+)
+"""Frequent words a misspelling is also corrected to (round 7): the function and framing
+words between the cues ("teh", "mostt", "thnks", "purpse", "rong"). Real words one edit
+from a larger target set ("world", "taxes", "botch"; "Morse" from "more") are why it stays
+small."""
+_TARGETS_BY_LETTER: dict[str, tuple[str, ...]] = {}
+for _target in sorted(_TYPO_TARGETS):
+    _TARGETS_BY_LETTER[_target[0]] = (*_TARGETS_BY_LETTER.get(_target[0], ()), _target)
+_TARGET_TAILS = {t[1:]: t for t in _TYPO_TARGETS | CUES if len(t) >= 5}
+
+
+def _typo_of_frequent(word: str) -> str:
+    """A typo of a frequent word (round 7), read by edit distance rather than a list of
+    misspellings: two letters swapped in a three-letter word ("teh"), the first letter
+    dropped ("rong"), or any single edit of a word of four letters or more ("mostt",
+    "thnks", "purpse"); only when exactly one target is that close, else the word itself."""
+    if word in _TARGET_TAILS:
+        return _TARGET_TAILS[word]
+    near = [
+        t
+        for t in _TARGETS_BY_LETTER.get(word[0], ())
+        if (len(word) >= 4 or (len(t) == 3 and sorted(t) == sorted(word))) and _within_one(word, t)
     ]
     return near[0] if len(near) == 1 else word
 
