@@ -411,6 +411,7 @@ KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
 """Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
 _MEDIUM = frozenset({"in", "as", "into"})
 _WHATS = re.compile(r"\bwhats\b")
+_RE_PREFIX = re.compile(r"\bre-(?=[a-z]{3})")
 _OBJECT_VERBS = _words(
     """
     solve compute calculate check verify validate review fix correct answer find determine
@@ -531,7 +532,7 @@ _INVERSION_WORDS = _words(
     rejected dismissed passed voted ruled turned contradicts contradicting conflicts
     disagrees inconsistent
     flawed faulty lowest bottom bad badly single disagree disagreed dispute disputed oppose
-    opposes opposed negated negation contradict conflict altered flipped swapped
+    opposes opposed negated negation contradict conflict altered flipped swapped changed
     modified tweaked sabotage sabotaging botch botched bomb flub fumble flunk bungle muff
     """
 )
@@ -1296,7 +1297,8 @@ _IGNORE = re.compile(
 )
 _IGNORED_ANSWERS = re.compile(
     r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+){0,2}?(?:answers?|responses?"
-    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?)\b"
+    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?"
+    r"|consensus|majority|votes?|tally)\b"
     r"|^what\s+(?:the\s+)?(?:others?|they|everyone|other\s+\w+|workers?|models?|\w+\s+workers?)"
     r"\s+(?:said|say|wrote|answered|think|thought|gave|got)\b",
     _I,
@@ -1365,6 +1367,8 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if "re-" in text:
+        text = _RE_PREFIX.sub("", text)  # "re-emit the answer": the act again, as "re-check"
     if "plain text" in text:
         text = text.replace("plain text", "plaintext")  # a format, not a text to write
     if "check" in text:

@@ -147,12 +147,12 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "format": "markdown prose plaintext headers numbered spacing "
         "whitespace caps uppercase lowercase indentation ascii unicode notation",
         "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
-        "resources": "tokens token plenty room space unlimited allowance",
+        "resources": "tokens token plenty room space unlimited allowance generous",
         "encouragement": "champ champion ace star superstar legend pal chief boss ready "
         "rooting cheering faith proud awesome fantastic amazing wonderful excellent",
-        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely",
+        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely week weekend",
         "background": "background reminder exam exams quiz competition school high "
-        "textbook course assignment worksheet benchmark dataset evaluation eval "
+        "textbook chapter lesson lecture course assignment worksheet benchmark dataset evaluation eval "
         "larger pipeline ensemble later batch",
     }.items()
 }
@@ -491,7 +491,12 @@ _INVERTED = re.compile(
     r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
     r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
-    r"(?:that\s+fails?|which\s+fails?|failing)|(?:give|return|output|pick|choose|select|report"
+    r"(?:that\s+fails?|which\s+fails?|failing)"
+    # "select one that fails", "answer so that you fail the test": failing as the goal
+    r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:an?\s+|any\s+)?"
+    r"one\s+(?:that|which)\s+fails?"
+    r"|\bso\s+(?:that\s+)?(?:you|it|the\s+answer|your\s+answer)\s+(?:will\s+)?fails?"
+    r"|(?:give|return|output|pick|choose|select|report"
     r"|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
     r"(?:with|that\s+(?:has|have|contains?|makes?)|containing|having)\s+(?:an?\s+|the\s+"
@@ -515,6 +520,8 @@ _NOT_ASKED = re.compile(
     r"|skip|skipping|set\s+aside|leave\s+out|throw\s+out|pass\s+over|disregard|disregarding"
     r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|not|no|never"
     r"|without|instead|rather|replace|explain|why|trust|even|might|may|(?:could|can)(?!\s+you\b)"
+    r"|steer\s+clear\s+of|stay\s+away\s+from|keep\s+(?:clear|away)\s+(?:of|from)|guard\s+against"
+    r"|(?:not|never)\s+(?:\w+\s+)?(?:end|wind)\s+up\s+(?:with|at)|fall\s+for"
     r"|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
@@ -578,6 +585,12 @@ _MAKE_IT = re.compile(
     # "make sure it's wrong" reaches here as "make sure it wrong"
     r"|\b(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|they|yours|the\s+answer)\s*$"
     r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
+    # "relay it, altered to be incorrect": changed into what it is to be
+    r"|\b(?:altered|changed|modified|tweaked|edited|rewritten|made)\s+(?:so\s+as\s+)?to\s+be\s*$"
+)
+_SHARE_OF_ONE = re.compile(
+    rf"\b(?:{_ANSWER_NOUN})\s+(?:that|which)\s+(?:got|gets|received|receives|has|had|drew"
+    r"|earned|won)\s+(?:the\s+)?$"
 )
 _YES_NO = re.compile(
     r"(?:is|are|was|were|does|do|did|has|have)\b"
@@ -611,6 +624,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         made = made or _WHAT_IS_ONE.match(before) is not None
         # "whichever answer the fewest share": the minority is what is asked
         made = made or bool(m.group("vote") and _WHICHEVER.search(before))
+        # "the one that got the fewest votes": the share qualifies the answer to give
+        made = made or bool(m.group("vote") and _SHARE_OF_ONE.search(before))
         made = made or _GIVE_WHICHEVER.search(before) is not None  # "output whichever is wrong"
         if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
             # "answer correctly or incorrectly": both asked, a hedge
