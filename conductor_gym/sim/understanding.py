@@ -147,13 +147,13 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "format": "markdown prose plaintext headers numbered spacing "
         "whitespace caps uppercase lowercase indentation ascii unicode notation",
         "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
-        "resources": "tokens token plenty room space unlimited allowance generous",
+        "resources": "tokens token plenty room space unlimited allowance generous limit limits",
         "encouragement": "champ champion ace star superstar legend pal chief boss ready "
         "rooting cheering faith proud awesome fantastic amazing wonderful excellent",
         "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely week weekend",
         "background": "background reminder exam exams quiz competition school high "
-        "textbook chapter lesson lecture course assignment worksheet benchmark dataset evaluation eval "
-        "larger pipeline ensemble later batch",
+        "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
+        "evaluation eval larger pipeline ensemble later batch",
     }.items()
 }
 """Words about *how* to answer, by field (round 7): length, pace, quality, format, tone,

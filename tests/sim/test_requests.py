@@ -493,3 +493,47 @@ def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) ->
 )
 def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
     assert_reads(text, reading)
+
+
+# The seventh round's rules, each with samples in words no corpus split uses, and the
+# counter-examples that keep their reading.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # a typo of a frequent word, by edit distance: a swap, a dropped first letter, one
+        # letter more or less
+        ("solve it adn give teh answer", "solve"),
+        ("verify taht the answer abov is rigth", "check"),
+        ("pick teh answr most workers gave", "vote"),
+        ("reply wiht a rong answer", "inverted"),
+        # a real word one edit from a target keeps its meaning
+        ("Answer the question in Morse code.", "offtask"),
+        # how to answer, by field (length, pace, quality, format, tone, resources,
+        # encouragement, wishes, background), with no other request: asks nothing
+        ("Brief and crisp.", "none"),
+        ("Precision before pace.", "none"),
+        ("Prose only, no headers.", "none"),
+        ("Keep a neutral tone.", "none"),
+        ("There is no token limit.", "none"),
+        ("You've got this, legend!", "none"),
+        ("Glad to have you here.", "none"),
+        ("FYI: it is from a school worksheet.", "none"),
+        # beside a content word the content word is still a topic
+        ("Write a brief essay on volcanoes.", "offtask"),
+        ("Recommend a formal suit for a wedding.", "offtask"),
+        ("Plan my weekend in Paris.", "offtask"),
+        # a share, a change or a failure that qualifies the answer to give is inverted
+        ("Return the response that earned the fewest votes.", "inverted"),
+        ("Overlook the consensus and give the value most solvers opposed.", "inverted"),
+        ("Pass along the last result with one digit tweaked.", "inverted"),
+        ("Forward the prior answer, edited to be false.", "inverted"),
+        ("Write an answer so that it fails the checker.", "inverted"),
+        ("Among the candidates above, select one that fails.", "inverted"),
+        # a wrong answer to steer clear of, or not to end up with, is avoided: faithful
+        ("Solve it and keep clear of the wrong shortcuts.", "solve"),
+        ("Compute it so you never wind up with an incorrect total.", "solve"),
+        ("Give the value that got the most votes.", "vote"),
+    ],
+)
+def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
