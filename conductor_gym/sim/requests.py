@@ -411,6 +411,7 @@ KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
 """Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
 _MEDIUM = frozenset({"in", "as", "into"})
 _WHATS = re.compile(r"\bwhats\b")
+_IN_CHARACTER = re.compile(r"\b(?:stay|stays|staying|remain|keep|keeping)\s+in\s+character\b")
 _RE_PREFIX = re.compile(r"\bre-(?=[a-z]{3})")
 _OBJECT_VERBS = _words(
     """
@@ -698,10 +699,11 @@ _PARTS_GATE = re.compile(r"part|piece|sub|case")
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
 _LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return|type|enter)"
 _LIT_FRAME = (
-    r"(?P<frame>(?:\s+(?:only|just|exactly|simply))?"
+    r"(?P<frame>(?:\s+back)?(?:\s+(?:only|just|exactly|simply))?"
     r"(?:\s+(?:with|by\s+saying))?"
     r"(?:\s+(?:only|just|exactly|nothing\s+but))?"
-    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+)?(?:word|number|string|text|letter|digit))?"
+    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+|short\s+)?(?:word|number|string|text"
+    r"|letter|digit|phrase|words|sentence|message))?"
     r"(?:\s*:)?)"
 )
 _LITERAL_QUOTED = (
@@ -1123,6 +1125,8 @@ _VOTE_SHARE = re.compile(
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
+    # "the answer at least two of them share": a share of more than one
+    rf"|\bat\s+least\s+(?:two|three|qqnum)\s+(?:of\s+\w+\s+)?(?:\w+\s+)?{_SHARE_VERBS}\b"
     r"|\bmost\s+(?:commonly|often|frequently|widely|repeatedly)\s+(?:\w+\s+)?(?:given|stated"
     rf"|reached|proposed|chosen|named|cited|reported|produced|returned|{_SHARE_VERBS})\b"
     r"|\b(?:most|more)\s+(?:supporters|backers|votes|endorsements|adherents|proponents"
@@ -1369,6 +1373,8 @@ def _normalise(text: str) -> str:
     text = text.lower()
     if "re-" in text:
         text = _RE_PREFIX.sub("", text)  # "re-emit the answer": the act again, as "re-check"
+    if "character" in text:
+        text = _IN_CHARACTER.sub("stay in role", text)  # a persona kept, no topic
     if "plain text" in text:
         text = text.replace("plain text", "plaintext")  # a format, not a text to write
     if "check" in text:
@@ -1582,6 +1588,7 @@ _THIRD_PARTY = re.compile(
     r"|is\s+about\s+to|shall)\b"
 )
 """A clause of what another worker will do: context, not a request to the reader."""
+_CAUTION_OBJECTS = _words("for it this that them at all now here by into out")
 _CAUTION_OPENERS = _words("make ensure see be")
 _ATTENTION_VERBS = _words("watch mind heed beware pay look")
 _ATTENTION = re.compile(
@@ -1818,6 +1825,10 @@ def recognise(text: str) -> Recognition:
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
+                if _SLOT not in present:
+                    # the act asked beside a scene ("Write a distractor: an answer that
+                    # looks right but is not.")
+                    asked_in.setdefault(paragraph, set()).update(found)
         # thanks ("Thanks a bunch in advance!"), a greeting, a sign-off, a wish or praise
         # ("Best regards", "hope all is well", "Great job so far!") is politeness, whatever
         # its words
@@ -1891,6 +1902,15 @@ def recognise(text: str) -> Recognition:
             and set(content) <= _ATTENTION_VERBS
         ):
             content = []  # "Watch the details", "Heed the units": where to look, a manner
+        if (
+            content
+            and not found
+            and (words[:2] == ["do", "not"] or words[0] == "never")
+            and len(words) > 2
+            and content == [words[1 if words[0] == "never" else 2]]
+            and set(words[2 if words[0] == "never" else 3 :]) <= _CAUTION_OBJECTS
+        ):
+            content = []  # "don't fall for it", "never panic": a caution, asks nothing
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1998,7 +2018,7 @@ _RELAY_GATE = _words(
 )
 _SHARE_GATE = _words(
     "most more mostly largely largest greatest biggest highest majority broadest widest "
-    "strongest half"
+    "strongest half least"
 )
 _RIGHT_GATE = _words(
     "holes hole gaps gap weakness weaknesses faults fault problems issues "
@@ -2090,6 +2110,10 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("solve")  # "come back with the answer", "finish with your final answer"
     if not present.isdisjoint(_SHARE_GATE) and _VOTE_SHARE.search(sentence):
         out.add("vote")
+    if not present.isdisjoint(_SAME_GATE) and _SAME_AS_VIEW.search(sentence):
+        out.add("restate")  # "your answer should be the same as the one above"
+    if "once" in present and _ONCE_OVER.search(sentence) and in_view():
+        out.add("check")  # "give the earlier solution a careful once-over"
     if (
         not present.isdisjoint(_RIGHT_GATE)
         and not present.isdisjoint(_IN_VIEW_WORDS)
@@ -2441,8 +2465,23 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
     return recognise(prepare(subtask, question))
 
 
+# round 7: an answer in view asked to be the same, or named with a participle of handing
+# on ("the previous answer, repeated exactly"), is handed on; a once-over of it is a check
+_SAME_GATE = _words("same identical unchanged repeated restated copied echoed relayed reproduced")
+_SAME_AS_VIEW = re.compile(
+    r"\b(?:answer|result|reply|output|response)\s+(?:should|must|will|has\s+to|needs\s+to"
+    r"|is\s+to)\s+(?:\w+\s+)?be\s+(?:the\s+)?(?:same\s+as|identical\s+to|unchanged\s+from)\s+"
+    r"(?:the\s+|that\s+)?(?:one|answer|result|response)\s+(?:\w+\s+)?(?:above|given|earlier"
+    r"|before|previously|shown)\b"
+    r"|^(?:the\s+)?(?:previous|above|earlier|prior|preceding|last|given)\s+(?:final\s+)?"
+    r"(?:answer|result|response|solution|reply)\s+(?:repeated|restated|copied|echoed|relayed"
+    r"|reproduced)\b"
+)
+_ONCE_OVER = re.compile(r"\b(?:a|an|another|one\s+more)\s+(?:\w+\s+)?once\s+over\b")
 _STRUCTURAL_GATE = (
-    _AMISS_GATE
+    _SAME_GATE
+    | _words("once")
+    | _AMISS_GATE
     | _MERIT_GATE
     | _AGREE_GATE
     | _RELAY_GATE

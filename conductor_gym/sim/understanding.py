@@ -482,6 +482,12 @@ _INVERTED = re.compile(
     r"|(?:sabotag|botch|bomb|flub|fumbl|flunk|bungl|muff)\w*\s+(?:it|this|that|the\s+\w+"
     r"|the\s+\w+\s+\w+|this\s+\w+|your\s+(?:\w+\s+)?(?:answer|result|solution|work|reasoning))"
     r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
+    # round 7: an answer described as seeming right and not being so ("looks right but is
+    # not"), an error let in ("let one plausible slip creep in")
+    r"|(?:looks?|seems?|appears?|sounds?)\s+(?:\w+\s+)?(?:right|correct|true|valid|plausible"
+    r"|reasonable|convincing)\s+but\s+(?:is|are|was|isn\s*t)\s+(?:not|wrong|incorrect|false)?"
+    r"|let\s+(?:\w+\s+){0,2}?(?:errors?|mistakes?|slips?|blunders?)\s+(?:creep|slip|sneak|get"
+    r"|come)\s+in"
     r"|(?:second|next|third)[\s-]+(?:best|most\s+likely)|runner[\s-]+up"
     r"|not\s+(?:be\s+|equal\s+|match\s+)?(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate"
     r"|valid)"
@@ -579,6 +585,13 @@ _ERROR_SENSE = re.compile(
     r"|bomb\w*|flub\w*|fumbl\w*|flunk\w*|bungl\w*"
     r"|lose|off|trip\s+up|screw\w*)\b"
 )
+# a wrong answer as the subject of a statement of its value ("a common wrong answer here
+# is 12", "the usual incorrect choice is b")
+_BAIT_SUBJECT = re.compile(r"(?:a|an|the|one)\s+(?:\w+\s+)?$")
+_BAIT_STATED = re.compile(
+    rf"\s+{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:is|are|was|were|would\s+be)\s+"
+    r"(?:often\s+|usually\s+|commonly\s+|typically\s+)?(?:qqnum|qqbox|[a-h])\b"
+)
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
@@ -639,6 +652,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         )
         if _NOT_ASKED.search(before) and not made:
             continue
+        if _BAIT_SUBJECT.match(before) and _BAIT_STATED.match(sentence, m.end()):
+            continue  # "a common wrong answer here is 12": a trap named, not asked
         if (
             _COPULA.search(before)
             and not made
