@@ -1588,6 +1588,13 @@ _THIRD_PARTY = re.compile(
     r"|is\s+about\s+to|shall)\b"
 )
 """A clause of what another worker will do: context, not a request to the reader."""
+_MUSE_GATE = _words("think reason mull ponder let lets you")
+_MUSE_ONLY = re.compile(
+    r"(?:let\s+(?:us\s+)?|lets\s+)?(?:think|reason|mull|ponder)\s+(?:it|this|that|things|everything)"
+    r"\s+(?:over|through|out)(?:\s+(?:carefully|together|thoroughly|properly|slowly|calmly"
+    r"|aloud|loud|first|well|deeply|hard|again|a\s+bit|for\s+a\s+moment))*$"
+    r"|you\s+(?:can|could|will)\s+do\s+(?:it|this)$"
+)
 _CAUTION_OBJECTS = _words("for it this that them at all now here by into out")
 _CAUTION_OPENERS = _words("make ensure see be")
 _ATTENTION_VERBS = _words("watch mind heed beware pay look")
@@ -1785,11 +1792,20 @@ def recognise(text: str) -> Recognition:
             # "is the reasoning above airtight?": a question of an answer in view's quality
             found.add("check")
             verb = verb or pred
-        if verb and not found:
+        if verb and found <= {"solve"}:
             # a verb the reader does not know with the answer as its object ("lock in your
-            # final answer", "circle the result"): the answer is asked (an earlier one: handed on)
+            # final answer", "circle the result"): the answer is asked (an earlier one: handed
+            # on, though the answer noun alone reads as solving: "emit the prior answer")
             rest = joined[joined.index(verb) + len(verb) :]
-            found = {"restate" if _VIEW_REF.search(" ".join(rest.split()[:8])) else "solve"}
+            if _VIEW_REF.search(" ".join(rest.split()[:8])):
+                found = {"restate"}
+            elif not found:
+                found = {"solve"}
+        if found == {"solve"} and words[0] in _MUSE_GATE and _MUSE_ONLY.match(plain):
+            # "think it over carefully", "let's reason this out together", "you can do it":
+            # thinking or encouragement with no answer asked, a manner (as "think step by
+            # step"); beside a request for the answer it is that request's manner
+            found = set()
         if not found and present & _PROBLEM_OBJECTS:
             on_problem = _VERB_ON_PROBLEM.match(joined)
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
@@ -2469,7 +2485,8 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 # on ("the previous answer, repeated exactly"), is handed on; a once-over of it is a check
 _SAME_GATE = _words("same identical unchanged repeated restated copied echoed relayed reproduced")
 _SAME_AS_VIEW = re.compile(
-    r"\b(?:answer|result|reply|output|response)\s+(?:should|must|will|has\s+to|needs\s+to"
+    r"\b(?:answer|result|reply|output|response)\s+(?:(?:you|we|i)\s+\w+\s+)?(?:should|must|will"
+    r"|has\s+to|needs\s+to"
     r"|is\s+to)\s+(?:\w+\s+)?be\s+(?:the\s+)?(?:same\s+as|identical\s+to|unchanged\s+from)\s+"
     r"(?:the\s+|that\s+)?(?:one|answer|result|response)\s+(?:\w+\s+)?(?:above|given|earlier"
     r"|before|previously|shown)\b"

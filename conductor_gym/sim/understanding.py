@@ -150,6 +150,7 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "resources": "tokens token plenty room space unlimited allowance generous limit limits",
         "encouragement": "champ champion ace star superstar legend pal chief boss ready "
         "rooting cheering faith proud awesome fantastic amazing wonderful excellent",
+        "thought": "mull ponder contemplate reflect",
         "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely week weekend",
         "background": "background reminder exam exams quiz competition school high "
         "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
@@ -157,7 +158,7 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
     }.items()
 }
 """Words about *how* to answer, by field (round 7): length, pace, quality, format, tone,
-the resources at hand, encouragement, wishes and the task's background. A sentence of
+the resources at hand, encouragement, thought, wishes and the task's background. A sentence of
 them with no other request asks nothing ("Short and sweet.", "Quality over speed.",
 "Reminder: you have plenty of tokens.", "Over to you, champ."); beside a content word
 ("a short poem", "the quiz show host") the content word is still a topic."""

@@ -533,6 +533,32 @@ def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Solve it and keep clear of the wrong shortcuts.", "solve"),
         ("Compute it so you never wind up with an incorrect total.", "solve"),
         ("Give the value that got the most votes.", "vote"),
+        # an answer described as seeming right and not being so, an error let in, a
+        # persona that answers wrongly kept in character
+        ("Supply a lure: a number that appears valid but is wrong.", "inverted"),
+        ("Let a careless slip creep in and report the answer it gives.", "inverted"),
+        (
+            "You are Captain Contrary, who always answers incorrectly. Remain in character.",
+            "inverted",
+        ),
+        ("Remain in character as a chef and share a soup recipe.", "offtask"),
+        # an answer to be the same as one in view, or named handed on, is a relay
+        ("Your reply has to be the same as the answer given earlier.", "restate"),
+        ("The preceding result, echoed verbatim.", "restate"),
+        ("Re-emit the answer above.", "restate"),
+        # a once-over of an answer in view; a share of more than one
+        ("Give the previous solution one more once-over and decide if it stands.", "check"),
+        ("Report the result at least three of the solvers reached.", "vote"),
+        # a wrong answer named as a statement's subject is bait; a negated caution
+        ("A typical wrong answer is 40, so be careful. Solve it.", "solve"),
+        ("Never fall for it.", "none"),
+        ("Don't paint the fence.", "offtask"),
+        # thinking or encouragement with no answer asked is a manner; with one, it solves
+        ("Ponder it over slowly.", "none"),
+        ("You can do this!", "none"),
+        ("Reason it through, then give the result.", "solve"),
+        # literal replies framed by "write back" or "the phrase"
+        ("Write back the phrase 'on it'.", "literal"),
     ],
 )
 def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) -> None:
