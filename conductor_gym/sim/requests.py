@@ -191,6 +191,7 @@ from conductor_gym.sim.understanding import (
     ANCHORS,
     EXTRA_VOCABULARY,
     FAITHFUL_WORDS,
+    MANNER_FIELDS,
     PERSONA_OPENERS,
     REQUEST_OPENERS,
     VERB_NOUNS,
@@ -479,6 +480,7 @@ _WHETHER_AGREE = re.compile(
 )
 _OPTION_WORDS = _words("option options choice choices")
 _OWNERS = _words("my our")
+_OWNABLE = MANNER_FIELDS["background"] - _words("background reminder later larger")
 _OWNED = re.compile(
     r"\b(?:my|our)\s+(?:[a-z]+\s+){0,2}?(?P<what>[a-z]+)\s+(?:problems?|issues?|questions?|tasks?"
     r"|troubles?)\b"
@@ -1857,6 +1859,12 @@ def recognise(text: str) -> Recognition:
             )
         )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if present & _OWNERS and present & _OWNABLE:
+            # the asker's own exam, course or school ("grade my school assignment", "wish
+            # me luck for my exam") is the asker's matter, a topic, not the task's background
+            content += [
+                w for k, w in enumerate(words) if w in _OWNABLE and _OWNERS & set(words[k - 2 : k])
+            ]
         if (
             content
             and inverted_cue

@@ -142,14 +142,13 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "length": "sweet lengthy verbose wordy compact tight crisp snappy fluff padding "
         "rambling ramble minimal minimum maximum",
         "pace": "speed fast faster pace haste hasty deadline urgent urgency rushed leisure",
-        "quality": "quality polish polished sloppy perfection perfect excellence standard "
-        "standards",
+        "quality": "quality polish polished sloppy perfection excellence standard standards",
         "format": "markdown prose plaintext headers numbered spacing "
         "whitespace caps uppercase lowercase indentation ascii unicode notation",
         "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
         "resources": "tokens token plenty room space unlimited allowance generous limit limits",
         "encouragement": "champ champion ace star superstar legend pal chief boss ready "
-        "rooting cheering faith proud awesome fantastic amazing wonderful excellent",
+        "rooting cheering faith proud",
         "thought": "mull ponder contemplate reflect",
         "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely week weekend",
         "background": "background reminder exam exams quiz competition school high "
@@ -377,15 +376,19 @@ _TARGET_TAILS = {t[1:]: t for t in _TYPO_TARGETS | CUES if len(t) >= 5}
 
 def _typo_of_frequent(word: str) -> str:
     """A typo of a frequent word (round 7), read by edit distance rather than a list of
-    misspellings: two letters swapped in a three-letter word ("teh"), the first letter
-    dropped ("rong"), or any single edit of a word of four letters or more ("mostt",
-    "thnks", "purpse"); only when exactly one target is that close, else the word itself."""
+    misspellings: two letters swapped ("teh"), the first letter dropped ("rong"), a letter
+    more or less in a word of four letters or more ("mostt", "thnks", "purpse"), a letter
+    changed in one of six or more; only when exactly one target is that close, else the
+    word itself."""
     if word in _TARGET_TAILS:
         return _TARGET_TAILS[word]
     near = [
         t
         for t in _TARGETS_BY_LETTER.get(word[0], ())
-        if (len(word) >= 4 or (len(t) == 3 and sorted(t) == sorted(word))) and _within_one(word, t)
+        # a changed letter only in a long word ("host", "wring" are words of their own)
+        if (len(word) >= 6 or len(t) != len(word) or sorted(t) == sorted(word))
+        and (len(word) >= 4 or len(t) == 3)
+        and _within_one(word, t)
     ]
     return near[0] if len(near) == 1 else word
 

@@ -557,6 +557,12 @@ def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Ponder it over slowly.", "none"),
         ("You can do this!", "none"),
         ("Reason it through, then give the result.", "solve"),
+        # the asker's own exam, school or course is a topic; a praised off-task object
+        # and a real word one changed letter from a target keep their reading
+        ("Please grade my quiz from school.", "offtask"),
+        ("Good luck on our exam tomorrow, tell me a joke.", "offtask"),
+        ("Draft an excellent wedding toast.", "offtask"),
+        ("Post the parcel to my sister.", "offtask"),
         # literal replies framed by "write back" or "the phrase"
         ("Write back the phrase 'on it'.", "literal"),
     ],
