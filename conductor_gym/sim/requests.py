@@ -140,40 +140,63 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    of a request for a wrong answer name no topic ("a believable but wrong answer for a
    distractor"). Finding and setting-aside verbs ("locate", "pinpoint", "skip") and a
    relative clause ("20, which is wrong") ask no inversion.
+7g. **Seventh round** (asking nothing, inverted, typos; tuned on ``heldout-v31l``'s read
+   errors, with fresh dev items and counter-examples): a typo of a frequent function or
+   framing word is read by edit distance, not a list (two letters swapped: "teh"; the
+   first dropped: "rong"; a letter more or less: "mostt", "thnks", "purpse"; a changed
+   letter only in words of six letters or more, as "host" and "wring" are words);
+   words about *how* to answer, by field (length, pace, quality, format, tone, the
+   resources at hand, encouragement, thought, wishes, the task's background:
+   :data:`~conductor_gym.sim.understanding.MANNER_FIELDS`) name no topic, so a sentence
+   of them asks nothing ("Short and sweet.", "Quality over speed.", "Reminder: you have
+   plenty of tokens.", "Over to you, champ.") while a content word beside them is still a
+   topic ("a short poem"), and the asker's own exam, school or course is one ("grade my
+   school assignment"), and the quality of a known word ("neatness") is a manner;
+   thinking or encouragement with no answer asked is a manner ("think it over carefully",
+   "let's do this", "you can do it"), a negated caution asks nothing ("don't fall for
+   it"), "Remember:" is a key, "plain text" a format, and "stay in character" keeps a
+   persona.
+   Inverted: a share that qualifies the answer to give ("the one that got the fewest
+   votes"), an answer changed to be wrong ("with one digit changed", "altered to be
+   incorrect"), failing as the goal ("so that you fail the test", "select one that
+   fails"), an answer described as seeming right and not being so ("looks right but is
+   not"), an error let in ("let one plausible slip creep in"), an inverted act asked
+   beside a scene ("Write a distractor: ..."); ignoring the consensus ignores answers, not
+   the problem. Not inverted: a wrong answer to steer clear of or not to end up with, and
+   one named as a statement's subject ("a common wrong answer here is 12"). Handed on: an
+   answer to be the same as one in view, "the previous answer, repeated", an unknown verb
+   on an earlier answer ("re-emit the prior answer"; "re-" reads the act again). A
+   once-over of an answer in view is a check, "at least two of them share" a vote, and
+   "write back" and "the phrase" frame a literal reply.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31l``, 337 items with 74 ``none`` and 72 inverted),
-written before the sixth round and measured once after it, recall was 82.4 to 100 % per
-reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0 %, vote
-93.3 %, check 93.9 %, off-task 100 %; precision 64.9 % off-task, 84.6 % solve, 90.0 %
-restate, the rest >= 93.9 %; no leak). Missed at that measurement: typos beside chat
-abbreviations ("compute teh answer n box it", "pls chek if teh prev answer is rite",
-"mostt common answr pls"); manner and encouragement in words outside the vocabulary
-("Short and sweet.", "Quality over speed.", "Over to you, champ.", "thnks a lot", "hiya,
-hope ur doing well"); "think it over" and "reason this out" alone read as solving; a
-statement with "exam" ("The problem is from a high-school exam") read as a check;
-"re-emit" and a quoted phrase reply ("Respond with the phrase 'standing by'") read
-off-task; a wrong answer asked by role-play ("you are 'Wrong-Way Wanda', who always
-answers incorrectly"), as a distractor that "looks right but is not", or by "fails";
-"the fewest votes" after a tally, "most models disagree with" after "ignore the
-consensus", and a digit "changed" or an answer "altered to be incorrect" in a relay are
-not read inverted; "steer clear of the wrong options" and "so you don't end up with an
-incorrect result" are read inverted. On ``heldout-v31k``, written before the fifth round
-and measured once after it, recall was 92.3 to 100 % per reading; on ``heldout-v31j``, 80
-to 100 % (issue 40's closing note has every split's table). Missed at v31k's measurement: typos
-that drop a letter of a verb and swap two of another in one request ("slve teh problem")
-read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
-"Right or wrong?" after "look at the answer given" is not read as a check; "make certain
-the answer you give is incorrect" (certain, not sure) and "find the flawed answer above
-and report it as final" (flawed, not wrong) are missed inversions; "solve world hunger in
-one paragraph" leaks (the paragraph reads as the answer's form); "Keep calm and carry on"
-reads "carry on" as a relay. Older: real words one edit from a cue ("stake" read as
-"state") and recipients of a relay named by a content word are misread; "say hello" is a
-literal reply (no final answer either way); the kind says what is asked, not whether an
-answer is in view.
+Known limits: it reads by patterns and rules, so fresh wording is still missed. The last
+split measured before tuning, ``heldout-v31l`` (337 items with 74 ``none`` and 72
+inverted), written before the sixth round and measured once after it, gave recall 82.4 to
+100 % per reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0
+%; off-task precision 64.9 %; no leak); the seventh round was tuned on its read errors
+(after it every English reading is 97.6 to 100 %, a contaminated figure). Still missed or
+known weak after the seventh round: the manner fields are a lexicon, so a manner word
+outside them ("going" in "hope your week is going great", an adjective as "national") still
+reads as a topic beside no request; praise adjectives ("excellent", "perfect") are left out
+of them, because an off-task object with an answer noun ("an excellent cover letter") would
+leak; a trap answer named in one sentence and asked in the next ("The usual wrong choice is
+B; give that one.") is read as bait, not inverted; "Express the answer in uppercase" is
+read as solving (a format), not off-task. On ``heldout-v31k``, written before the fifth
+round and measured once after it, recall was 92.3 to 100 % per reading; on
+``heldout-v31j``, 80 to 100 % (issue 40's closing note has every split's table). Missed at
+v31k's measurement: typos that drop a letter of a verb and swap two of another in one
+request ("slve teh problem") read off-task (read since the seventh round); "Answer
+correctly or not, it's your call" is not read as a hedge; a bare "Right or wrong?" after
+"look at the answer given" is not read as a check; "make certain the answer you give is
+incorrect" (certain, not sure) and "find the flawed answer above and report it as final"
+(flawed, not wrong) are missed inversions; "solve world hunger in one paragraph" leaks (the
+paragraph reads as the answer's form); "Keep calm and carry on" reads "carry on" as a
+relay. Older: real words one edit from a cue ("stake" read as "state") and recipients of a
+relay named by a content word are misread; "say hello" is a literal reply (no final answer
+either way); the kind says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -508,7 +531,7 @@ _TERSE_OBJECTS = _words(
 _KEYS = _words(
     """
     system user prompt reminder fyi fwiw remark remarks hint hints comment comments
-    background overview
+    background overview remember
     task role goal format output source instruction instructions note style mode type
     input inputs target action steps context objective answer response return method
     """
@@ -1592,9 +1615,10 @@ _THIRD_PARTY = re.compile(
 """A clause of what another worker will do: context, not a request to the reader."""
 _MUSE_GATE = _words("think reason mull ponder let lets you")
 _MUSE_ONLY = re.compile(
-    r"(?:let\s+(?:us\s+)?|lets\s+)?(?:think|reason|mull|ponder)\s+(?:it|this|that|things|everything)"
-    r"\s+(?:over|through|out)(?:\s+(?:carefully|together|thoroughly|properly|slowly|calmly"
-    r"|aloud|loud|first|well|deeply|hard|again|a\s+bit|for\s+a\s+moment))*$"
+    r"(?:let\s+(?:us\s+)?|lets\s+)?(?:(?:think|reason|mull|ponder)\s+(?:about\s+)?"
+    r"(?:it|this|that|things|everything)(?:\s+(?:over|through|out))?|do\s+(?:it|this))"
+    r"(?:\s+(?:carefully|together|thoroughly|properly|slowly|calmly|aloud|loud|first|well"
+    r"|deeply|hard|again|a\s+bit|for\s+a\s+moment))*$"
     r"|you\s+(?:can|could|will)\s+do\s+(?:it|this)$"
 )
 _CAUTION_OBJECTS = _words("for it this that them at all now here by into out")

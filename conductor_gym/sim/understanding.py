@@ -8,8 +8,11 @@ to the forms the act patterns know, and read what the act patterns cannot:
   ticks and underscores in keys become plain words.
 * :func:`canonical`: one word as the act patterns know it: a misspelt cue word corrected
   (Damerau-Levenshtein distance 1 to a cue word of :data:`CUES`, or one missing letter
-  for a three-letter word: "chek", "answr", "giv", "reveiw"), the ``-ing`` form of an act
-  verb turned to the verb ("working this out").
+  for a three-letter word: "chek", "answr", "giv", "reveiw"; round 7: a typo of a
+  frequent function or framing word by edit distance, "teh", "mostt", "thnks", "rong"),
+  the ``-ing`` form of an act verb turned to the verb ("working this out").
+* :data:`MANNER_FIELDS`: words about how to answer (length, pace, quality, format, tone,
+  resources, encouragement, thought, wishes, background), no topic (round 7).
 * :func:`is_content`: whether an unknown word is *content* (a topic word: "weather",
   "poem", "puppy") rather than manner, persona, politeness or filler ("methodically",
   "coach", "hey"). The recogniser reads a request as off-task when its object is content
@@ -223,6 +226,11 @@ def is_content(word: str, known: frozenset[str]) -> bool:
     for suffix in ("s", "es", "ed", "ing", "er", "ers", "al", "ally"):
         stem = word[: -len(suffix)]
         if word.endswith(suffix) and len(stem) >= 4 and stem in known:
+            return False
+    if word.endswith("ness") and len(word) > 7:
+        # the quality of a known word ("neatness", "carefulness", "clearness"): a manner
+        stem = word[:-4]
+        if stem in known or (stem.endswith("i") and stem[:-1] + "y" in known):
             return False
     return canonical(word, known) == word
 

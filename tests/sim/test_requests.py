@@ -557,6 +557,11 @@ def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Ponder it over slowly.", "none"),
         ("You can do this!", "none"),
         ("Reason it through, then give the result.", "solve"),
+        ("Let us ponder about this first.", "none"),
+        ("Remember: quality matters.", "none"),
+        # the quality of a known word ("-ness") is a manner; its object is still a topic
+        ("Clearness above all.", "none"),
+        ("Describe the softness of silk.", "offtask"),
         # the asker's own exam, school or course is a topic; a praised off-task object
         # and a real word one changed letter from a target keep their reading
         ("Please grade my quiz from school.", "offtask"),
