@@ -1151,7 +1151,8 @@ _VOTE_SHARE = re.compile(
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
     # "the answer at least two of them share": a share of more than one
-    rf"|\bat\s+least\s+(?:two|three|qqnum)\s+(?:of\s+\w+\s+)?(?:\w+\s+)?{_SHARE_VERBS}\b"
+    rf"|\bat\s+least\s+(?:two|three|qqnum)\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:\w+\s+)?"
+    rf"{_SHARE_VERBS}\b"
     r"|\bmost\s+(?:commonly|often|frequently|widely|repeatedly)\s+(?:\w+\s+)?(?:given|stated"
     rf"|reached|proposed|chosen|named|cited|reported|produced|returned|{_SHARE_VERBS})\b"
     r"|\b(?:most|more)\s+(?:supporters|backers|votes|endorsements|adherents|proponents"
@@ -2515,11 +2516,14 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
 
 # round 7: an answer in view asked to be the same, or named with a participle of handing
 # on ("the previous answer, repeated exactly"), is handed on; a once-over of it is a check
-_SAME_GATE = _words("same identical unchanged repeated restated copied echoed relayed reproduced")
+_SAME_GATE = _words(
+    "same identical unchanged match equal repeated restated copied echoed relayed reproduced"
+)
 _SAME_AS_VIEW = re.compile(
     r"\b(?:answer|result|reply|output|response)\s+(?:(?:you|we|i)\s+\w+\s+)?(?:should|must|will"
     r"|has\s+to|needs\s+to"
-    r"|is\s+to)\s+(?:\w+\s+)?be\s+(?:the\s+)?(?:same\s+as|identical\s+to|unchanged\s+from)\s+"
+    r"|is\s+to)\s+(?:\w+\s+)?(?:be\s+(?:the\s+)?(?:same\s+as|identical\s+to|unchanged\s+from)"
+    r"|match|equal)\s+"
     r"(?:the\s+|that\s+)?(?:one|answer|result|response)\s+(?:\w+\s+)?(?:above|given|earlier"
     r"|before|previously|shown)\b"
     r"|^(?:the\s+)?(?:previous|above|earlier|prior|preceding|last|given)\s+(?:final\s+)?"

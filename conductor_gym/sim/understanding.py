@@ -135,6 +135,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     opposite conclusion conclusions verdict verdicts decision
     off amiss fishy pressure believe
     erroneous mistaken untrue flawed faulty
+    two three four five six seven eight nine ten
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
@@ -142,7 +143,7 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
 MANNER_FIELDS: dict[str, frozenset[str]] = {
     field: _words(words)
     for field, words in {
-        "length": "sweet lengthy verbose wordy compact tight crisp snappy fluff padding "
+        "length": "tidy sweet lengthy verbose wordy compact tight crisp snappy fluff padding "
         "rambling ramble minimal minimum maximum",
         "pace": "speed fast faster pace haste hasty deadline urgent urgency rushed leisure",
         "quality": "quality polish polished sloppy perfection excellence standard standards",
@@ -150,10 +151,10 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "whitespace caps uppercase lowercase indentation ascii unicode notation",
         "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
         "resources": "tokens token plenty room space unlimited allowance generous limit limits",
-        "encouragement": "champ champion ace star superstar legend pal chief boss ready "
+        "encouragement": "going champ champion ace star superstar legend pal chief boss ready "
         "rooting cheering faith proud",
         "thought": "mull ponder contemplate reflect",
-        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely week weekend",
+        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely day week weekend",
         "background": "background reminder exam exams quiz competition school high "
         "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
         "evaluation eval larger pipeline ensemble later batch",
