@@ -528,6 +528,7 @@ _TERSE_OBJECTS = _words(
     best correct right solution solutions one through errors the a this that it
     """
 )
+_REMARK_KEYS = _words("fyi fwiw reminder ps")
 _KEYS = _words(
     """
     system user prompt reminder fyi fwiw remark remarks hint hints comment comments
@@ -1737,6 +1738,10 @@ def recognise(text: str) -> Recognition:
             continue
         if len(words) == 1 and words[0] in _KEYS:
             continue
+        if words[0] in _REMARK_KEYS and len(words) > 2:
+            # "FYI the result will be pooled": the remark after a key with no colon
+            tokens = tokens[1:]
+            words = words[1:]
         if is_noise(words, KNOWN):
             noise = True
             continue
@@ -2204,6 +2209,7 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
             word not in KNOWN
             and word not in REQUEST_OPENERS
             and word not in NO_ACT_IMPERATIVES
+            and word not in _KEYS  # "FYI the result will be pooled": a key, no verb
             and word != ","
             and _ON_ANSWER.match(" ".join(t for t in tokens[i + 1 : i + 6] if t != ","))
         ):
