@@ -28,9 +28,10 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   measured once after it) >= 90 %: its one measurement read none 92.3 %, inverted 93.9 %
   recall and restate 94.1 %, solve 94.3 % precision, the lowest figures (1 leak of 49);
   ``heldout-v31l`` (written after v31k's measurement, committed before a sixth round,
-  measured once after it) >= 60 %: its one measurement read none 82.4 %, literal 84.6 %,
-  inverted 86.1 %, solve 88.1 % recall and off-task 64.9 %, solve 84.6 % precision, the
-  lowest figures (no leak of 41);
+  measured once after it; its errors tuned on in the seventh round) >= 90 %: its one
+  measurement read none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 % recall and
+  off-task 64.9 %, solve 84.6 % precision (no leak of 41); after the seventh round its
+  lowest figures are solve 97.6 % recall and 98.0 % precision, a tuned floor;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -86,7 +87,7 @@ FLOOR["heldout-v31j"] = 0.75
 LEAKS["heldout-v31j"] = 0.05
 FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
-FLOOR["heldout-v31l"] = 0.60
+FLOOR["heldout-v31l"] = 0.90  # tuned on in round 7: a regression floor
 LEAKS["heldout-v31l"] = 0.05
 
 
