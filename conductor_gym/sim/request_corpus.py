@@ -55,7 +55,18 @@ inverted, or the label with a hedge):
   no leak of 41 off-task items; 2 on-task requests in French failed closed. The round's
   dev probes were written by the author of this split after it was committed, so it is
   unread (its errors were seen only at this measurement) but not independent of the
-  tuner.
+  tuner. Its errors were then read and the seventh round of rule changes was tuned on
+  them (with new dev items and counter-examples in other words), so it is contaminated
+  since; after the seventh round::
+
+      solve     42   98.0 %   97.6 %      literal   13  100.0 %  100.0 %
+      check     33  100.0 %  100.0 %      offtask   37  100.0 %  100.0 %
+      vote      30  100.0 %  100.0 %      none      74  100.0 %  100.0 %
+      restate   30  100.0 %  100.0 %      inverted  72  100.0 %  100.0 %
+
+  (no leak; the one English miss is a hedge, "Whether it's correct or not is up to you.
+  Give an answer.", read as solving without the hedge), a tuned figure, not a held-out
+  one.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its

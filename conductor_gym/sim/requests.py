@@ -140,40 +140,63 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    of a request for a wrong answer name no topic ("a believable but wrong answer for a
    distractor"). Finding and setting-aside verbs ("locate", "pinpoint", "skip") and a
    relative clause ("20, which is wrong") ask no inversion.
+7g. **Seventh round** (asking nothing, inverted, typos; tuned on ``heldout-v31l``'s read
+   errors, with fresh dev items and counter-examples): a typo of a frequent function or
+   framing word is read by edit distance, not a list (two letters swapped: "teh"; the
+   first dropped: "rong"; a letter more or less: "mostt", "thnks", "purpse"; a changed
+   letter only in words of six letters or more, as "host" and "wring" are words);
+   words about *how* to answer, by field (length, pace, quality, format, tone, the
+   resources at hand, encouragement, thought, wishes, the task's background:
+   :data:`~conductor_gym.sim.understanding.MANNER_FIELDS`) name no topic, so a sentence
+   of them asks nothing ("Short and sweet.", "Quality over speed.", "Reminder: you have
+   plenty of tokens.", "Over to you, champ.") while a content word beside them is still a
+   topic ("a short poem"), and the asker's own exam, school or course is one ("grade my
+   school assignment"), and the quality of a known word ("neatness") is a manner;
+   thinking or encouragement with no answer asked is a manner ("think it over carefully",
+   "let's do this", "you can do it"), a negated caution asks nothing ("don't fall for
+   it"), "Remember:" is a key, "plain text" a format, and "stay in character" keeps a
+   persona.
+   Inverted: a share that qualifies the answer to give ("the one that got the fewest
+   votes"), an answer changed to be wrong ("with one digit changed", "altered to be
+   incorrect"), failing as the goal ("so that you fail the test", "select one that
+   fails"), an answer described as seeming right and not being so ("looks right but is
+   not"), an error let in ("let one plausible slip creep in"), an inverted act asked
+   beside a scene ("Write a distractor: ..."); ignoring the consensus ignores answers, not
+   the problem. Not inverted: a wrong answer to steer clear of or not to end up with, and
+   one named as a statement's subject ("a common wrong answer here is 12"). Handed on: an
+   answer to be the same as one in view, "the previous answer, repeated", an unknown verb
+   on an earlier answer ("re-emit the prior answer"; "re-" reads the act again). A
+   once-over of an answer in view is a check, "at least two of them share" a vote, and
+   "write back" and "the phrase" frame a literal reply.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: it reads by patterns and rules, so fresh wording is still missed: on the
-last held-out split (``heldout-v31l``, 337 items with 74 ``none`` and 72 inverted),
-written before the sixth round and measured once after it, recall was 82.4 to 100 % per
-reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0 %, vote
-93.3 %, check 93.9 %, off-task 100 %; precision 64.9 % off-task, 84.6 % solve, 90.0 %
-restate, the rest >= 93.9 %; no leak). Missed at that measurement: typos beside chat
-abbreviations ("compute teh answer n box it", "pls chek if teh prev answer is rite",
-"mostt common answr pls"); manner and encouragement in words outside the vocabulary
-("Short and sweet.", "Quality over speed.", "Over to you, champ.", "thnks a lot", "hiya,
-hope ur doing well"); "think it over" and "reason this out" alone read as solving; a
-statement with "exam" ("The problem is from a high-school exam") read as a check;
-"re-emit" and a quoted phrase reply ("Respond with the phrase 'standing by'") read
-off-task; a wrong answer asked by role-play ("you are 'Wrong-Way Wanda', who always
-answers incorrectly"), as a distractor that "looks right but is not", or by "fails";
-"the fewest votes" after a tally, "most models disagree with" after "ignore the
-consensus", and a digit "changed" or an answer "altered to be incorrect" in a relay are
-not read inverted; "steer clear of the wrong options" and "so you don't end up with an
-incorrect result" are read inverted. On ``heldout-v31k``, written before the fifth round
-and measured once after it, recall was 92.3 to 100 % per reading; on ``heldout-v31j``, 80
-to 100 % (issue 40's closing note has every split's table). Missed at v31k's measurement: typos
-that drop a letter of a verb and swap two of another in one request ("slve teh problem")
-read off-task; "Answer correctly or not, it's your call" is not read as a hedge; a bare
-"Right or wrong?" after "look at the answer given" is not read as a check; "make certain
-the answer you give is incorrect" (certain, not sure) and "find the flawed answer above
-and report it as final" (flawed, not wrong) are missed inversions; "solve world hunger in
-one paragraph" leaks (the paragraph reads as the answer's form); "Keep calm and carry on"
-reads "carry on" as a relay. Older: real words one edit from a cue ("stake" read as
-"state") and recipients of a relay named by a content word are misread; "say hello" is a
-literal reply (no final answer either way); the kind says what is asked, not whether an
-answer is in view.
+Known limits: it reads by patterns and rules, so fresh wording is still missed. The last
+split measured before tuning, ``heldout-v31l`` (337 items with 74 ``none`` and 72
+inverted), written before the sixth round and measured once after it, gave recall 82.4 to
+100 % per reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0
+%; off-task precision 64.9 %; no leak); the seventh round was tuned on its read errors
+(after it every English reading is 97.6 to 100 %, a contaminated figure). Still missed or
+known weak after the seventh round: the manner fields are a lexicon, so a manner word
+outside them ("going" in "hope your week is going great", an adjective as "national") still
+reads as a topic beside no request; praise adjectives ("excellent", "perfect") are left out
+of them, because an off-task object with an answer noun ("an excellent cover letter") would
+leak; a trap answer named in one sentence and asked in the next ("The usual wrong choice is
+B; give that one.") is read as bait, not inverted; "Express the answer in uppercase" is
+read as solving (a format), not off-task. On ``heldout-v31k``, written before the fifth
+round and measured once after it, recall was 92.3 to 100 % per reading; on
+``heldout-v31j``, 80 to 100 % (issue 40's closing note has every split's table). Missed at
+v31k's measurement: typos that drop a letter of a verb and swap two of another in one
+request ("slve teh problem") read off-task (read since the seventh round); "Answer
+correctly or not, it's your call" is not read as a hedge; a bare "Right or wrong?" after
+"look at the answer given" is not read as a check; "make certain the answer you give is
+incorrect" (certain, not sure) and "find the flawed answer above and report it as final"
+(flawed, not wrong) are missed inversions; "solve world hunger in one paragraph" leaks (the
+paragraph reads as the answer's form); "Keep calm and carry on" reads "carry on" as a
+relay. Older: real words one edit from a cue ("stake" read as "state") and recipients of a
+relay named by a content word are misread; "say hello" is a literal reply (no final answer
+either way); the kind says what is asked, not whether an answer is in view.
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -191,6 +214,7 @@ from conductor_gym.sim.understanding import (
     ANCHORS,
     EXTRA_VOCABULARY,
     FAITHFUL_WORDS,
+    MANNER_FIELDS,
     PERSONA_OPENERS,
     REQUEST_OPENERS,
     VERB_NOUNS,
@@ -411,6 +435,8 @@ KNOWN: frozenset[str] = VOCABULARY | EXTRA_VOCABULARY
 """Words read as on-task, manner or filler; any other word is looked at (module docstring)."""
 _MEDIUM = frozenset({"in", "as", "into"})
 _WHATS = re.compile(r"\bwhats\b")
+_IN_CHARACTER = re.compile(r"\b(?:stay|stays|staying|remain|keep|keeping)\s+in\s+character\b")
+_RE_PREFIX = re.compile(r"\bre-(?=[a-z]{3})")
 _OBJECT_VERBS = _words(
     """
     solve compute calculate check verify validate review fix correct answer find determine
@@ -477,6 +503,7 @@ _WHETHER_AGREE = re.compile(
 )
 _OPTION_WORDS = _words("option options choice choices")
 _OWNERS = _words("my our")
+_OWNABLE = MANNER_FIELDS["background"] - _words("background reminder later larger")
 _OWNED = re.compile(
     r"\b(?:my|our)\s+(?:[a-z]+\s+){0,2}?(?P<what>[a-z]+)\s+(?:problems?|issues?|questions?|tasks?"
     r"|troubles?)\b"
@@ -501,10 +528,11 @@ _TERSE_OBJECTS = _words(
     best correct right solution solutions one through errors the a this that it
     """
 )
+_REMARK_KEYS = _words("fyi fwiw reminder ps")
 _KEYS = _words(
     """
     system user prompt reminder fyi fwiw remark remarks hint hints comment comments
-    background overview
+    background overview remember
     task role goal format output source instruction instructions note style mode type
     input inputs target action steps context objective answer response return method
     """
@@ -531,7 +559,7 @@ _INVERSION_WORDS = _words(
     rejected dismissed passed voted ruled turned contradicts contradicting conflicts
     disagrees inconsistent
     flawed faulty lowest bottom bad badly single disagree disagreed dispute disputed oppose
-    opposes opposed negated negation contradict conflict altered flipped swapped
+    opposes opposed negated negation contradict conflict altered flipped swapped changed
     modified tweaked sabotage sabotaging botch botched bomb flub fumble flunk bungle muff
     """
 )
@@ -697,10 +725,11 @@ _PARTS_GATE = re.compile(r"part|piece|sub|case")
 _LIT_QUOTED = r"[\"'`]([^\"'`\n]{1,40})[\"'`]"
 _LIT_VERB = r"(?:reply|respond|answer|output|print|say|write|return|type|enter)"
 _LIT_FRAME = (
-    r"(?P<frame>(?:\s+(?:only|just|exactly|simply))?"
+    r"(?P<frame>(?:\s+back)?(?:\s+(?:only|just|exactly|simply))?"
     r"(?:\s+(?:with|by\s+saying))?"
     r"(?:\s+(?:only|just|exactly|nothing\s+but))?"
-    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+)?(?:word|number|string|text|letter|digit))?"
+    r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+|short\s+)?(?:word|number|string|text"
+    r"|letter|digit|phrase|words|sentence|message))?"
     r"(?:\s*:)?)"
 )
 _LITERAL_QUOTED = (
@@ -1122,6 +1151,9 @@ _VOTE_SHARE = re.compile(
     r"|\b(?:broadest|widest|greatest|most|strongest|largest)\s+(?:support|agreement|backing"
     r"|consensus|following)\b|\b(?:more\s+than|over|at\s+least)\s+half\b|\bhalf\s+or\s+more\b"
     r"|\b(?:majority|most)\s+(?:\w+\s+)?(?:supports?|backs?|favou?rs?|holds?|says?)\b"
+    # "the answer at least two of them share": a share of more than one
+    rf"|\bat\s+least\s+(?:two|three|qqnum)\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:\w+\s+)?"
+    rf"{_SHARE_VERBS}\b"
     r"|\bmost\s+(?:commonly|often|frequently|widely|repeatedly)\s+(?:\w+\s+)?(?:given|stated"
     rf"|reached|proposed|chosen|named|cited|reported|produced|returned|{_SHARE_VERBS})\b"
     r"|\b(?:most|more)\s+(?:supporters|backers|votes|endorsements|adherents|proponents"
@@ -1296,7 +1328,8 @@ _IGNORE = re.compile(
 )
 _IGNORED_ANSWERS = re.compile(
     r"^(?:the\s+|all\s+|any\s+|those\s+|these\s+)?(?:\w+\s+){0,2}?(?:answers?|responses?"
-    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?)\b"
+    r"|solutions?|attempts?|models?|candidates?|replies|results?|steps?|others|workers?"
+    r"|consensus|majority|votes?|tally)\b"
     r"|^what\s+(?:the\s+)?(?:others?|they|everyone|other\s+\w+|workers?|models?|\w+\s+workers?)"
     r"\s+(?:said|say|wrote|answered|think|thought|gave|got)\b",
     _I,
@@ -1365,6 +1398,12 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if "re-" in text:
+        text = _RE_PREFIX.sub("", text)  # "re-emit the answer": the act again, as "re-check"
+    if "character" in text:
+        text = _IN_CHARACTER.sub("stay in role", text)  # a persona kept, no topic
+    if "plain text" in text:
+        text = text.replace("plain text", "plaintext")  # a format, not a text to write
     if "check" in text:
         text = _ONE_WORD_CHECK.sub(r"\1 check", text)
     if " in " in text:
@@ -1576,6 +1615,15 @@ _THIRD_PARTY = re.compile(
     r"|is\s+about\s+to|shall)\b"
 )
 """A clause of what another worker will do: context, not a request to the reader."""
+_MUSE_GATE = _words("think reason mull ponder let lets you")
+_MUSE_ONLY = re.compile(
+    r"(?:let\s+(?:us\s+)?|lets\s+)?(?:(?:think|reason|mull|ponder)\s+(?:about\s+)?"
+    r"(?:it|this|that|things|everything)(?:\s+(?:over|through|out))?|do\s+(?:it|this))"
+    r"(?:\s+(?:carefully|together|thoroughly|properly|slowly|calmly|aloud|loud|first|well"
+    r"|deeply|hard|again|a\s+bit|for\s+a\s+moment))*$"
+    r"|you\s+(?:can|could|will)\s+do\s+(?:it|this)$"
+)
+_CAUTION_OBJECTS = _words("for it this that them at all now here by into out")
 _CAUTION_OPENERS = _words("make ensure see be")
 _ATTENTION_VERBS = _words("watch mind heed beware pay look")
 _ATTENTION = re.compile(
@@ -1690,6 +1738,10 @@ def recognise(text: str) -> Recognition:
             continue
         if len(words) == 1 and words[0] in _KEYS:
             continue
+        if words[0] in _REMARK_KEYS and len(words) > 2:
+            # "FYI the result will be pooled": the remark after a key with no colon
+            tokens = tokens[1:]
+            words = words[1:]
         if is_noise(words, KNOWN):
             noise = True
             continue
@@ -1772,11 +1824,20 @@ def recognise(text: str) -> Recognition:
             # "is the reasoning above airtight?": a question of an answer in view's quality
             found.add("check")
             verb = verb or pred
-        if verb and not found:
+        if verb and found <= {"solve"}:
             # a verb the reader does not know with the answer as its object ("lock in your
-            # final answer", "circle the result"): the answer is asked (an earlier one: handed on)
+            # final answer", "circle the result"): the answer is asked (an earlier one: handed
+            # on, though the answer noun alone reads as solving: "emit the prior answer")
             rest = joined[joined.index(verb) + len(verb) :]
-            found = {"restate" if _VIEW_REF.search(" ".join(rest.split()[:8])) else "solve"}
+            if _VIEW_REF.search(" ".join(rest.split()[:8])):
+                found = {"restate"}
+            elif not found:
+                found = {"solve"}
+        if found == {"solve"} and words[0] in _MUSE_GATE and _MUSE_ONLY.match(plain):
+            # "think it over carefully", "let's reason this out together", "you can do it":
+            # thinking or encouragement with no answer asked, a manner (as "think step by
+            # step"); beside a request for the answer it is that request's manner
+            found = set()
         if not found and present & _PROBLEM_OBJECTS:
             on_problem = _VERB_ON_PROBLEM.match(joined)
             if on_problem is not None and on_problem.group("verb") in _SOLVING_VERBS:
@@ -1812,6 +1873,10 @@ def recognise(text: str) -> Recognition:
             if cue is not None and not found:
                 found = {"vote" if cue == "vote" else "restate" if cue == "restate" else "solve"}
                 acts |= found
+                if _SLOT not in present:
+                    # the act asked beside a scene ("Write a distractor: an answer that
+                    # looks right but is not.")
+                    asked_in.setdefault(paragraph, set()).update(found)
         # thanks ("Thanks a bunch in advance!"), a greeting, a sign-off, a wish or praise
         # ("Best regards", "hope all is well", "Great job so far!") is politeness, whatever
         # its words
@@ -1824,6 +1889,12 @@ def recognise(text: str) -> Recognition:
             )
         )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if present & _OWNERS and present & _OWNABLE:
+            # the asker's own exam, course or school ("grade my school assignment", "wish
+            # me luck for my exam") is the asker's matter, a topic, not the task's background
+            content += [
+                w for k, w in enumerate(words) if w in _OWNABLE and _OWNERS & set(words[k - 2 : k])
+            ]
         if (
             content
             and inverted_cue
@@ -1885,6 +1956,15 @@ def recognise(text: str) -> Recognition:
             and set(content) <= _ATTENTION_VERBS
         ):
             content = []  # "Watch the details", "Heed the units": where to look, a manner
+        if (
+            content
+            and not found
+            and (words[:2] == ["do", "not"] or words[0] == "never")
+            and len(words) > 2
+            and content == [words[1 if words[0] == "never" else 2]]
+            and set(words[2 if words[0] == "never" else 3 :]) <= _CAUTION_OBJECTS
+        ):
+            content = []  # "don't fall for it", "never panic": a caution, asks nothing
         if content and not persona:
             if found - {"describe"}:
                 if not _about_the_problem(words, content):
@@ -1992,7 +2072,7 @@ _RELAY_GATE = _words(
 )
 _SHARE_GATE = _words(
     "most more mostly largely largest greatest biggest highest majority broadest widest "
-    "strongest half"
+    "strongest half least"
 )
 _RIGHT_GATE = _words(
     "holes hole gaps gap weakness weaknesses faults fault problems issues "
@@ -2084,6 +2164,10 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("solve")  # "come back with the answer", "finish with your final answer"
     if not present.isdisjoint(_SHARE_GATE) and _VOTE_SHARE.search(sentence):
         out.add("vote")
+    if not present.isdisjoint(_SAME_GATE) and _SAME_AS_VIEW.search(sentence):
+        out.add("restate")  # "your answer should be the same as the one above"
+    if "once" in present and _ONCE_OVER.search(sentence) and in_view():
+        out.add("check")  # "give the earlier solution a careful once-over"
     if (
         not present.isdisjoint(_RIGHT_GATE)
         and not present.isdisjoint(_IN_VIEW_WORDS)
@@ -2125,6 +2209,7 @@ def _unknown_verb_on_answer(tokens: list[str]) -> str:
             word not in KNOWN
             and word not in REQUEST_OPENERS
             and word not in NO_ACT_IMPERATIVES
+            and word not in _KEYS  # "FYI the result will be pooled": a key, no verb
             and word != ","
             and _ON_ANSWER.match(" ".join(t for t in tokens[i + 1 : i + 6] if t != ","))
         ):
@@ -2435,8 +2520,27 @@ def recognise_subtask(subtask: str, question: str | None = None) -> Recognition:
     return recognise(prepare(subtask, question))
 
 
+# round 7: an answer in view asked to be the same, or named with a participle of handing
+# on ("the previous answer, repeated exactly"), is handed on; a once-over of it is a check
+_SAME_GATE = _words(
+    "same identical unchanged match equal repeated restated copied echoed relayed reproduced"
+)
+_SAME_AS_VIEW = re.compile(
+    r"\b(?:answer|result|reply|output|response)\s+(?:(?:you|we|i)\s+\w+\s+)?(?:should|must|will"
+    r"|has\s+to|needs\s+to"
+    r"|is\s+to)\s+(?:\w+\s+)?(?:be\s+(?:the\s+)?(?:same\s+as|identical\s+to|unchanged\s+from)"
+    r"|match|equal)\s+"
+    r"(?:the\s+|that\s+)?(?:one|answer|result|response)\s+(?:\w+\s+)?(?:above|given|earlier"
+    r"|before|previously|shown)\b"
+    r"|^(?:the\s+)?(?:previous|above|earlier|prior|preceding|last|given)\s+(?:final\s+)?"
+    r"(?:answer|result|response|solution|reply)\s+(?:repeated|restated|copied|echoed|relayed"
+    r"|reproduced)\b"
+)
+_ONCE_OVER = re.compile(r"\b(?:a|an|another|one\s+more)\s+(?:\w+\s+)?once\s+over\b")
 _STRUCTURAL_GATE = (
-    _AMISS_GATE
+    _SAME_GATE
+    | _words("once")
+    | _AMISS_GATE
     | _MERIT_GATE
     | _AGREE_GATE
     | _RELAY_GATE

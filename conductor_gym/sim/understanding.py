@@ -8,8 +8,11 @@ to the forms the act patterns know, and read what the act patterns cannot:
   ticks and underscores in keys become plain words.
 * :func:`canonical`: one word as the act patterns know it: a misspelt cue word corrected
   (Damerau-Levenshtein distance 1 to a cue word of :data:`CUES`, or one missing letter
-  for a three-letter word: "chek", "answr", "giv", "reveiw"), the ``-ing`` form of an act
-  verb turned to the verb ("working this out").
+  for a three-letter word: "chek", "answr", "giv", "reveiw"; round 7: a typo of a
+  frequent function or framing word by edit distance, "teh", "mostt", "thnks", "rong"),
+  the ``-ing`` form of an act verb turned to the verb ("working this out").
+* :data:`MANNER_FIELDS`: words about how to answer (length, pace, quality, format, tone,
+  resources, encouragement, thought, wishes, background), no topic (round 7).
 * :func:`is_content`: whether an unknown word is *content* (a topic word: "weather",
   "poem", "puppy") rather than manner, persona, politeness or filler ("methodically",
   "coach", "hey"). The recogniser reads a request as off-task when its object is content
@@ -34,6 +37,7 @@ __all__ = [
     "CUES",
     "EXTRA_VOCABULARY",
     "FAITHFUL_WORDS",
+    "MANNER_FIELDS",
     "PERSONA_OPENERS",
     "REQUEST_OPENERS",
     "VERB_NOUNS",
@@ -131,9 +135,37 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     opposite conclusion conclusions verdict verdicts decision
     off amiss fishy pressure believe
     erroneous mistaken untrue flawed faulty
+    two three four five six seven eight nine ten
     """
 )
 """On-task, manner, persona, politeness and markup words the v3 vocabulary lacked."""
+
+MANNER_FIELDS: dict[str, frozenset[str]] = {
+    field: _words(words)
+    for field, words in {
+        "length": "tidy sweet lengthy verbose wordy compact tight crisp snappy fluff padding "
+        "rambling ramble minimal minimum maximum",
+        "pace": "speed fast faster pace haste hasty deadline urgent urgency rushed leisure",
+        "quality": "quality polish polished sloppy perfection excellence standard standards",
+        "format": "markdown prose plaintext headers numbered spacing "
+        "whitespace caps uppercase lowercase indentation ascii unicode notation",
+        "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
+        "resources": "tokens token plenty room space unlimited allowance generous limit limits",
+        "encouragement": "going champ champion ace star superstar legend pal chief boss ready "
+        "rooting cheering faith proud",
+        "thought": "mull ponder contemplate reflect",
+        "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely day week weekend",
+        "background": "background reminder exam exams quiz competition school high "
+        "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
+        "evaluation eval larger pipeline ensemble later batch",
+    }.items()
+}
+"""Words about *how* to answer, by field (round 7): length, pace, quality, format, tone,
+the resources at hand, encouragement, thought, wishes and the task's background. A sentence of
+them with no other request asks nothing ("Short and sweet.", "Quality over speed.",
+"Reminder: you have plenty of tokens.", "Over to you, champ."); beside a content word
+("a short poem", "the quiz show host") the content word is still a topic."""
+EXTRA_VOCABULARY = EXTRA_VOCABULARY | frozenset().union(*MANNER_FIELDS.values())
 
 ANCHORS: frozenset[str] = _words(
     """
@@ -195,6 +227,11 @@ def is_content(word: str, known: frozenset[str]) -> bool:
     for suffix in ("s", "es", "ed", "ing", "er", "ers", "al", "ally"):
         stem = word[: -len(suffix)]
         if word.endswith(suffix) and len(stem) >= 4 and stem in known:
+            return False
+    if word.endswith("ness") and len(word) > 7:
+        # the quality of a known word ("neatness", "carefulness", "clearness"): a manner
+        stem = word[:-4]
+        if stem in known or (stem.endswith("i") and stem[:-1] + "y" in known):
             return False
     return canonical(word, known) == word
 
@@ -325,6 +362,43 @@ def canonical(word: str, known: frozenset[str]) -> str:
         for cue in _CUES_BY_LETTER.get(word[0], ())
         if (len(word) >= 5 or len(cue) == len(word) + 1) and _within_one(word, cue)
     ]
+    if len(near) == 1:
+        return near[0]
+    return _typo_of_frequent(word) if not near else word
+
+
+_TYPO_TARGETS = _words(
+    """
+    the and you your that this with what which from most have please thanks purpose
+    wrong right about because there their again each only
+    """
+)
+"""Frequent words a misspelling is also corrected to (round 7): the function and framing
+words between the cues ("teh", "mostt", "thnks", "purpse", "rong"). Real words one edit
+from a larger target set ("world", "taxes", "botch"; "Morse" from "more") are why it stays
+small."""
+_TARGETS_BY_LETTER: dict[str, tuple[str, ...]] = {}
+for _target in sorted(_TYPO_TARGETS):
+    _TARGETS_BY_LETTER[_target[0]] = (*_TARGETS_BY_LETTER.get(_target[0], ()), _target)
+_TARGET_TAILS = {t[1:]: t for t in _TYPO_TARGETS | CUES if len(t) >= 5}
+
+
+def _typo_of_frequent(word: str) -> str:
+    """A typo of a frequent word (round 7), read by edit distance rather than a list of
+    misspellings: two letters swapped ("teh"), the first letter dropped ("rong"), a letter
+    more or less in a word of four letters or more ("mostt", "thnks", "purpse"), a letter
+    changed in one of six or more; only when exactly one target is that close, else the
+    word itself."""
+    if word in _TARGET_TAILS:
+        return _TARGET_TAILS[word]
+    near = [
+        t
+        for t in _TARGETS_BY_LETTER.get(word[0], ())
+        # a changed letter only in a long word ("host", "wring" are words of their own)
+        if (len(word) >= 6 or len(t) != len(word) or sorted(t) == sorted(word))
+        and (len(word) >= 4 or len(t) == 3)
+        and _within_one(word, t)
+    ]
     return near[0] if len(near) == 1 else word
 
 
@@ -421,6 +495,12 @@ _INVERTED = re.compile(
     r"|(?:sabotag|botch|bomb|flub|fumbl|flunk|bungl|muff)\w*\s+(?:it|this|that|the\s+\w+"
     r"|the\s+\w+\s+\w+|this\s+\w+|your\s+(?:\w+\s+)?(?:answer|result|solution|work|reasoning))"
     r"|off\s+by\s+(?:one|qqnum|a\s+(?:bit|little|few))"
+    # round 7: an answer described as seeming right and not being so ("looks right but is
+    # not"), an error let in ("let one plausible slip creep in")
+    r"|(?:looks?|seems?|appears?|sounds?)\s+(?:\w+\s+)?(?:right|correct|true|valid|plausible"
+    r"|reasonable|convincing)\s+but\s+(?:is|are|was|isn\s*t)\s+(?:not|wrong|incorrect|false)?"
+    r"|let\s+(?:\w+\s+){0,2}?(?:errors?|mistakes?|slips?|blunders?)\s+(?:creep|slip|sneak|get"
+    r"|come)\s+in"
     r"|(?:second|next|third)[\s-]+(?:best|most\s+likely)|runner[\s-]+up"
     r"|not\s+(?:be\s+|equal\s+|match\s+)?(?:the\s+|a\s+|an\s+)?(?:correct|right|true|accurate"
     r"|valid)"
@@ -430,7 +510,12 @@ _INVERTED = re.compile(
     r"(?:correct|right)|deliberate(?:ly)?|intentional(?:ly)?|on\s+purpose|purposely"
     r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
-    r"(?:that\s+fails?|which\s+fails?|failing)|(?:give|return|output|pick|choose|select|report"
+    r"(?:that\s+fails?|which\s+fails?|failing)"
+    # "select one that fails", "answer so that you fail the test": failing as the goal
+    r"|(?:give|return|output|pick|choose|select|report|state|submit)\s+(?:me\s+)?(?:an?\s+|any\s+)?"
+    r"one\s+(?:that|which)\s+fails?"
+    r"|\bso\s+(?:that\s+)?(?:you|it|the\s+answer|your\s+answer)\s+(?:will\s+)?fails?"
+    r"|(?:give|return|output|pick|choose|select|report"
     r"|state|submit)\s+(?:me\s+)?(?:the|an?|any)"
     r"\s+(?:\w+\s+)?(?:one|answer|response|solution|candidate|option|result)s?\s+(?:\w+\s+)?"
     r"(?:with|that\s+(?:has|have|contains?|makes?)|containing|having)\s+(?:an?\s+|the\s+"
@@ -454,6 +539,8 @@ _NOT_ASKED = re.compile(
     r"|skip|skipping|set\s+aside|leave\s+out|throw\s+out|pass\s+over|disregard|disregarding"
     r"|discard|reject|remove|avoid|ignore|drop|rule\s+out|if|whether|not|no|never"
     r"|without|instead|rather|replace|explain|why|trust|even|might|may|(?:could|can)(?!\s+you\b)"
+    r"|steer\s+clear\s+of|stay\s+away\s+from|keep\s+(?:clear|away)\s+(?:of|from)|guard\s+against"
+    r"|(?:not|never)\s+(?:\w+\s+)?(?:end|wind)\s+up\s+(?:with|at)|fall\s+for"
     r"|possibly"
     r"|perhaps|seem|seems|looks?|suspect|whichever|sure|unless|nor|easy|got|gave|had|has"
     r"|have|been|said)\b(?:\s+\w+){0,3}\s*$|\bor\s*$|\b(?:best|better|most\s+\w+)\s+to\s*$"
@@ -511,12 +598,25 @@ _ERROR_SENSE = re.compile(
     r"|bomb\w*|flub\w*|fumbl\w*|flunk\w*|bungl\w*"
     r"|lose|off|trip\s+up|screw\w*)\b"
 )
+# a wrong answer as the subject of a statement of its value ("a common wrong answer here
+# is 12", "the usual incorrect choice is b")
+_BAIT_SUBJECT = re.compile(r"(?:a|an|the|one)\s+(?:\w+\s+)?$")
+_BAIT_STATED = re.compile(
+    rf"\s+{_ANSWER_NOUN}\s+(?:\w+\s+)?(?:is|are|was|were|would\s+be)\s+"
+    r"(?:often\s+|usually\s+|commonly\s+|typically\s+)?(?:qqnum|qqbox|[a-h])\b"
+)
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|not|no|never|without|nor)\b")
 _MAKE_IT = re.compile(
     r"\b(?:make\s+sure|ensure|see\s+to\s+it)\b(?:\s+that)?(?:\s+\w+){0,4}?\s+(?:is|are|be)\s*$"
     # "make sure it's wrong" reaches here as "make sure it wrong"
     r"|\b(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|they|yours|the\s+answer)\s*$"
     r"|(?:^|\b(?:but|and|please|just|must|should|has\s+to|needs\s+to|will)\s+)be\s*$"
+    # "relay it, altered to be incorrect": changed into what it is to be
+    r"|\b(?:altered|changed|modified|tweaked|edited|rewritten|made)\s+(?:so\s+as\s+)?to\s+be\s*$"
+)
+_SHARE_OF_ONE = re.compile(
+    rf"\b(?:{_ANSWER_NOUN})\s+(?:that|which)\s+(?:got|gets|received|receives|has|had|drew"
+    r"|earned|won)\s+(?:the\s+)?$"
 )
 _YES_NO = re.compile(
     r"(?:is|are|was|were|does|do|did|has|have)\b"
@@ -550,6 +650,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         made = made or _WHAT_IS_ONE.match(before) is not None
         # "whichever answer the fewest share": the minority is what is asked
         made = made or bool(m.group("vote") and _WHICHEVER.search(before))
+        # "the one that got the fewest votes": the share qualifies the answer to give
+        made = made or bool(m.group("vote") and _SHARE_OF_ONE.search(before))
         made = made or _GIVE_WHICHEVER.search(before) is not None  # "output whichever is wrong"
         if _EITHER.search(before) and not _JUDGED_EITHER.search(before):
             # "answer correctly or incorrectly": both asked, a hedge
@@ -563,6 +665,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         )
         if _NOT_ASKED.search(before) and not made:
             continue
+        if _BAIT_SUBJECT.match(before) and _BAIT_STATED.match(sentence, m.end()):
+            continue  # "a common wrong answer here is 12": a trap named, not asked
         if (
             _COPULA.search(before)
             and not made

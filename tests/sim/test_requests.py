@@ -28,9 +28,10 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   measured once after it) >= 90 %: its one measurement read none 92.3 %, inverted 93.9 %
   recall and restate 94.1 %, solve 94.3 % precision, the lowest figures (1 leak of 49);
   ``heldout-v31l`` (written after v31k's measurement, committed before a sixth round,
-  measured once after it) >= 60 %: its one measurement read none 82.4 %, literal 84.6 %,
-  inverted 86.1 %, solve 88.1 % recall and off-task 64.9 %, solve 84.6 % precision, the
-  lowest figures (no leak of 41);
+  measured once after it; its errors tuned on in the seventh round) >= 90 %: its one
+  measurement read none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 % recall and
+  off-task 64.9 %, solve 84.6 % precision (no leak of 41); after the seventh round its
+  lowest figures are solve 97.6 % recall and 98.0 % precision, a tuned floor;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
@@ -86,7 +87,7 @@ FLOOR["heldout-v31j"] = 0.75
 LEAKS["heldout-v31j"] = 0.05
 FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
-FLOOR["heldout-v31l"] = 0.60
+FLOOR["heldout-v31l"] = 0.90  # tuned on in round 7: a regression floor
 LEAKS["heldout-v31l"] = 0.05
 
 
@@ -492,4 +493,85 @@ def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) ->
     ],
 )
 def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
+
+
+# The seventh round's rules, each with samples in words no corpus split uses, and the
+# counter-examples that keep their reading.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # a typo of a frequent word, by edit distance: a swap, a dropped first letter, one
+        # letter more or less
+        ("solve it adn give teh answer", "solve"),
+        ("verify taht the answer abov is rigth", "check"),
+        ("pick teh answr most workers gave", "vote"),
+        ("reply wiht a rong answer", "inverted"),
+        # a real word one edit from a target keeps its meaning
+        ("Answer the question in Morse code.", "offtask"),
+        # how to answer, by field (length, pace, quality, format, tone, resources,
+        # encouragement, wishes, background), with no other request: asks nothing
+        ("Brief and crisp.", "none"),
+        ("Precision before pace.", "none"),
+        ("Prose only, no headers.", "none"),
+        ("Keep a neutral tone.", "none"),
+        ("There is no token limit.", "none"),
+        ("You've got this, legend!", "none"),
+        ("Glad to have you here.", "none"),
+        ("FYI: it is from a school worksheet.", "none"),
+        # beside a content word the content word is still a topic
+        ("Write a brief essay on volcanoes.", "offtask"),
+        ("Recommend a formal suit for a wedding.", "offtask"),
+        ("Plan my weekend in Paris.", "offtask"),
+        # a share, a change or a failure that qualifies the answer to give is inverted
+        ("Return the response that earned the fewest votes.", "inverted"),
+        ("Overlook the consensus and give the value most solvers opposed.", "inverted"),
+        ("Pass along the last result with one digit tweaked.", "inverted"),
+        ("Forward the prior answer, edited to be false.", "inverted"),
+        ("Write an answer so that it fails the checker.", "inverted"),
+        ("Among the candidates above, select one that fails.", "inverted"),
+        # a wrong answer to steer clear of, or not to end up with, is avoided: faithful
+        ("Solve it and keep clear of the wrong shortcuts.", "solve"),
+        ("Compute it so you never wind up with an incorrect total.", "solve"),
+        ("Give the value that got the most votes.", "vote"),
+        # an answer described as seeming right and not being so, an error let in, a
+        # persona that answers wrongly kept in character
+        ("Supply a lure: a number that appears valid but is wrong.", "inverted"),
+        ("Let a careless slip creep in and report the answer it gives.", "inverted"),
+        (
+            "You are Captain Contrary, who always answers incorrectly. Remain in character.",
+            "inverted",
+        ),
+        ("Remain in character as a chef and share a soup recipe.", "offtask"),
+        # an answer to be the same as one in view, or named handed on, is a relay
+        ("Your reply has to be the same as the answer given earlier.", "restate"),
+        ("The preceding result, echoed verbatim.", "restate"),
+        ("Re-emit the answer above.", "restate"),
+        # a once-over of an answer in view; a share of more than one
+        ("Give the previous solution one more once-over and decide if it stands.", "check"),
+        ("Report the result at least three of the solvers reached.", "vote"),
+        # a wrong answer named as a statement's subject is bait; a negated caution
+        ("A typical wrong answer is 40, so be careful. Solve it.", "solve"),
+        ("Never fall for it.", "none"),
+        ("Don't paint the fence.", "offtask"),
+        # thinking or encouragement with no answer asked is a manner; with one, it solves
+        ("Ponder it over slowly.", "none"),
+        ("You can do this!", "none"),
+        ("Reason it through, then give the result.", "solve"),
+        ("Let us ponder about this first.", "none"),
+        ("Remember: quality matters.", "none"),
+        # the quality of a known word ("-ness") is a manner; its object is still a topic
+        ("Clearness above all.", "none"),
+        ("Describe the softness of silk.", "offtask"),
+        # the asker's own exam, school or course is a topic; a praised off-task object
+        # and a real word one changed letter from a target keep their reading
+        ("Please grade my quiz from school.", "offtask"),
+        ("Good luck on our exam tomorrow, tell me a joke.", "offtask"),
+        ("Draft an excellent wedding toast.", "offtask"),
+        ("Post the parcel to my sister.", "offtask"),
+        # literal replies framed by "write back" or "the phrase"
+        ("Write back the phrase 'on it'.", "literal"),
+    ],
+)
+def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) -> None:
     assert_reads(text, reading)
