@@ -67,6 +67,21 @@ inverted, or the label with a hedge):
   (no leak; the one English miss is a hedge, "Whether it's correct or not is up to you.
   Give an answer.", read as solving without the hedge), a tuned figure, not a held-out
   one.
+* ``heldout-v31m``: 329 subtasks written **blind**: by a writer who read only this
+  docstring and the dev split (no recogniser code, no rule, no other held-out split) and
+  never ran the recogniser, after heldout-v31l's measurement and before the seventh round
+  was merged; measured once, after the seventh round (recall and precision fall far below
+  every earlier held-out split's: splits written by the tuner share the tuner's phrasing)::
+
+      solve     44   73.2 %   68.2 %      literal    9  100.0 %   66.7 %
+      check     38   82.4 %   73.7 %      offtask   50   46.5 %   92.0 %
+      vote      27   91.3 %   77.8 %      none      54   85.4 %   64.8 %
+      restate   27   95.8 %   85.2 %      inverted  52   97.0 %   61.5 %
+
+  4 leaks of 50 English off-task items; 18 on-task requests in French, German, Spanish or
+  Chinese failed closed. Most misses are on-task subtasks read as off-task (the reader
+  fails closed on words it cannot place: emoji, chat slang, chat-template tokens, persona
+  and pool narration, context notes). Its errors were read at that measurement.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
@@ -121,6 +136,7 @@ SPLITS = (
     "heldout-v31j",
     "heldout-v31k",
     "heldout-v31l",
+    "heldout-v31m",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

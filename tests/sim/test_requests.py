@@ -32,10 +32,15 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   measurement read none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 % recall and
   off-task 64.9 %, solve 84.6 % precision (no leak of 41); after the seventh round its
   lowest figures are solve 97.6 % recall and 98.0 % precision, a tuned floor;
+  ``heldout-v31m`` (written blind: its writer read no recogniser code; measured once,
+  after the seventh round) >= 45 %: its one measurement read inverted 61.5 %, none
+  64.8 %, literal 66.7 %, solve 68.2 % recall and off-task 46.5 % precision (4 leaks of
+  50), the lowest figures of any split;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
-  each: one leak is 2 to 4.5 %) (v3 failed closed: 0; the open vocabulary reads ordinary
-  language and lets a few through, listed in the closing note);
+  each: one leak is 2 to 4.5 %), 10 % on the blind ``heldout-v31m`` (v3 failed closed:
+  0; the open vocabulary reads ordinary language and lets a few through, listed in the
+  closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
 """
 
@@ -74,6 +79,7 @@ HELDOUT_SHA256 = {
     "heldout-v31j": "8d98a596673f89d69087f5bd882202088c08597c59340bd3def4d6582ba40210",
     "heldout-v31k": "fd8ac1f1e8348e3180bbec32e3847dcc0772f88a7fe342d237748370896d2dc3",
     "heldout-v31l": "69abee369812d34b903d81ad064cfcac7db430b87ea0b5e8bd0ff238df862bba",
+    "heldout-v31m": "0457f8bb3b2f4871c0948dc97578964514ef37635df71c4857c29239d7b3aa01",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -89,6 +95,8 @@ FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
 FLOOR["heldout-v31l"] = 0.90  # tuned on in round 7: a regression floor
 LEAKS["heldout-v31l"] = 0.05
+FLOOR["heldout-v31m"] = 0.45  # written blind; its one measurement: off-task 46.5 % precision
+LEAKS["heldout-v31m"] = 0.10  # 4 leaks of 50 (8 %)
 
 
 @pytest.fixture(scope="module")
