@@ -115,7 +115,10 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     walk walkthrough through dive come up land landed settle settled hold holds holding
     stuck unsure sure really truly honestly basically literally actually
     solver solvers verifier verifiers reviewer reviewers grader graders critique critic
-    responder answerer
+    responder answerer voter voters tallier counter
+    guy guys person persons people dude dudes fellow fellows individual individuals
+    send sends sent paste pasting pasted become becomes became becoming quantities
+    crowd herd ballot ballots announce announces announced proclaim
     convincing plausible plausibly confident confidently trust trusted trustworthy
     strongest strong weak weakest worst best better least fewest minority deliberate
     deliberately intentional intentionally purpose purposely knowingly
@@ -155,7 +158,11 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "rooting cheering faith proud",
         "thought": "mull ponder contemplate reflect",
         "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely day week weekend",
-        "background": "background reminder exam exams quiz competition school high "
+        "setting": "prompt user users conversation chat thread turn turns transcript "
+        "orchestrator orchestrating coordinator coordinating conductor pool team teammates "
+        "colleague colleagues round rounds stage stages phase today tonight now",
+        "background": "practice drill drills training warmup background reminder exam exams "
+        "quiz competition school high "
         "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
         "evaluation eval larger pipeline ensemble later batch",
     }.items()

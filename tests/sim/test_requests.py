@@ -460,10 +460,11 @@ def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Hope your evening is going well!", "none"),
         ("Wonderful work so far, thank you.", "none"),
         ("Hope you can plan my trip.", "offtask"),
-        # a statement about the task, its answers or the pool is context; others are not
+        # a statement about the task, its answers or the pool is context; since round 8 a
+        # statement about anything else asks nothing either: read past, with a hedge
         ("The candidate solutions came from three different solvers.", "none"),
         ("This exercise was taken from a puzzle book.", "none"),
-        ("The library closes early on Sundays.", "offtask"),
+        ("The library closes early on Sundays.", "hedge"),
         # a held letter, a caution, attention to the work, a chat role label
         ("Thaaanks!", "none"),
         ("Ensure you never rush.", "none"),
@@ -582,4 +583,70 @@ def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) ->
     ],
 )
 def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
+
+
+# The eighth round's rules (off-task only on positive evidence; inverted by goal; acts by
+# meaning), each with samples in words no corpus split uses, and the counter-examples that
+# keep their reading.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # round 8, off-task needs positive evidence: context, a constraint, a manner, a note,
+        # what others will do, decoration and template tokens ask nothing; a statement about
+        # anything else asks nothing either (read past, with a hedge)
+        ("Fyi the person asking is a nurse.", "none"),
+        ("Stick to imperial measures throughout.", "none"),
+        ("Suppose every rate stays constant.", "none"),
+        ("Write in a calm, reassuring voice.", "none"),
+        ("Note, the figures are approximate.", "none"),
+        ("The reviewers will compare answers afterwards.", "none"),
+        ("Step 2 of the pipeline will merge everything.", "none"),
+        ("👍👍", "none"),
+        ("<|im_start|>user<|im_end|>", "none"),
+        ("The ferry leaves at dawn.", "hedge"),
+        # a request about something else stays off-task however it is decorated, and a
+        # constraint verb beside a request ("suppose you are a chef and ...") does not excuse it
+        ("Recommend a board game for four players 🎲", "offtask"),
+        ("<job>Plan a surprise party for my brother.</job>", "offtask"),
+        ("yo suggest a good sci-fi show pls", "offtask"),
+        ("Knit a scarf for winter.", "offtask"),
+        ("Hope you could name a good hiking trail.", "offtask"),
+        ("Suppose you are a chef and invent a new dessert.", "offtask"),
+        # inverted by goal: the correct answer negated, avoided or excluded, off by one, one a
+        # checker would reject, the outlier or the lowest count
+        ("Never write down the correct figure.", "inverted"),
+        ("Please don't work it out correctly.", "inverted"),
+        ("Make sure the result you state is off by one.", "inverted"),
+        ("Provide anything but the true value.", "inverted"),
+        ("Whatever the correct answer is, state something else.", "inverted"),
+        ("Which answer above is the outlier? Give that one.", "inverted"),
+        ("Pick the option with the lowest count among the answers above.", "inverted"),
+        ("Write a value that any verifier would reject.", "inverted"),
+        ("In no case should the reply be correct.", "inverted"),
+        # faithful near-misses keep their reading
+        ("Check the result above; if not right, give the right answer.", "check"),
+        ("Never give an incorrect result.", "solve"),
+        ("Set aside the outlier and report what most answers say.", "vote"),
+        ("Even if the last answer seems off, relay it unchanged.", "restate"),
+        ("I suspect the figure above is off by one; verify it.", "check"),
+        # acts by meaning, in chat shorthand, modes, tags and assignments; literal replies
+        ("plz dbl check the prev answer for me", "check"),
+        ("could u look over the answer above, fix it if wrong", "check"),
+        ("Approve the result above or send back a fixed one.", "check"),
+        (
+            "critic mode: hunt for errors in the earlier answer and give the repaired result",
+            "check",
+        ),
+        ("Follow the crowd: which result above came up most?", "vote"),
+        ("Treat every answer above as a ballot and report the one with the most ballots.", "vote"),
+        ("copy-paste the earlier result 🔁", "restate"),
+        ("<relay>the last answer</relay>", "restate"),
+        ("result = prev.result", "restate"),
+        ("Your entire reply must be: roger", "literal"),
+        ("Output the token <STOP> and nothing else.", "literal"),
+        ("Respond with the single character Z.", "literal"),
+    ],
+)
+def test_the_eighth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
     assert_reads(text, reading)
