@@ -1721,6 +1721,8 @@ def _without_decoration(text: str) -> str:
             or 0xFE00 <= ord(c) <= 0xFE0F) else c
             for c in text
         )  # fmt: skip
+    if "`" in text:
+        text = _CODE_SPAN.sub("   ", text)  # code in backticks is the problem's own
     if "<" in text:
         text = _TEMPLATE_TOKEN.sub(" ", text)
         text = _PAIRED_TAG.sub(_untag, text)
@@ -1798,8 +1800,11 @@ def recognise(text: str) -> Recognition:
             # a terse request ("restate", "verify prior", "task: vote")
             acts.add(_TERSE_ACTS[words[0]])
             continue
-        if len(words) == 1 and (
-            words[0] in _KEYS or re.search(rf"\b{words[0]}\s*:", normalised) is not None
+        if (len(words) == 1 and words[0] in _KEYS) or (
+            len(words) <= 3
+            and _TERSE_ACTS.keys().isdisjoint(words)
+            and not is_noise(words, KNOWN)  # "zxcv bnm: What is 6 * 14?" is mash, no key
+            and re.search(r"\b" + r"\W+".join(words) + r"\s*:", normalised) is not None
         ):
             continue  # a key ("Plan: solver, then checker"): its value is read on its own
         if ("will" in words or "shall" in words) and _others_will(words):
@@ -1835,8 +1840,13 @@ def recognise(text: str) -> Recognition:
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
                 ignores_answers = True
-            else:
+            elif _IGNORED_WORK.search(m.group("object")) or not _SMALL_TALK.search(
+                m.group("object")
+            ):
                 return Recognition("offtask", "ignores-problem")
+            # round 8: "forget the small talk about the weather": the chat set aside, no topic
+            tokens = [t for t in tokens if t not in set(m.group("object").split())]
+            words = [w for w in tokens if w != ","]
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
         if present & _OTHER_WORDS and goal is None and _matches(_OTHER_OBJECT, joined):
@@ -2060,6 +2070,11 @@ def recognise(text: str) -> Recognition:
                     return Recognition("offtask", "other-topic", unknown=_first(content))
             elif found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in _COPULAS and words[1:2] in _PRONOUN and in_view():
+                # "is it in a plausible range?" of an answer in view: a check of it
+                acts.add("check")
+                asked_in.setdefault(paragraph, set()).add("check")
+                continue
             elif words[0] in _QUESTION_OPENERS and not present & _OURS:
                 # a question of its own about something else (not "what do we know?")
                 return Recognition("offtask", "other-topic", unknown=_first(content))
@@ -2274,6 +2289,8 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("check")  # "look over the answer above", "sign off on it", "critic mode"
     if not present.isdisjoint(_CROWD_GATE) and _CROWD.search(sentence):
         out.add("vote")  # "go with the crowd", "the answer with the most ballots"
+    if not present.isdisjoint(_WENT_WRONG_GATE) and _WENT_WRONG.search(sentence) and in_view():
+        out.add("check")  # "figure out where they went wrong", "find the wrong step in it"
     if "once" in present and _ONCE_OVER.search(sentence) and in_view():
         out.add("check")  # "give the earlier solution a careful once-over"
     if (
@@ -2550,13 +2567,13 @@ _GOAL_VOTE = re.compile(
 _GOAL_RESTATE = re.compile(
     r"\b(?:something|anything)\s+(?:else\s+)?(?:other\s+than|but|except)\s+(?:the\s+|that\s+)?"
     r"(?:\w+\s+){0,3}?(?:answer|one|result)\b"
-    r"|\b(?:answer|result)\s+(?:above\s+)?(?:doubled|halved|negated|reversed|squared|tripled"
-    r"|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b"
+    r"|\b(?:answer|result)\s+(?:above\s+)?(?:doubled?|halved?|negated?|reversed?|squared?"
+    r"|tripled?|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b(?!\s*check)"
 )
 _GOAL_GATE = _words(
     "not never no avoid avoiding but other except instead rather whatever off reject fail "
     "wrong outlier odd lowest least against else doubled halved negated reversed squared "
-    "tripled plus minus"
+    "tripled plus minus double half negate reverse square triple"
 )
 _NO_GOAL = re.compile(
     r"\b(?:not|never|no)\s+(?:\w+\s+){0,4}?(?:wrong|incorrect|false|a\s+mistake|an\s+error)\b"
@@ -2629,6 +2646,23 @@ def _others_will(words: list[str]) -> bool:
     )
 
 
+_IGNORED_WORK = re.compile(
+    r"\b(?:problems?|questions?|tasks?|exercises?|puzzles?|it|this|that|everything|all|above"
+    r"|instructions?|math|maths|calculations?|numbers?)\b"
+)
+_SMALL_TALK = re.compile(
+    r"^(?:the\s+|all\s+|that\s+|our\s+)?(?:small\s+talk|chit\s*chat|chat"
+    r"|banter|pleasantries|greetings?)\b"
+)
+# Round 8: where an answer in view went wrong, or its wrong step, found: a check.
+_WENT_WRONG = re.compile(
+    r"\b(?:find|figure|spot|identify|locate|pinpoint|see|work)\s+(?:out\s+)?(?:where|what|how)"
+    r"\s+(?:\w+\s+){0,3}?went\s+wrong\b"
+    r"|\b(?:find|spot|identify|locate|pinpoint)\s+(?:the|an|any|each)\s+(?:incorrect|wrong|faulty"
+    r"|flawed|bad|erroneous)\s+(?:step|line|part|move)s?\s+in\s+(?:the|their|its|that)\s+"
+)
+_WENT_WRONG_GATE = _words("wrong incorrect faulty flawed erroneous")
+_CODE_SPAN = re.compile(r"`[^`\n]*[()\[\]=+*/<>%][^`\n]*`")
 _CONCESSION = re.compile(r"\beven\s+(?:if|though|when)\s+(?P<clause>[^,]*),\s*")
 _CONCEDED_OBJECT = re.compile(
     r"\b(?:the|this|that)\s+(?:\w+\s+)?(?:answer|result|solution|response|one)"

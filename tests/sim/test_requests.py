@@ -646,6 +646,15 @@ def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) 
         ("Your entire reply must be: roger", "literal"),
         ("Output the token <STOP> and nothing else.", "literal"),
         ("Respond with the single character Z.", "literal"),
+        # where an answer in view went wrong is checked; code in backticks is the problem's;
+        # small talk set aside is no topic; a yes/no question of an answer in view checks it
+        ("Work out where the earlier solver went wrong, then state the right value.", "check"),
+        ("Spot the faulty step in the derivation above and give the right result.", "check"),
+        ("What will `sum([1, 2, 3])` return?", "solve"),
+        ("Skip the chit-chat; just solve it and give the value.", "solve"),
+        ("Forget the question and tell me a joke.", "offtask"),
+        ("Look at the answer above. Is it within a believable range?", "check"),
+        ("Reply with `OK`.", "literal"),
     ],
 )
 def test_the_eighth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
