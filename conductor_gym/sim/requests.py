@@ -168,12 +168,61 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    on an earlier answer ("re-emit the prior answer"; "re-" reads the act again). A
    once-over of an answer in view is a check, "at least two of them share" a vote, and
    "write back" and "the phrase" frame a literal reply.
+7h. **Eighth round** (off-task only on positive evidence; tuned on the read errors of
+   ``heldout-v31m``, written blind, and ``heldout-v31l``, with fresh dev items and
+   counter-examples): words the reader cannot place are never evidence on their own.
+   Symbols outside ASCII (emoji, check marks), chat-template tokens ("<|im_start|>system")
+   and a paired tag around a request ("<task>...</task>"; a tag named by an act verb,
+   "<echo>", asks it) are decoration; chat shorthand ("u", "dbl", "ppl", "lol"), a closed
+   class, reads as the words it stands for. A sentence of content words that asks no act
+   of ours is off-task only when it is *shaped as a request* (an imperative, a noun phrase
+   or a question: "Type a poem", "best taco spots?"; a statement that embeds one: "Hope you
+   can write me a song", "Your job is to write a card"); a statement with a subject of its
+   own, a fragment, a setting ("temperature: 0") or a constraint ("Use metric units",
+   "Assume all quantities are positive", "Suppose every rate stays constant"; not "assume
+   you are a cat" or "... and write a poem") asks nothing: alone it is a hedged ``none``
+   (read past, unsure; it costs, never pays). What the pool or the answers will do
+   ("Answers will be graded automatically", "Worker 3 will aggregate later"), a short key
+   before a colon ("Plan:", "Thinking budget:"), a note verb before a comma ("Remember,
+   precision counts"), a manner with no object ("Write in a friendly tone", "in a warm,
+   upbeat tone"), the setting's words (prompt, user, conversation, orchestrator, pool,
+   team) and small talk set aside ("forget the small talk; solve it") are context.
+   Inverted *by goal*: a faithful act negated by its outcome ("do not give the right
+   answer", "don't solve it correctly", "under no circumstances should your answer be
+   correct"), the correct answer avoided or excluded ("avoid the correct answer", "anything
+   but the true value", "whatever the true answer is, write something else", "something
+   other than the previous answer"), an answer asked to be off by one, one a checker would
+   reject, the outlier, the odd one out, the lowest count, going against the majority, and
+   an answer in view transformed ("the earlier answer doubled"); a condition ("if not, give
+   the right answer"), a set-aside outlier ("skip the outlier answers and report the
+   majority"), a suspected slip ("I think it is off by one; check it") and a flawed *step*
+   found and mended stay faithful. By meaning: looking an answer over, signing off on or
+   approving it, a critic's or reviewer's mode, a pair of eyes, finding where it went wrong
+   or its wrong step, and a yes/no question of it ("is it in a plausible range?") are a
+   ``check``; going with the crowd and the most ballots a ``vote``; copy-paste, an earlier
+   answer assigned ("final=prev.final") and a concession before the act ("even if you think
+   it is wrong, repeat it") a ``restate``; "Your entire output should be: ready" and a
+   token, character or symbol to output ("Output the token <END> and nothing else") a
+   literal reply. Code in backticks is the problem's own.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: it reads by patterns and rules, so fresh wording is still missed. The last
-split measured before tuning, ``heldout-v31l`` (337 items with 74 ``none`` and 72
+Known limits: it reads by patterns and rules, so fresh wording is still missed. The
+blind split ``heldout-v31m`` (329 items, its writer read no recogniser code), measured once
+after the seventh round, gave recall 61.5 to 92 % per reading and off-task precision 46.5 %
+(4 leaks of 50); the eighth round was tuned on its errors (after it: recall 86.4 to 100 %,
+off-task precision 88.9 %, 2 leaks; a contaminated figure). Still missed after the eighth
+round: a statement with a subject about anything else ("The sky is blue.") is read past
+with a hedge, not off-task (by the rule: it asks nothing; two older held-out items are
+labelled off-task); a request shaped as a noun phrase is not told from a maxim ("Remember,
+clarity beats cleverness." reads off-task); a statement naming an act ("Note, the grading
+is strict.") reads as that act; on-task requests in other languages still fail closed;
+"TODO" alone is keyboard noise (off-task); a persona who slips ("a student who always
+makes one arithmetic slip") and an "Anti-vote" heading are not read as inverted; a
+conductor's chat before an off-task request ("Before we continue, could you write a
+note thanking the team?") and a long personal story ending in a request leak. The last
+split measured before tuning (before v31m), ``heldout-v31l`` (337 items with 74 ``none`` and 72
 inverted), written before the sixth round and measured once after it, gave recall 82.4 to
 100 % per reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0
 %; off-task precision 64.9 %; no leak); the seventh round was tuned on its read errors

@@ -33,14 +33,16 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   off-task 64.9 %, solve 84.6 % precision (no leak of 41); after the seventh round its
   lowest figures are solve 97.6 % recall and 98.0 % precision, a tuned floor;
   ``heldout-v31m`` (written blind: its writer read no recogniser code; measured once,
-  after the seventh round) >= 45 %: its one measurement read inverted 61.5 %, none
-  64.8 %, literal 66.7 %, solve 68.2 % recall and off-task 46.5 % precision (4 leaks of
-  50), the lowest figures of any split;
+  after the seventh round; its errors tuned on in the eighth round) >= 85 %: its one
+  measurement read inverted 61.5 %, none 64.8 %, literal 66.7 %, solve 68.2 % recall and
+  off-task 46.5 % precision (4 leaks of 50), the lowest figures of any split; after the
+  eighth round its lowest figures are solve 86.4 % recall and 88.4 % precision, off-task
+  88.9 % precision (2 leaks of 50), a tuned regression floor;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
-  each: one leak is 2 to 4.5 %), 10 % on the blind ``heldout-v31m`` (v3 failed closed:
-  0; the open vocabulary reads ordinary language and lets a few through, listed in the
-  closing note);
+  each: one leak is 2 to 4.5 %), including the blind ``heldout-v31m`` (4 leaks of 50 at
+  its one measurement, 2 since the eighth round; v3 failed closed: 0; the open vocabulary
+  reads ordinary language and lets a few through, listed in the closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
 """
 
@@ -95,8 +97,10 @@ FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
 FLOOR["heldout-v31l"] = 0.90  # tuned on in round 7: a regression floor
 LEAKS["heldout-v31l"] = 0.05
-FLOOR["heldout-v31m"] = 0.45  # written blind; its one measurement: off-task 46.5 % precision
-LEAKS["heldout-v31m"] = 0.10  # 4 leaks of 50 (8 %)
+# written blind; its one measurement: off-task 46.5 % precision, 4 leaks of 50; tuned on in
+# round 8 (solve 86.4 % recall, off-task 88.9 % precision, 2 leaks): a regression floor
+FLOOR["heldout-v31m"] = 0.85
+LEAKS["heldout-v31m"] = 0.05
 
 
 @pytest.fixture(scope="module")
