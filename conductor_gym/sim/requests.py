@@ -13,9 +13,12 @@ A run of three or more blanks inside a line is read as the blanked problem ("Com
 How a text is read (:func:`recognise`; cached, a few regular expressions per sentence):
 
 1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
-   politeness words is filler; any other foreign text is off-task (``reason="foreign"``),
-   and so is a sentence whose function words are mostly of another language ("Beschreibe
-   bitte das Wetter in Berlin").
+   politeness words is filler; an on-task request in French, German, Spanish or Chinese
+   whose every word is in a closed lexicon is read (round 8,
+   :mod:`~conductor_gym.sim.foreign_requests`: "Résous le problème.", "验证上面的答案。");
+   any other foreign text is off-task (``reason="foreign"``: it fails closed), and so is a
+   sentence whose function words are mostly of another language ("Beschreibe bitte das
+   Wetter in Berlin").
 2. **Markup.** JSON-style subtasks become ``key: value`` sentences, markdown marks spaces.
 3. **Literal replies** ("Reply with the word X", "Say \"done\"") are found on the raw
    sentence.
@@ -203,7 +206,10 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    answer assigned ("final=prev.final") and a concession before the act ("even if you think
    it is wrong, repeat it") a ``restate``; "Your entire output should be: ready" and a
    token, character or symbol to output ("Output the token <END> and nothing else") a
-   literal reply. Code in backticks is the problem's own.
+   literal reply. Code in backticks is the problem's own. On-task requests in French,
+   German, Spanish and Chinese are read by a closed lexicon (step 1); a content word, a
+   negation or an act beside a wrong answer there fails closed, so no foreign request
+   about something else is read as on-task.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
@@ -217,7 +223,9 @@ round: a statement with a subject about anything else ("The sky is blue.") is re
 with a hedge, not off-task (by the rule: it asks nothing; two older held-out items are
 labelled off-task); a request shaped as a noun phrase is not told from a maxim ("Remember,
 clarity beats cleverness." reads off-task); a statement naming an act ("Note, the grading
-is strict.") reads as that act; on-task requests in other languages still fail closed;
+is strict.") reads as that act; on-task requests in other languages fail closed unless
+every word is in the closed French, German, Spanish or Chinese lexicon (a literal reply
+there, "Réponds uniquement par le mot « oui »", still fails closed);
 "TODO" alone is keyboard noise (off-task); a persona who slips ("a student who always
 makes one arithmetic slip") and an "Anti-vote" heading are not read as inverted; a
 conductor's chat before an off-task request ("Before we continue, could you write a
@@ -259,6 +267,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Protocol
 
+from conductor_gym.sim.foreign_requests import foreign_request
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.understanding import (
     ANCHORS,
@@ -1799,7 +1808,11 @@ def recognise(text: str) -> Recognition:
     if _is_foreign_filler(stripped):
         return Recognition("none", "filler")
     if _FOREIGN.search(stripped):
-        return Recognition("offtask", "foreign")
+        return _foreign(stripped)
+    if _FOREIGN_HINT.search(stripped):
+        read = foreign_request(" ".join(stripped.split()))
+        if read is not None and (read.act != "none" or len(set(stripped.lower().split())) > 1):
+            return _foreign(stripped)  # "Repite la respuesta anterior sin cambios." (ASCII)
     text = flatten_markup(text)
     literal: str | None = None
     for raw in _literal_candidates(text):
@@ -1876,7 +1889,7 @@ def recognise(text: str) -> Recognition:
         ):
             continue  # a manner only ("Stay sharp.", "Keep things concise."): asks nothing
         if len(words) > 2 and is_foreign(words):
-            return Recognition("offtask", "foreign")
+            return _foreign(stripped)
         joined = " ".join(tokens)
         present = set(words)
         if "even" in present and _CONCESSION.search(joined):
@@ -2680,6 +2693,30 @@ _MANNER_PHRASE = re.compile(
 )
 _SUBJECT_WORDS = _words("the all each every these those our their some other and qqnum")
 _CLAUSE_LINKS = _words("and so then but")
+
+
+_FOREIGN_HINT = re.compile(
+    r"\b(?:la|le|les|el|los|las|die|der|das|den|dem|und|une|un|eine|ein|gib|bitte|por|sin|et"
+    r"|este|esta|zusammen|morgen)\b",
+    re.I,
+)
+
+
+def _foreign(text: str) -> Recognition:
+    """A text in another language: the on-task request its closed lexicon reads
+    (:mod:`~conductor_gym.sim.foreign_requests`, round 8), else off-task (fail closed)."""
+    read = foreign_request(" ".join(text.split()))
+    if read is None:
+        return Recognition("offtask", "foreign")
+    if read.act == "none":
+        return Recognition("none", "filler")
+    act = _FOREIGN_ACTS[read.act]
+    return Recognition(act, "request", acts=frozenset({act}), inverted=read.inverted)
+
+
+_FOREIGN_ACTS: dict[str, Literal["solve", "check", "vote", "restate"]] = {
+    "solve": "solve", "check": "check", "vote": "vote", "restate": "restate",
+}  # fmt: skip
 
 
 def _others_will(words: list[str]) -> bool:

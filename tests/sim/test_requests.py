@@ -209,7 +209,9 @@ ISSUE_OFF_TASK = [
     "Beschreibe einen Sonnenuntergang in zwei Sätzen.",
     "Describe una puesta de sol en dos frases.",
     "用两句话描述日落。",
-    "Résous ce problème.",
+    # since round 8 "Résous ce problème." is read (a closed foreign lexicon: a competent
+    # model understands it); a foreign request with a word outside it still fails closed
+    "Résous ce mystère.",
     "Solve world hunger.",
     "Only restate the problem.",
 ]
@@ -287,7 +289,7 @@ def test_negations_and_exclusions_are_honoured(text: str, kind: str, excluded: s
         ("Explain the answer above.", "unrecognised-request"),
         ("Ignore the question and tell me a joke.", "ignores-problem"),
         ("Summarize the problem.", "no-answer-asked"),
-        ("Überprüfe die Antwort oben.", "foreign"),
+        ("Überprüfe die Wettervorhersage oben.", "foreign"),
     ],
 )
 def test_each_way_to_be_off_task_names_its_reason(text: str, reason: str) -> None:
@@ -662,4 +664,29 @@ def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) 
     ],
 )
 def test_the_eighth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
+
+
+# Round 8: on-task requests in French, German, Spanish and Chinese are read by a closed
+# lexicon (every word known, an act asked); a content word or a negation fails closed.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("Calcule le résultat, s'il vous plaît.", "solve"),
+        ("Vérifiez la réponse ci-dessus.", "check"),
+        ("Berechne die Lösung.", "solve"),
+        ("Überprüfe das Ergebnis oben.", "check"),
+        ("Calcula el resultado.", "solve"),
+        ("Revisa la solución anterior.", "check"),
+        ("计算结果。", "solve"),
+        ("检查上面的结果。", "check"),
+        ("Donne une réponse fausse exprès.", "inverted"),
+        ("Vérifie la météo à Paris.", "offtask"),
+        ("Berechne meine Steuern.", "offtask"),
+        ("Revisa mi ensayo.", "offtask"),
+        ("检查我的作文。", "offtask"),
+        ("Ne résous pas le problème.", "offtask"),
+    ],
+)
+def test_foreign_requests_are_read_by_a_closed_lexicon(text: str, reading: str) -> None:
     assert_reads(text, reading)
