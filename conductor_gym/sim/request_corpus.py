@@ -90,8 +90,9 @@ inverted, or the label with a hedge):
       vote      27   96.4 %  100.0 %      none      54   96.2 %   94.4 %
       restate   27  100.0 %  100.0 %      inverted  52   98.0 %   96.2 %
 
-  (2 leaks of 50; the 18 foreign on-task requests still fail closed), a tuned figure, not
-  a held-out one.
+  (2 leaks of 50; its 18 foreign on-task requests, which failed closed, are read since by
+  the closed French, German, Spanish and Chinese lexicon, none misread, and no foreign
+  off-task item leaks), a tuned figure, not a held-out one.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
