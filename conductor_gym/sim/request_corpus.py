@@ -81,7 +81,18 @@ inverted, or the label with a hedge):
   4 leaks of 50 English off-task items; 18 on-task requests in French, German, Spanish or
   Chinese failed closed. Most misses are on-task subtasks read as off-task (the reader
   fails closed on words it cannot place: emoji, chat slang, chat-template tokens, persona
-  and pool narration, context notes). Its errors were read at that measurement.
+  and pool narration, context notes). Its errors were read at that measurement, and the
+  eighth round was tuned on them (and on v31l's; with new dev items and counter-examples
+  in other words), so it is contaminated since; after the eighth round::
+
+      solve     44   88.4 %   86.4 %      literal    9  100.0 %  100.0 %
+      check     38   97.2 %   92.1 %      offtask   50   88.9 %   96.0 %
+      vote      27   96.4 %  100.0 %      none      54   96.2 %   94.4 %
+      restate   27  100.0 %  100.0 %      inverted  52   98.0 %   96.2 %
+
+  (2 leaks of 50; its 18 foreign on-task requests, which failed closed, are read since by
+  the closed French, German, Spanish and Chinese lexicon, none misread, and no foreign
+  off-task item leaks), a tuned figure, not a held-out one.
 
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its

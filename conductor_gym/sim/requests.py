@@ -13,9 +13,12 @@ A run of three or more blanks inside a line is read as the blanked problem ("Com
 How a text is read (:func:`recognise`; cached, a few regular expressions per sentence):
 
 1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
-   politeness words is filler; any other foreign text is off-task (``reason="foreign"``),
-   and so is a sentence whose function words are mostly of another language ("Beschreibe
-   bitte das Wetter in Berlin").
+   politeness words is filler; an on-task request in French, German, Spanish or Chinese
+   whose every word is in a closed lexicon is read (round 8,
+   :mod:`~conductor_gym.sim.foreign_requests`: "Résous le problème.", "验证上面的答案。");
+   any other foreign text is off-task (``reason="foreign"``: it fails closed), and so is a
+   sentence whose function words are mostly of another language ("Beschreibe bitte das
+   Wetter in Berlin").
 2. **Markup.** JSON-style subtasks become ``key: value`` sentences, markdown marks spaces.
 3. **Literal replies** ("Reply with the word X", "Say \"done\"") are found on the raw
    sentence.
@@ -168,12 +171,66 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    on an earlier answer ("re-emit the prior answer"; "re-" reads the act again). A
    once-over of an answer in view is a check, "at least two of them share" a vote, and
    "write back" and "the phrase" frame a literal reply.
+7h. **Eighth round** (off-task only on positive evidence; tuned on the read errors of
+   ``heldout-v31m``, written blind, and ``heldout-v31l``, with fresh dev items and
+   counter-examples): words the reader cannot place are never evidence on their own.
+   Symbols outside ASCII (emoji, check marks), chat-template tokens ("<|im_start|>system")
+   and a paired tag around a request ("<task>...</task>"; a tag named by an act verb,
+   "<echo>", asks it) are decoration; chat shorthand ("u", "dbl", "ppl", "lol"), a closed
+   class, reads as the words it stands for. A sentence of content words that asks no act
+   of ours is off-task only when it is *shaped as a request* (an imperative, a noun phrase
+   or a question: "Type a poem", "best taco spots?"; a statement that embeds one: "Hope you
+   can write me a song", "Your job is to write a card"); a statement with a subject of its
+   own, a fragment, a setting ("temperature: 0") or a constraint ("Use metric units",
+   "Assume all quantities are positive", "Suppose every rate stays constant"; not "assume
+   you are a cat" or "... and write a poem") asks nothing: alone it is a hedged ``none``
+   (read past, unsure; it costs, never pays). What the pool or the answers will do
+   ("Answers will be graded automatically", "Worker 3 will aggregate later"), a short key
+   before a colon ("Plan:", "Thinking budget:"), a note verb before a comma ("Remember,
+   precision counts"), a manner with no object ("Write in a friendly tone", "in a warm,
+   upbeat tone"), the setting's words (prompt, user, conversation, orchestrator, pool,
+   team) and small talk set aside ("forget the small talk; solve it") are context.
+   Inverted *by goal*: a faithful act negated by its outcome ("do not give the right
+   answer", "don't solve it correctly", "under no circumstances should your answer be
+   correct"), the correct answer avoided or excluded ("avoid the correct answer", "anything
+   but the true value", "whatever the true answer is, write something else", "something
+   other than the previous answer"), an answer asked to be off by one, one a checker would
+   reject, the outlier, the odd one out, the lowest count, going against the majority, and
+   an answer in view transformed ("the earlier answer doubled"); a condition ("if not, give
+   the right answer"), a set-aside outlier ("skip the outlier answers and report the
+   majority"), a suspected slip ("I think it is off by one; check it") and a flawed *step*
+   found and mended stay faithful. By meaning: looking an answer over, signing off on or
+   approving it, a critic's or reviewer's mode, a pair of eyes, finding where it went wrong
+   or its wrong step, and a yes/no question of it ("is it in a plausible range?") are a
+   ``check``; going with the crowd and the most ballots a ``vote``; copy-paste, an earlier
+   answer assigned ("final=prev.final") and a concession before the act ("even if you think
+   it is wrong, repeat it") a ``restate``; "Your entire output should be: ready" and a
+   token, character or symbol to output ("Output the token <END> and nothing else") a
+   literal reply. Code in backticks is the problem's own. On-task requests in French,
+   German, Spanish and Chinese are read by a closed lexicon (step 1); a content word, a
+   negation or an act beside a wrong answer there fails closed, so no foreign request
+   about something else is read as on-task.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
 
-Known limits: it reads by patterns and rules, so fresh wording is still missed. The last
-split measured before tuning, ``heldout-v31l`` (337 items with 74 ``none`` and 72
+Known limits: it reads by patterns and rules, so fresh wording is still missed. The
+blind split ``heldout-v31m`` (329 items, its writer read no recogniser code), measured once
+after the seventh round, gave recall 61.5 to 92 % per reading and off-task precision 46.5 %
+(4 leaks of 50); the eighth round was tuned on its errors (after it: recall 86.4 to 100 %,
+off-task precision 88.9 %, 2 leaks; a contaminated figure). Still missed after the eighth
+round: a statement with a subject about anything else ("The sky is blue.") is read past
+with a hedge, not off-task (by the rule: it asks nothing; two older held-out items are
+labelled off-task); a request shaped as a noun phrase is not told from a maxim ("Remember,
+clarity beats cleverness." reads off-task); a statement naming an act ("Note, the grading
+is strict.") reads as that act; on-task requests in other languages fail closed unless
+every word is in the closed French, German, Spanish or Chinese lexicon (a literal reply
+there, "Réponds uniquement par le mot « oui »", still fails closed);
+"TODO" alone is keyboard noise (off-task); a persona who slips ("a student who always
+makes one arithmetic slip") and an "Anti-vote" heading are not read as inverted; a
+conductor's chat before an off-task request ("Before we continue, could you write a
+note thanking the team?") and a long personal story ending in a request leak. The last
+split measured before tuning (before v31m), ``heldout-v31l`` (337 items with 74 ``none`` and 72
 inverted), written before the sixth round and measured once after it, gave recall 82.4 to
 100 % per reading (none 82.4 %, literal 84.6 %, inverted 86.1 %, solve 88.1 %, restate 90.0
 %; off-task precision 64.9 %; no leak); the seventh round was tuned on its read errors
@@ -204,11 +261,13 @@ The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Protocol
 
+from conductor_gym.sim.foreign_requests import foreign_request
 from conductor_gym.sim.perception import find_problems
 from conductor_gym.sim.understanding import (
     ANCHORS,
@@ -729,7 +788,7 @@ _LIT_FRAME = (
     r"(?:\s+(?:with|by\s+saying))?"
     r"(?:\s+(?:only|just|exactly|nothing\s+but))?"
     r"(?:\s+(?:the\s+|a\s+)?(?:single\s+|one\s+|1\s+|short\s+)?(?:word|number|string|text"
-    r"|letter|digit|phrase|words|sentence|message))?"
+    r"|letter|digit|phrase|words|sentence|message|character|token|symbol))?"
     r"(?:\s*:)?)"
 )
 _LITERAL_QUOTED = (
@@ -748,10 +807,16 @@ _LITERAL_QUOTED = (
         r"(?:word|letter|number|digit|string)\s+([\w/-]{1,40})\s*[.!]?\s*$",
         _I,
     ),
+    # your entire output should be: ready (round 8: a keyed bare word, the whole reply)
+    re.compile(
+        r"\byour\s+(?:whole|entire|only|full)\s+(?:reply|response|answer|output)\s+"
+        r"(?:must|should|will)\s+be\s*:\s*([\w/-]{1,40})\s*[.!]?\s*$",
+        _I,
+    ),
 )
 # reply with the word X / reply only with X / say X: one bare word ending the sentence
 _LITERAL_BARE = re.compile(
-    rf"\b(?P<verb>{_LIT_VERB}){_LIT_FRAME}\s+(?P<payload>[\w/-]{{1,40}})"
+    rf"\b(?P<verb>{_LIT_VERB}){_LIT_FRAME}\s+(?P<payload>[\w/-]{{1,40}}|<[\w/|-]{{1,38}}>)"
     r"(?:\s+(?:and\s+nothing\s+(?:else|more)|only|and\s+stop))?\s*[.!]?\s*$",
     _I,
 )
@@ -1398,6 +1463,8 @@ def _normalise(text: str) -> str:
     if _DIGIT.search(text):
         text = _NUMBER.sub(f" {_NUM} ", text)
     text = text.lower()
+    if _SLANG_GATE.search(text):
+        text = _SLANG.sub(lambda m: _CHAT_WORDS[m.group(0)], text)
     if "re-" in text:
         text = _RE_PREFIX.sub("", text)  # "re-emit the answer": the act again, as "re-check"
     if "character" in text:
@@ -1413,6 +1480,21 @@ def _normalise(text: str) -> str:
     if " or " in text:
         text = _EITHER_HEADER.sub(r"\1judge as \2 or \3: ", text)
     return _WHATS.sub("what is", text) if "whats" in text else text
+
+
+# Round 8: chat shorthand, a closed class a reader knows ("can u dbl check", "most ppl",
+# "lol"); each is read as the word it stands for (an interjection as nothing).
+_CHAT_WORDS: dict[str, str] = {
+    "u": "you", "ur": "your", "im": "i am", "dbl": "double", "rite": "right",
+    "ppl": "people", "pls": "please", "plz": "please", "thx": "thanks", "lol": " ",
+    "lmao": " ", "haha": " ", "hehe": " ", "ans": "answer", "prev": "previous",
+    "cand": "candidate", "cands": "candidates", "wat": "what", "wats": "what is", "abt": "about",
+    "bc": "because", "tho": "though", "pic": "pick", "gimme": "give me", "gonna": "going to",
+    "wanna": "want to", "dunno": "do not know", "idk": "i do not know", "rn": "now",
+    "ya": "you", "yr": "your", "msg": "message", "sol": "solution", "soln": "solution",
+}  # fmt: skip
+_SLANG = re.compile(r"\b(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")\b")
+_SLANG_GATE = _SLANG
 
 
 def _join_verb_keys(text: str) -> str:
@@ -1668,6 +1750,45 @@ def _negated(sentence: str) -> set[Act]:
     return out
 
 
+# Round 8: marks a reader looks past, read by their class. Pictographs and other symbols
+# (emoji, check marks, arrows) are decoration, not language; chat-template tokens
+# ("<|im_start|>system") and a paired tag around a request ("<task>...</task>") are markup.
+_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Cf", "Cs", "Co", "Me"})
+_TEMPLATE_TOKEN = re.compile(r"<\|[A-Za-z_]+\|>(?:[ \t]*(?:system|user|assistant)\b)?")
+_PAIRED_TAG = re.compile(r"<([a-z_]+)>(.*?)</\1>", re.S)
+
+
+_ASSIGNED_PRIOR = re.compile(
+    r"\b(?:final|answer|result|out|output|ans)\s*=\s*(?:prev|previous|last|prior|earlier)"
+    r"(?:[._]\w+)?\b",
+    re.I,
+)  # "final=prev.final": the earlier answer assigned to this one, handed on
+
+
+def _untag(m: re.Match[str]) -> str:
+    """A paired tag's content; a tag named by an act verb ("<echo>...</echo>") asks it."""
+    name = m.group(1)
+    return f" {name} {m.group(2)} " if name in _TERSE_ACTS else f" {m.group(2)} "
+
+
+def _without_decoration(text: str) -> str:
+    """``text`` without symbols outside ASCII and chat-template markup (round 8)."""
+    if _FOREIGN.search(text):
+        text = "".join(
+            " " if ord(c) > 0x7F and (unicodedata.category(c) in _SYMBOL_CATEGORIES
+            or 0xFE00 <= ord(c) <= 0xFE0F) else c
+            for c in text
+        )  # fmt: skip
+    if "`" in text:
+        text = _CODE_SPAN.sub("   ", text)  # code in backticks is the problem's own
+    if "<" in text:
+        text = _TEMPLATE_TOKEN.sub(" ", text)
+        text = _PAIRED_TAG.sub(_untag, text)
+    if "=" in text:
+        text = _ASSIGNED_PRIOR.sub(" repeat the previous answer ", text)
+    return text
+
+
 def _is_foreign_filler(text: str) -> bool:
     if len(text) > 60:
         return False
@@ -1682,11 +1803,16 @@ def recognise(text: str) -> Recognition:
     problem statements blanked (:func:`prepare`)."""
     if not isinstance(text, str):
         raise TypeError(f"recognise: text must be a str, got {type(text).__name__}")
+    text = _without_decoration(text)
     stripped = _BLANK.sub(" ", _BOXED.sub(" ", text))
     if _is_foreign_filler(stripped):
         return Recognition("none", "filler")
     if _FOREIGN.search(stripped):
-        return Recognition("offtask", "foreign")
+        return _foreign(stripped)
+    if _FOREIGN_HINT.search(stripped):
+        read = foreign_request(" ".join(stripped.split()))
+        if read is not None and (read.act != "none" or len(set(stripped.lower().split())) > 1):
+            return _foreign(stripped)  # "Repite la respuesta anterior sin cambios." (ASCII)
     text = flatten_markup(text)
     literal: str | None = None
     for raw in _literal_candidates(text):
@@ -1700,7 +1826,7 @@ def recognise(text: str) -> Recognition:
     excluded: set[Act] = set()
     ignores_answers = False
     bare_imperative = False
-    stray = noise = has_problem = faithful = preparatory = stated = False
+    stray = noise = has_problem = faithful = preparatory = stated = shaped = False
     other_topic: dict[int, tuple[str, ...]] = {}
     asked_in: dict[int, set[Act]] = {}
     family: Family | None = None
@@ -1736,8 +1862,15 @@ def recognise(text: str) -> Recognition:
             # a terse request ("restate", "verify prior", "task: vote")
             acts.add(_TERSE_ACTS[words[0]])
             continue
-        if len(words) == 1 and words[0] in _KEYS:
-            continue
+        if (len(words) == 1 and words[0] in _KEYS) or (
+            len(words) <= 3
+            and _TERSE_ACTS.keys().isdisjoint(words)
+            and not is_noise(words, KNOWN)  # "zxcv bnm: What is 6 * 14?" is mash, no key
+            and re.search(r"\b" + r"\W+".join(words) + r"\s*:", normalised) is not None
+        ):
+            continue  # a key ("Plan: solver, then checker"): its value is read on its own
+        if ("will" in words or "shall" in words) and _others_will(words):
+            continue  # "Answers will be graded automatically.": what others will do, context
         if words[0] in _REMARK_KEYS and len(words) > 2:
             # "FYI the result will be pooled": the remark after a key with no colon
             tokens = tokens[1:]
@@ -1756,18 +1889,29 @@ def recognise(text: str) -> Recognition:
         ):
             continue  # a manner only ("Stay sharp.", "Keep things concise."): asks nothing
         if len(words) > 2 and is_foreign(words):
-            return Recognition("offtask", "foreign")
+            return _foreign(stripped)
         joined = " ".join(tokens)
         present = set(words)
+        if "even" in present and _CONCESSION.search(joined):
+            # "even if you think the answer above is wrong, repeat it": the clause concedes
+            # a view of the reader's; it asks nothing
+            joined = _conceded(joined)
+            present = set(joined.split()) - {","}
         said = joined  # the words as written, before acts are read into them
+        goal = _inverted_goal(joined) if present & _GOAL_GATE else None
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
                 ignores_answers = True
-            else:
+            elif _IGNORED_WORK.search(m.group("object")) or not _SMALL_TALK.search(
+                m.group("object")
+            ):
                 return Recognition("offtask", "ignores-problem")
+            # round 8: "forget the small talk about the weather": the chat set aside, no topic
+            tokens = [t for t in tokens if t not in set(m.group("object").split())]
+            words = [w for w in tokens if w != ","]
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
-        if present & _OTHER_WORDS and _matches(_OTHER_OBJECT, joined):
+        if present & _OTHER_WORDS and goal is None and _matches(_OTHER_OBJECT, joined):
             return Recognition("offtask", "other-object")
         # phrases that ask to solve in words of another act become "solve"
         if present & _SELF_CHECK_WORDS:
@@ -1855,6 +1999,13 @@ def recognise(text: str) -> Recognition:
             present & _ONLY_WORDS and _ONLY_DESCRIBE.search(joined)
         ):
             negated |= {"solve", "check", "vote", "restate"}
+        if goal is not None:
+            # the negation's object is correctness, not the act ("do not give the right
+            # answer"): the act is asked, inverted
+            negated = set()
+            found = found - {"describe"} or {
+                "vote" if goal == "vote" else "restate" if goal == "restate" else "solve"
+            }
         excluded |= negated
         acts |= found
         if _SLOT not in present:
@@ -1862,11 +2013,14 @@ def recognise(text: str) -> Recognition:
             asked_in.setdefault(paragraph, set()).update(found)
         inverted_cue = faithful_too = False
         if (
-            present & _INVERSION_WORDS
+            goal is not None
+            or present & _INVERSION_WORDS
             or (present & _FLAW_WORDS and present & _HAVING_WORDS)
             or ("only" in present and "one" in present)  # "the answer only one model gave"
         ):
             cue, faithful_too = inversion(said)
+            if goal is not None:
+                cue, faithful_too = cue or goal, False
             inverted_cue = cue is not None
             family = family or cue
             faithful = faithful or faithful_too
@@ -1880,7 +2034,10 @@ def recognise(text: str) -> Recognition:
         # thanks ("Thanks a bunch in advance!"), a greeting, a sign-off, a wish or praise
         # ("Best regards", "hope all is well", "Great job so far!") is politeness, whatever
         # its words
-        persona = PERSONA_OPENERS.match(joined) is not None or (
+        persona = (
+            PERSONA_OPENERS.match(joined) is not None
+            or (words[0] == "be" and words[1:2] in _ROLE_DETERMINERS and "and" not in present)
+        ) or (
             not found
             and (
                 words[0] in _THANKS
@@ -1900,7 +2057,7 @@ def recognise(text: str) -> Recognition:
             and inverted_cue
             and not faithful_too
             and found - {"describe"}
-            and not present.isdisjoint(ANCHORS)
+            and (not present.isdisjoint(ANCHORS) or goal is not None or "one" in present)
             and (family != "vote" or not present.isdisjoint(_ANSWER_NOUNS))
         ):
             # a request for a wrong answer: its other words say whose, why or how it is to
@@ -1912,6 +2069,10 @@ def recognise(text: str) -> Recognition:
             # traps") qualifies the request; its words are no topic
             aside = {w for m in _ASIDE.finditer(joined) for w in m.group(0).split()}
             content = [w for w in content if w not in aside]
+        if content and present & _MANNER_NOUNS:
+            # "in a warm, upbeat tone": the words of a manner phrase qualify the manner
+            manner = {w for m in _MANNER_PHRASE.finditer(joined) for w in m.group(0).split()}
+            content = [w for w in content if w not in manner]
         if stated and found <= {"solve"} and _ASKED_OF_STATED.match(joined) is not None:
             content, found = [], {"solve"}  # "give the distance" after a stated problem
         if (
@@ -1971,9 +2132,16 @@ def recognise(text: str) -> Recognition:
                     return Recognition("offtask", "other-topic", unknown=_first(content))
             elif found:
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in _COPULAS and words[1:2] in _PRONOUN and in_view():
+                # "is it in a plausible range?" of an answer in view: a check of it
+                acts.add("check")
+                asked_in.setdefault(paragraph, set()).add("check")
+                continue
             elif words[0] in _QUESTION_OPENERS and not present & _OURS:
                 # a question of its own about something else (not "what do we know?")
                 return Recognition("offtask", "other-topic", unknown=_first(content))
+            elif words[0] in _CONSTRAINT_VERBS and not _request_shaped(words, joined):
+                continue  # "Suppose every rate stays constant.": a constraint, asks nothing
             elif (
                 words[0] in REQUEST_OPENERS
                 or words[0] in NO_ACT_IMPERATIVES
@@ -1998,8 +2166,10 @@ def recognise(text: str) -> Recognition:
                 continue
             else:
                 stray = True
+                shaped = shaped or _request_shaped(words, joined)
                 continue
-        elif present & FAITHFUL_WORDS and not inverted_cue:
+        elif present & FAITHFUL_WORDS and not inverted_cue and (found or not _told(words)):
+            # a statement of what others did ("the workers gave correct answers") asks nothing
             faithful = faithful or asks_faithful(joined)
         constraint = (
             words[0] in ("never", "no", "not")
@@ -2015,6 +2185,11 @@ def recognise(text: str) -> Recognition:
             and not constraint
             and not persona
             and words[0] in NO_ACT_IMPERATIVES
+            # round 8: "Remember, precision counts." (a note), "Write in a friendly tone." (a
+            # manner with no object), "Assume all quantities are positive." (a constraint)
+            and tokens[1:2] != [","]
+            and (words[1:2] not in _MANNER_PREPOSITIONS or present.isdisjoint(_MANNER_NOUNS))
+            and words[0] not in _CONSTRAINT_VERBS
         ):
             if words[0] in _PREPARATORY and present & _PREPARATORY_OBJECTS:
                 # "1. Read the answers above. 2. Count them." before the step's act
@@ -2057,12 +2232,18 @@ def recognise(text: str) -> Recognition:
         )  # fmt: skip
     if acts or excluded:
         return Recognition("offtask", "no-answer-asked", acts=left, excluded=frozen_excluded)
+    if shaped:
+        return Recognition("offtask", "other-topic")  # "Type a poem about the sea."
     if stray or noise:
         if has_problem:
             # noise or a stray remark beside the problem: a competent model answers it,
             # unsure what else was meant
             return Recognition("none", "meaningless" if noise else "filler", hedge=True)
-        return Recognition("offtask", "meaningless" if noise and not stray else "other-topic")
+        if noise and not stray:
+            return Recognition("offtask", "meaningless")
+        # a statement that asks nothing (a remark, narration, a scene) is no evidence of
+        # another topic (round 8): read past, unsure what was meant
+        return Recognition("none", "filler", hedge=True)
     return Recognition("none", "filler", ignores_answers=ignores_answers)
 
 
@@ -2166,6 +2347,12 @@ def _structural_acts(sentence: str, present: set[str], in_view: _InView) -> set[
         out.add("vote")
     if not present.isdisjoint(_SAME_GATE) and _SAME_AS_VIEW.search(sentence):
         out.add("restate")  # "your answer should be the same as the one above"
+    if not present.isdisjoint(_LOOK_GATE) and _LOOK_OVER.search(sentence) and in_view():
+        out.add("check")  # "look over the answer above", "sign off on it", "critic mode"
+    if not present.isdisjoint(_CROWD_GATE) and _CROWD.search(sentence):
+        out.add("vote")  # "go with the crowd", "the answer with the most ballots"
+    if not present.isdisjoint(_WENT_WRONG_GATE) and _WENT_WRONG.search(sentence) and in_view():
+        out.add("check")  # "figure out where they went wrong", "find the wrong step in it"
     if "once" in present and _ONCE_OVER.search(sentence) and in_view():
         out.add("check")  # "give the earlier solution a careful once-over"
     if (
@@ -2407,6 +2594,221 @@ def _without_self_check(sentence: str, solving: bool, in_view: _InView) -> str:
     return sentence
 
 
+# Round 8: a request whose *goal* is an answer that is not correct, however it is put: a
+# faithful act negated by its outcome ("do not give the right answer", "don't solve it
+# correctly", "under no circumstances should your answer be correct"), the correct answer
+# avoided or excluded ("avoid the correct answer", "whatever the true answer is, write
+# something else", "anything other than the previous answer"), an answer off by a margin,
+# one a checker would reject, the outlier or the lowest count, or an answer in view
+# transformed ("the earlier answer doubled"). Family: ``vote`` (the minority), ``restate``
+# (an answer other than or changed from the one shown), ``act`` (a wrong answer).
+_FAITHFUL_ADJ = r"(?:right|correct|true|real|accurate|valid|actual)"
+_ANSWER_NOUN = (
+    r"(?:answers?|ones?|results?|solutions?|values?|options?|choices?|numbers?|figures?|totals?"
+    r"|amounts?|replies|reply|responses?|outputs?)"
+)
+_GOAL_ACT = re.compile(
+    rf"(?<!\bif\s)(?<!\bor\s)\b(?:not|never)\s+(?:\w+\s+){{0,4}}?(?:the\s+|a\s+|an\s+|your\s+|any\s+)?"
+    rf"{_FAITHFUL_ADJ}\s+(?:final\s+)?{_ANSWER_NOUN}\b"
+    rf"|\b(?:not|never)\s+(?:\w+\s+){{1,3}}?correctly\b"
+    rf"|\b(?:not|never|no)\s+(?:\w+\s+){{0,5}}?be\s+(?:\w+\s+)?{_FAITHFUL_ADJ}\b"
+    rf"|\b(?:avoid|avoiding|anything\s+but|other\s+than|except|instead\s+of|rather\s+than)\s+"
+    rf"(?:\w+ing\s+)?(?:the\s+|a\s+|an\s+|any\s+)?{_FAITHFUL_ADJ}\s+(?:final\s+)?{_ANSWER_NOUN}\b"
+    rf"|\bwhatever\s+the\s+{_FAITHFUL_ADJ}\s+(?:final\s+)?answer\s+is\b.*\b(?:something|anything)"
+    rf"\s+(?:else|different)\b"
+    rf"|\b(?:make\s+sure|ensure|should|must|needs?\s+to|has\s+to|have\s+to|so\s+that|give"
+    rf"|output|write|report|return|provide)\b(?:\s+\w+){{0,6}}?\s+off\s+by\s+(?:exactly\s+|precisely\s+|just\s+)?(?:one|qqnum|a\s+little|a\s+bit)\b"
+    rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value)\s+(?:that\s+|which\s+)?"
+    rf"(?:a|the|any)\s+(?:checker|grader|verifier|reviewer|judge|teacher)\s+would\s+"
+    rf"(?:reject|fail|mark\s+(?:as\s+)?wrong)\b"
+)
+_GOAL_VOTE = re.compile(
+    r"\b(?:outlier|odd\s+(?:one|qqnum)\s+out|lowest\s+(?:vote\s+)?counts?|least\s+votes?"
+    r"|(?:go|vote|going|voting)\s+against\s+the\s+(?:majority|consensus|crowd))\b"
+)
+_GOAL_RESTATE = re.compile(
+    r"\b(?:something|anything)\s+(?:else\s+)?(?:other\s+than|but|except)\s+(?:the\s+|that\s+)?"
+    r"(?:\w+\s+){0,3}?(?:answer|one|result)\b"
+    r"|\b(?:answer|result)\s+(?:above\s+)?(?:doubled?|halved?|negated?|reversed?|squared?"
+    r"|tripled?|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b(?!\s*check)"
+)
+_GOAL_GATE = _words(
+    "not never no avoid avoiding but other except instead rather whatever off reject fail "
+    "wrong outlier odd lowest least against else doubled halved negated reversed squared "
+    "tripled plus minus double half negate reverse square triple"
+)
+_NO_GOAL = re.compile(
+    r"\b(?:not|never|no)\s+(?:\w+\s+){0,4}?(?:wrong|incorrect|false|a\s+mistake|an\s+error)\b"
+)
+
+
+_SET_ASIDE = re.compile(
+    r"\b(?:skip|skipping|ignore|ignoring|discard|discarding|drop|dropping|exclude|excluding"
+    r"|remove|removing|disregard|disregarding|set\s+aside|throw\s+out|leave\s+out)\s+"
+    r"(?:\w+\s+){0,2}$"
+)
+
+
+def _told(words: list[str]) -> bool:
+    """Whether a sentence is a statement with a subject of its own (no request)."""
+    k = 0
+    while k < len(words) and words[k] in _LEAD_INS:
+        k += 1
+    return k < len(words) and words[k] in _SUBJECTS and words[k] != "you"
+
+
+def _inverted_goal(sentence: str) -> Family | None:
+    """The family of a request whose goal is an answer that is not correct (above)."""
+    for m in _GOAL_VOTE.finditer(sentence):
+        if not _SET_ASIDE.search(sentence[: m.start()]):  # "skip the outlier answers"
+            return "vote"
+    if _GOAL_RESTATE.search(sentence):
+        return "restate"
+    if _GOAL_ACT.search(sentence) and not _NO_GOAL.search(sentence):
+        return "act"
+    return None
+
+
+# Round 8: what a sentence of content words that asks no act of ours is shaped as. Words
+# before the first that carry it (interjections, politeness, discourse markers) are skipped;
+# a subject first makes it a statement (a remark, narration, context: no evidence of a
+# request) unless it embeds one ("Hope you can write me a song", "Your job is to write a
+# card"); a participle first is a fragment ("Standing by whenever you are."); a verb that
+# sets how to work ("Use metric units", "Assume all quantities are positive") is a
+# constraint; anything else (an imperative, a noun phrase or a question) is a request.
+_LEAD_INS = _words(
+    "hey hi hello yo ok okay so great well now please just omg oh alright and then also "
+    "basically anyway right sure cool hmm um uh"
+)
+_SUBJECTS = _words(
+    "the a an this that these those my our your his her their its i we you he she it they "
+    "there here some all each every someone everyone nobody everybody somebody people "
+    "one both neither either"
+)
+_MANNER_PREPOSITIONS = (["in"], ["with"], ["like"], ["as"])
+_MANNER_NOUNS = _words("tone style voice manner fashion register")
+_MANNER_PHRASE = re.compile(
+    r"\b(?:in|with|using)\s+(?:a\s+|an\s+|the\s+|your\s+)?(?:[a-z]+\s+(?:,\s+)?){0,3}?"
+    r"(?:tone|style|voice|manner|fashion|register)\b"
+)
+_SUBJECT_WORDS = _words("the all each every these those our their some other and qqnum")
+_CLAUSE_LINKS = _words("and so then but")
+
+
+_FOREIGN_HINT = re.compile(
+    r"\b(?:la|le|les|el|los|las|die|der|das|den|dem|und|une|un|eine|ein|gib|bitte|por|sin|et"
+    r"|este|esta|zusammen|morgen)\b",
+    re.I,
+)
+
+
+def _foreign(text: str) -> Recognition:
+    """A text in another language: the on-task request its closed lexicon reads
+    (:mod:`~conductor_gym.sim.foreign_requests`, round 8), else off-task (fail closed)."""
+    read = foreign_request(" ".join(text.split()))
+    if read is None:
+        return Recognition("offtask", "foreign")
+    if read.act == "none":
+        return Recognition("none", "filler")
+    act = _FOREIGN_ACTS[read.act]
+    return Recognition(act, "request", acts=frozenset({act}), inverted=read.inverted)
+
+
+_FOREIGN_ACTS: dict[str, Literal["solve", "check", "vote", "restate"]] = {
+    "solve": "solve", "check": "check", "vote": "vote", "restate": "restate",
+}  # fmt: skip
+
+
+def _others_will(words: list[str]) -> bool:
+    """A statement of what the task's answers or the pool will do ("Answers will be graded
+    automatically.", "Worker 3 will aggregate the results later."): context (round 8)."""
+    k = words.index("will") if "will" in words else words.index("shall")
+    subject = words[:k]
+    return (
+        bool(subject)
+        and not _SUBJECT_WORDS.issuperset(subject)
+        and all(w in _SUBJECT_WORDS or w in _TASK_WORDS for w in subject)
+        and _CLAUSE_LINKS.isdisjoint(words[k:])
+    )
+
+
+_IGNORED_WORK = re.compile(
+    r"\b(?:problems?|questions?|tasks?|exercises?|puzzles?|it|this|that|everything|all|above"
+    r"|instructions?|math|maths|calculations?|numbers?)\b"
+)
+_SMALL_TALK = re.compile(
+    r"^(?:the\s+|all\s+|that\s+|our\s+)?(?:small\s+talk|chit\s*chat|chat"
+    r"|banter|pleasantries|greetings?)\b"
+)
+# Round 8: where an answer in view went wrong, or its wrong step, found: a check.
+_WENT_WRONG = re.compile(
+    r"\b(?:find|figure|spot|identify|locate|pinpoint|see|work)\s+(?:out\s+)?(?:where|what|how)"
+    r"\s+(?:\w+\s+){0,3}?went\s+wrong\b"
+    r"|\b(?:find|spot|identify|locate|pinpoint)\s+(?:the|an|any|each)\s+(?:incorrect|wrong|faulty"
+    r"|flawed|bad|erroneous)\s+(?:step|line|part|move)s?\s+in\s+(?:the|their|its|that)\s+"
+)
+_WENT_WRONG_GATE = _words("wrong incorrect faulty flawed erroneous")
+_CODE_SPAN = re.compile(r"`[^`\n]*[()\[\]=+*/<>%][^`\n]*`")
+_CONCESSION = re.compile(r"\beven\s+(?:if|though|when)\s+(?P<clause>[^,]*),\s*")
+_CONCEDED_OBJECT = re.compile(
+    r"\b(?:the|this|that)\s+(?:\w+\s+)?(?:answer|result|solution|response|one)"
+    r"(?:\s+(?:above|given|shown|before))?\b"
+)
+
+
+def _conceded(sentence: str) -> str:
+    """``sentence`` without its concession ("even if you think the answer above is wrong,
+    repeat it"); what the concession named stands for the pronoun after it."""
+    m = _CONCESSION.search(sentence)
+    if m is None:
+        return sentence
+    rest = sentence[: m.start()] + sentence[m.end() :]
+    named = _CONCEDED_OBJECT.search(m.group("clause"))
+    if named is not None:
+        rest = re.sub(r"\bit\b", named.group(0), rest, count=1)
+    return rest.strip()
+
+
+_ROLE_DETERMINERS = (["a"], ["an"], ["the"], ["my"], ["our"], ["your"])
+_EMBEDDED_REQUEST = re.compile(
+    r"\byou\s+(?:can|could|will|would|must|should|might|have\s+to|need\s+to|got\s+to)\b"
+    r"|\b(?:is|are)\s+to\s+\w+|\b(?:want|need|like|ask|asking)\s+you\s+to\b"
+)
+_CONSTRAINT_VERBS = _words(
+    "use assume suppose treat take let round express consider think reason reflect ponder mull "
+    "breathe relax stick adhere"
+)
+_THEN_VERB = re.compile(
+    r"\b(?:and|then)\s+(?:then\s+|also\s+|just\s+|please\s+)?(?P<verb>[a-z]+)\b"
+)
+
+
+def _request_shaped(words: list[str], joined: str) -> bool:
+    """Whether a sentence that asks no act of ours is shaped as a request (above)."""
+    k = 0
+    while k < len(words) and words[k] in _LEAD_INS:
+        k += 1
+    if k == len(words):
+        return False
+    first = words[k]
+    if first in _SUBJECTS:
+        return _EMBEDDED_REQUEST.search(joined) is not None
+    if words[-1] == "qqnum" and len(words) - k <= 3:
+        return False  # "temperature: 0": a setting, its name and value
+    if first.endswith("ing") and first not in _QUESTION_OPENERS:
+        return False
+    if first in _CONSTRAINT_VERBS:
+        if words[k + 1 : k + 2] in (["you"], ["me"], ["us"]):
+            return True  # "Assume you are a cat." (a role to play), "Let me know the weather"
+        return any(
+            m.group("verb") in REQUEST_OPENERS
+            or m.group("verb") in NO_ACT_IMPERATIVES
+            or m.group("verb") in _OBJECT_VERBS
+            for m in _THEN_VERB.finditer(joined)
+        )
+    return True
+
+
 def _about_elsewhere(words: list[str], present: set[str]) -> Reason | None:
     """Why an act is about something other than the problem or the answers' correctness
     (``None`` when it is not): an act verb's object is the time, the weather, the
@@ -2535,6 +2937,22 @@ _SAME_AS_VIEW = re.compile(
     r"|^(?:the\s+)?(?:previous|above|earlier|prior|preceding|last|given)\s+(?:final\s+)?"
     r"(?:answer|result|response|solution|reply)\s+(?:repeated|restated|copied|echoed|relayed"
     r"|reproduced)\b"
+)
+# Round 8: checking and voting by meaning. Looking an answer over, signing off on or
+# approving it, and a critic's or reviewer's mode are a check (with an answer in view);
+# going with the crowd, and the answer with the most ballots, backers or support are a vote.
+_LOOK_GATE = _words("look looking over sign approve approving mode eyes")
+_LOOK_OVER = re.compile(
+    r"\b(?:look|looking|go|going|read|run|glance)\s+(?:\w+\s+)?over\s+(?:it|this|that|them"
+    r"|the|their|its|each|every|all)\b"
+    r"|\bsign\s+off\s+on\b|\bapprov(?:e|ing)\s+(?:or\s+\w+\s+)?(?:it|this|that|the)\b"
+    r"|\b(?:critic|critique|reviewer|review|checker|check|verifier|verify|audit|auditor|judge"
+    r"|grader|qa)\s+mode\b|\bpair\s+of\s+eyes\b"
+)
+_CROWD_GATE = _words("crowd ballot ballots herd")
+_CROWD = re.compile(
+    r"\b(?:go|goes|going|side|follow|following|with)\s+(?:with\s+)?the\s+(?:crowd|herd)\b"
+    r"|\bmost\s+ballots\b|\bballots?\b.*\b(?:most|majority|count|tally|won|wins)\b"
 )
 _ONCE_OVER = re.compile(r"\b(?:a|an|another|one\s+more)\s+(?:\w+\s+)?once\s+over\b")
 _STRUCTURAL_GATE = (

@@ -115,7 +115,11 @@ EXTRA_VOCABULARY: frozenset[str] = _words(
     walk walkthrough through dive come up land landed settle settled hold holds holding
     stuck unsure sure really truly honestly basically literally actually
     solver solvers verifier verifiers reviewer reviewers grader graders critique critic
-    responder answerer
+    responder answerer voter voters tallier counter
+    guy guys person persons people dude dudes fellow fellows individual individuals
+    send sends sent paste pasting pasted become becomes became becoming quantities
+    crowd herd ballot ballots announce announces announced proclaim amount amounts
+    unit units dimension dimensions distinct
     convincing plausible plausibly confident confidently trust trusted trustworthy
     strongest strong weak weakest worst best better least fewest minority deliberate
     deliberately intentional intentionally purpose purposely knowingly
@@ -148,14 +152,19 @@ MANNER_FIELDS: dict[str, frozenset[str]] = {
         "pace": "speed fast faster pace haste hasty deadline urgent urgency rushed leisure",
         "quality": "quality polish polished sloppy perfection excellence standard standards",
         "format": "markdown prose plaintext headers numbered spacing "
-        "whitespace caps uppercase lowercase indentation ascii unicode notation",
+        "whitespace caps uppercase lowercase indentation ascii unicode notation trailing leading "
+        "zero zeros",
         "tone": "tone formal informal casual polite neutral chatty playful serious warm humble",
         "resources": "tokens token plenty room space unlimited allowance generous limit limits",
         "encouragement": "going champ champion ace star superstar legend pal chief boss ready "
         "rooting cheering faith proud",
         "thought": "mull ponder contemplate reflect",
         "wishes": "hope hoping wish wishes welcome glad happy pleasure lovely day week weekend",
-        "background": "background reminder exam exams quiz competition school high "
+        "setting": "prompt user users conversation chat thread turn turns transcript "
+        "orchestrator orchestrating coordinator coordinating conductor pool team teammates "
+        "colleague colleagues round rounds stage stages phase today tonight now",
+        "background": "practice drill drills training warmup background reminder exam exams "
+        "quiz competition school high "
         "textbook chapter lesson lecture course assignment worksheet benchmark dataset "
         "evaluation eval larger pipeline ensemble later batch",
     }.items()
@@ -641,6 +650,8 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
     for m in () if _YES_NO.match(sentence) else _INVERTED.finditer(sentence):
         if _ON_PURPOSE.fullmatch(m.group(0)) and not _ERROR_SENSE.search(sentence):
             continue  # "be careful and deliberate": a manner, no error made on purpose
+        if _PLACE_AFTER.match(sentence, m.end()):
+            continue  # "the flawed step in the solution above": a place in the work (round 8)
         before = sentence[: m.start()]
         made = _MAKE_IT.search(before) is not None  # "make sure your answer is wrong"
         # "find a wrong answer and present it": what is found is then handed on
@@ -682,10 +693,19 @@ def inversion(sentence: str) -> tuple[Family | None, bool]:
         kept = kept.replace(m.group(0) + (taken.group(0) if taken else ""), " ", 1)
     if family is None and not _YES_NO.match(sentence):
         held = _HELD_FLAW.search(sentence)
-        if held is not None and _HANDED_ON.match(sentence, held.end()) is not None:
+        if (
+            held is not None
+            and _HANDED_ON.match(sentence, held.end()) is not None
+            and _MENDED.search(sentence, held.end()) is None
+        ):
             family = "act"
     return family, asks_faithful(kept if family else sentence)
 
+
+# Round 8: the flawed answer found and then given *mended* is a check, not a flaw handed on
+# ("identify the flawed step above and give the fixed answer").
+_PLACE_AFTER = re.compile(r"\s+(?:steps?|lines?|moves?|spots?)\s+(?:in|of)\b")
+_MENDED = re.compile(r"\b(?:fixed|corrected|repaired|amended|mended|right|correct|true)\b")
 
 FAITHFUL_WORDS: frozenset[str] = _words(
     "correct right best true accurate valid strongest most fix one"

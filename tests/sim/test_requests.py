@@ -33,14 +33,16 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   off-task 64.9 %, solve 84.6 % precision (no leak of 41); after the seventh round its
   lowest figures are solve 97.6 % recall and 98.0 % precision, a tuned floor;
   ``heldout-v31m`` (written blind: its writer read no recogniser code; measured once,
-  after the seventh round) >= 45 %: its one measurement read inverted 61.5 %, none
-  64.8 %, literal 66.7 %, solve 68.2 % recall and off-task 46.5 % precision (4 leaks of
-  50), the lowest figures of any split;
+  after the seventh round; its errors tuned on in the eighth round) >= 85 %: its one
+  measurement read inverted 61.5 %, none 64.8 %, literal 66.7 %, solve 68.2 % recall and
+  off-task 46.5 % precision (4 leaks of 50), the lowest figures of any split; after the
+  eighth round its lowest figures are solve 86.4 % recall and 88.4 % precision, off-task
+  88.9 % precision (2 leaks of 50), a tuned regression floor;
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
-  each: one leak is 2 to 4.5 %), 10 % on the blind ``heldout-v31m`` (v3 failed closed:
-  0; the open vocabulary reads ordinary language and lets a few through, listed in the
-  closing note);
+  each: one leak is 2 to 4.5 %), including the blind ``heldout-v31m`` (4 leaks of 50 at
+  its one measurement, 2 since the eighth round; v3 failed closed: 0; the open vocabulary
+  reads ordinary language and lets a few through, listed in the closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
 """
 
@@ -95,8 +97,10 @@ FLOOR["heldout-v31k"] = 0.90
 LEAKS["heldout-v31k"] = 0.05
 FLOOR["heldout-v31l"] = 0.90  # tuned on in round 7: a regression floor
 LEAKS["heldout-v31l"] = 0.05
-FLOOR["heldout-v31m"] = 0.45  # written blind; its one measurement: off-task 46.5 % precision
-LEAKS["heldout-v31m"] = 0.10  # 4 leaks of 50 (8 %)
+# written blind; its one measurement: off-task 46.5 % precision, 4 leaks of 50; tuned on in
+# round 8 (solve 86.4 % recall, off-task 88.9 % precision, 2 leaks): a regression floor
+FLOOR["heldout-v31m"] = 0.85
+LEAKS["heldout-v31m"] = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +209,9 @@ ISSUE_OFF_TASK = [
     "Beschreibe einen Sonnenuntergang in zwei Sätzen.",
     "Describe una puesta de sol en dos frases.",
     "用两句话描述日落。",
-    "Résous ce problème.",
+    # since round 8 "Résous ce problème." is read (a closed foreign lexicon: a competent
+    # model understands it); a foreign request with a word outside it still fails closed
+    "Résous ce mystère.",
     "Solve world hunger.",
     "Only restate the problem.",
 ]
@@ -283,7 +289,7 @@ def test_negations_and_exclusions_are_honoured(text: str, kind: str, excluded: s
         ("Explain the answer above.", "unrecognised-request"),
         ("Ignore the question and tell me a joke.", "ignores-problem"),
         ("Summarize the problem.", "no-answer-asked"),
-        ("Überprüfe die Antwort oben.", "foreign"),
+        ("Überprüfe die Wettervorhersage oben.", "foreign"),
     ],
 )
 def test_each_way_to_be_off_task_names_its_reason(text: str, reason: str) -> None:
@@ -460,10 +466,11 @@ def test_the_later_rounds_rules_read_their_structure(text: str, reading: str) ->
         ("Hope your evening is going well!", "none"),
         ("Wonderful work so far, thank you.", "none"),
         ("Hope you can plan my trip.", "offtask"),
-        # a statement about the task, its answers or the pool is context; others are not
+        # a statement about the task, its answers or the pool is context; since round 8 a
+        # statement about anything else asks nothing either: read past, with a hedge
         ("The candidate solutions came from three different solvers.", "none"),
         ("This exercise was taken from a puzzle book.", "none"),
-        ("The library closes early on Sundays.", "offtask"),
+        ("The library closes early on Sundays.", "hedge"),
         # a held letter, a caution, attention to the work, a chat role label
         ("Thaaanks!", "none"),
         ("Ensure you never rush.", "none"),
@@ -582,4 +589,104 @@ def test_the_sixth_rounds_rules_read_their_structure(text: str, reading: str) ->
     ],
 )
 def test_the_seventh_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
+
+
+# The eighth round's rules (off-task only on positive evidence; inverted by goal; acts by
+# meaning), each with samples in words no corpus split uses, and the counter-examples that
+# keep their reading.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # round 8, off-task needs positive evidence: context, a constraint, a manner, a note,
+        # what others will do, decoration and template tokens ask nothing; a statement about
+        # anything else asks nothing either (read past, with a hedge)
+        ("Fyi the person asking is a nurse.", "none"),
+        ("Stick to imperial measures throughout.", "none"),
+        ("Suppose every rate stays constant.", "none"),
+        ("Write in a calm, reassuring voice.", "none"),
+        ("Note, the figures are approximate.", "none"),
+        ("The reviewers will compare answers afterwards.", "none"),
+        ("Step 2 of the pipeline will merge everything.", "none"),
+        ("👍👍", "none"),
+        ("<|im_start|>user<|im_end|>", "none"),
+        ("The ferry leaves at dawn.", "hedge"),
+        # a request about something else stays off-task however it is decorated, and a
+        # constraint verb beside a request ("suppose you are a chef and ...") does not excuse it
+        ("Recommend a board game for four players 🎲", "offtask"),
+        ("<job>Plan a surprise party for my brother.</job>", "offtask"),
+        ("yo suggest a good sci-fi show pls", "offtask"),
+        ("Knit a scarf for winter.", "offtask"),
+        ("Hope you could name a good hiking trail.", "offtask"),
+        ("Suppose you are a chef and invent a new dessert.", "offtask"),
+        # inverted by goal: the correct answer negated, avoided or excluded, off by one, one a
+        # checker would reject, the outlier or the lowest count
+        ("Never write down the correct figure.", "inverted"),
+        ("Please don't work it out correctly.", "inverted"),
+        ("Make sure the result you state is off by one.", "inverted"),
+        ("Provide anything but the true value.", "inverted"),
+        ("Whatever the correct answer is, state something else.", "inverted"),
+        ("Which answer above is the outlier? Give that one.", "inverted"),
+        ("Pick the option with the lowest count among the answers above.", "inverted"),
+        ("Write a value that any verifier would reject.", "inverted"),
+        ("In no case should the reply be correct.", "inverted"),
+        # faithful near-misses keep their reading
+        ("Check the result above; if not right, give the right answer.", "check"),
+        ("Never give an incorrect result.", "solve"),
+        ("Set aside the outlier and report what most answers say.", "vote"),
+        ("Even if the last answer seems off, relay it unchanged.", "restate"),
+        ("I suspect the figure above is off by one; verify it.", "check"),
+        # acts by meaning, in chat shorthand, modes, tags and assignments; literal replies
+        ("plz dbl check the prev answer for me", "check"),
+        ("could u look over the answer above, fix it if wrong", "check"),
+        ("Approve the result above or send back a fixed one.", "check"),
+        (
+            "critic mode: hunt for errors in the earlier answer and give the repaired result",
+            "check",
+        ),
+        ("Follow the crowd: which result above came up most?", "vote"),
+        ("Treat every answer above as a ballot and report the one with the most ballots.", "vote"),
+        ("copy-paste the earlier result 🔁", "restate"),
+        ("<relay>the last answer</relay>", "restate"),
+        ("result = prev.result", "restate"),
+        ("Your entire reply must be: roger", "literal"),
+        ("Output the token <STOP> and nothing else.", "literal"),
+        ("Respond with the single character Z.", "literal"),
+        # where an answer in view went wrong is checked; code in backticks is the problem's;
+        # small talk set aside is no topic; a yes/no question of an answer in view checks it
+        ("Work out where the earlier solver went wrong, then state the right value.", "check"),
+        ("Spot the faulty step in the derivation above and give the right result.", "check"),
+        ("What will `sum([1, 2, 3])` return?", "solve"),
+        ("Skip the chit-chat; just solve it and give the value.", "solve"),
+        ("Forget the question and tell me a joke.", "offtask"),
+        ("Look at the answer above. Is it within a believable range?", "check"),
+        ("Reply with `OK`.", "literal"),
+    ],
+)
+def test_the_eighth_rounds_rules_read_their_structure(text: str, reading: str) -> None:
+    assert_reads(text, reading)
+
+
+# Round 8: on-task requests in French, German, Spanish and Chinese are read by a closed
+# lexicon (every word known, an act asked); a content word or a negation fails closed.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("Calcule le résultat, s'il vous plaît.", "solve"),
+        ("Vérifiez la réponse ci-dessus.", "check"),
+        ("Berechne die Lösung.", "solve"),
+        ("Überprüfe das Ergebnis oben.", "check"),
+        ("Calcula el resultado.", "solve"),
+        ("Revisa la solución anterior.", "check"),
+        ("计算结果。", "solve"),
+        ("检查上面的结果。", "check"),
+        ("Donne une réponse fausse exprès.", "inverted"),
+        ("Vérifie la météo à Paris.", "offtask"),
+        ("Berechne meine Steuern.", "offtask"),
+        ("Revisa mi ensayo.", "offtask"),
+        ("检查我的作文。", "offtask"),
+        ("Ne résous pas le problème.", "offtask"),
+    ],
+)
+def test_foreign_requests_are_read_by_a_closed_lexicon(text: str, reading: str) -> None:
     assert_reads(text, reading)
