@@ -94,6 +94,18 @@ inverted, or the label with a hedge):
   the closed French, German, Spanish and Chinese lexicon, none misread, and no foreign
   off-task item leaks), a tuned figure, not a held-out one.
 
+* ``heldout-v31n``: 334 subtasks written **blind**, as heldout-v31m was, by another
+  writer, after heldout-v31m's measurement and before the eighth round was merged;
+  measured once, after the eighth round (the round tuned on heldout-v31m's errors)::
+
+      solve     48   75.5 %   77.1 %      literal   10  100.0 %   80.0 %
+      check     39   79.5 %   79.5 %      offtask   48   62.7 %   87.5 %
+      vote      26   88.5 %   88.5 %      none      52   89.1 %   84.6 %
+      restate   25   81.0 %   68.0 %      inverted  44   90.6 %   65.9 %
+
+  6 leaks of 48 English off-task items; of 27 on-task requests in other languages, 4 were
+  read and 23 failed closed (Japanese and Portuguese have no lexicon). Its errors were
+  read at that measurement.
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
 label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and
@@ -148,6 +160,7 @@ SPLITS = (
     "heldout-v31k",
     "heldout-v31l",
     "heldout-v31m",
+    "heldout-v31n",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

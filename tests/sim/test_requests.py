@@ -37,12 +37,16 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   measurement read inverted 61.5 %, none 64.8 %, literal 66.7 %, solve 68.2 % recall and
   off-task 46.5 % precision (4 leaks of 50), the lowest figures of any split; after the
   eighth round its lowest figures are solve 86.4 % recall and 88.4 % precision, off-task
-  88.9 % precision (2 leaks of 50), a tuned regression floor;
+  88.9 % precision (2 leaks of 50), a tuned regression floor; ``heldout-v31n`` (written
+  blind by another writer; measured once, after the eighth round) >= 60 %: its one
+  measurement read inverted 65.9 %, restate 68.0 %, solve 77.1 % recall and off-task
+  62.7 %, solve 75.5 % precision (6 leaks of 48);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
-  each: one leak is 2 to 4.5 %), including the blind ``heldout-v31m`` (4 leaks of 50 at
-  its one measurement, 2 since the eighth round; v3 failed closed: 0; the open vocabulary
-  reads ordinary language and lets a few through, listed in the closing note);
+  each: one leak is 2 to 4.5 %; the blind ``heldout-v31m`` had 4 leaks of 50 at its one
+  measurement, 2 since the eighth round), 13 % on the blind ``heldout-v31n`` (6 of 48)
+  (v3 failed closed: 0; the open vocabulary reads ordinary language and lets a few
+  through, listed in the closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
 """
 
@@ -82,6 +86,7 @@ HELDOUT_SHA256 = {
     "heldout-v31k": "fd8ac1f1e8348e3180bbec32e3847dcc0772f88a7fe342d237748370896d2dc3",
     "heldout-v31l": "69abee369812d34b903d81ad064cfcac7db430b87ea0b5e8bd0ff238df862bba",
     "heldout-v31m": "0457f8bb3b2f4871c0948dc97578964514ef37635df71c4857c29239d7b3aa01",
+    "heldout-v31n": "8d678b05168588757e0ff530e3c921ed5c39992cc26a9d456c047be44ccd4b6d",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -101,6 +106,8 @@ LEAKS["heldout-v31l"] = 0.05
 # round 8 (solve 86.4 % recall, off-task 88.9 % precision, 2 leaks): a regression floor
 FLOOR["heldout-v31m"] = 0.85
 LEAKS["heldout-v31m"] = 0.05
+FLOOR["heldout-v31n"] = 0.60  # written blind; its one measurement: off-task 62.7 % precision
+LEAKS["heldout-v31n"] = 0.13  # 6 leaks of 48
 
 
 @pytest.fixture(scope="module")
