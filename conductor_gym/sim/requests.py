@@ -2697,7 +2697,9 @@ _CLAUSE_LINKS = _words("and so then but")
 
 _FOREIGN_HINT = re.compile(
     r"\b(?:la|le|les|el|los|las|die|der|das|den|dem|und|une|un|eine|ein|gib|bitte|por|sin|et"
-    r"|este|esta|zusammen|morgen)\b",
+    r"|este|esta|zusammen|morgen"
+    # round 9: Portuguese and Italian
+    r"|resposta|respostas|pela|pelo|obrigado|obrigada|risposta|risposte|della|sopra|grazie|il|favore|risultato|risolvi|calcola)\b",
     re.I,
 )
 

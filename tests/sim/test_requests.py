@@ -697,3 +697,31 @@ def test_the_eighth_rounds_rules_read_their_structure(text: str, reading: str) -
 )
 def test_foreign_requests_are_read_by_a_closed_lexicon(text: str, reading: str) -> None:
     assert_reads(text, reading)
+
+
+# Round 9: Portuguese, Italian and Japanese lexicons, wider function words in each; the
+# smallest share is an inverted vote, a mistake asked a wrong answer; a content word still
+# fails closed, so nothing about another topic is read as on-task.
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("Calcule o resultado, por favor.", "solve"),
+        ("Verifique a solução acima e corrija se estiver errada.", "check"),
+        ("Copie a resposta anterior sem alterações.", "restate"),
+        ("Calcola il risultato, per favore.", "solve"),
+        ("Controlla la risposta precedente.", "check"),
+        ("Dammi la risposta meno frequente.", "inverted"),
+        ("答えを計算してください。", "solve"),
+        ("前の答えを確認してください。", "check"),
+        ("一番多い答えを出してください。", "vote"),
+        ("わざと間違った答えを書いてください。", "inverted"),
+        ("ありがとうございます。", "none"),
+        ("Escreva um poema sobre o mar.", "offtask"),
+        ("Scrivi una poesia sul mare.", "offtask"),
+        ("俳句を書いてください。", "offtask"),
+        ("Não resolva o problema.", "offtask"),
+        ("Sbaglia apposta: dai una risposta sbagliata.", "inverted"),
+    ],
+)
+def test_the_ninth_round_reads_more_languages_by_a_closed_lexicon(text: str, reading: str) -> None:
+    assert_reads(text, reading)
