@@ -1990,6 +1990,8 @@ def recognise(text: str) -> Recognition:
         elsewhere = None
         if found - {"describe"}:
             stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
+            if "longer" in stems and " no longer " in f" {joined} ":
+                stems = stems - {"longer"}  # round 9: "so it no longer matches": no length
             if stems & _ELSEWHERE_GATE and not (stated and _ASKED_OF_STATED.match(joined)):
                 elsewhere = _about_elsewhere(words, stems)  # "give the time" of a stated problem
         if elsewhere is not None:
@@ -2620,7 +2622,16 @@ _GOAL_ACT = re.compile(
     rf"|output|write|report|return|provide)\b(?:\s+\w+){{0,6}}?\s+off\s+by\s+(?:exactly\s+|precisely\s+|just\s+)?(?:one|qqnum|a\s+little|a\s+bit)\b"
     rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value)\s+(?:that\s+|which\s+)?"
     rf"(?:a|the|any)\s+(?:checker|grader|verifier|reviewer|judge|teacher)\s+would\s+"
-    rf"(?:reject|fail|mark\s+(?:as\s+)?wrong)\b"
+    rf"(?:reject|fail|mark\s+(?:as\s+)?(?:wrong|incorrect))\b"
+    # round 9: the goal described by its relation to the correct answer: near it but not
+    # equal, off or further from it, one that would be marked wrong
+    rf"|\b{_FAITHFUL_ADJ}\s+(?:\w+\s+){{0,3}}?but\s+not\s+(?:exactly\s+)?(?:equal|identical"
+    rf"|the\s+same)\b"
+    rf"|(?<!not\s)(?<!never\s)\b(?:differs?|different|differing|off|away|far|farther|further)"
+    rf"\s+(?:\w+\s+){{0,4}}?from\s+(?:the\s+)?(?:{_FAITHFUL_ADJ}\s+(?:final\s+)?{_ANSWER_NOUN}"
+    rf"|truth)\b"
+    rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value|number)\s+(?:that\s+|which\s+)?"
+    rf"(?:would|will)\s+be\s+(?:marked|graded|judged|scored)\s+(?:as\s+)?(?:incorrect|wrong)\b"
 )
 _GOAL_VOTE = re.compile(
     r"\b(?:outlier|odd\s+(?:one|qqnum)\s+out|lowest\s+(?:vote\s+)?counts?|least\s+votes?"
@@ -2631,11 +2642,20 @@ _GOAL_RESTATE = re.compile(
     r"(?:\w+\s+){0,3}?(?:answer|one|result)\b"
     r"|\b(?:answer|result)\s+(?:above\s+)?(?:doubled?|halved?|negated?|reversed?|squared?"
     r"|tripled?|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b(?!\s*check)"
+    # round 9: an answer in view changed until it no longer matches, scaled or garbled
+    r"|\bno\s+longer\s+(?:matches|match|agrees|agree|equals|the\s+same)\b"
+    r"|\b(?:answer|result)\s+(?:\w+\s+){0,2}?(?:multiplied|divided)\s+by\b"
+    r"|\bbut\s+(?:swap|switch|flip|reverse|scramble|garble)\s+(?:\w+\s+){0,3}?(?:digits?|signs?)\b"
+    r"|\b(?:garbled|scrambled|altered|changed|modified|tweaked)\s+so\s+(?:that\s+)?it\s+"
+    r"(?:\w+\s+){0,2}?different\b"
 )
 _GOAL_GATE = _words(
     "not never no avoid avoiding but other except instead rather whatever off reject fail "
     "wrong outlier odd lowest least against else doubled halved negated reversed squared "
-    "tripled plus minus double half negate reverse square triple"
+    "tripled plus minus double half negate reverse square triple "
+    "equal identical same differ differs different differing far farther further away "
+    "marked graded judged scored longer multiplied divided swap switch flip scramble garble "
+    "garbled scrambled altered changed modified tweaked"
 )
 _NO_GOAL = re.compile(
     r"\b(?:not|never|no)\s+(?:\w+\s+){0,4}?(?:wrong|incorrect|false|a\s+mistake|an\s+error)\b"
