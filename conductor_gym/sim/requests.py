@@ -1846,6 +1846,21 @@ def recognise(text: str) -> Recognition:
             has_problem = has_problem or bool(words)
             continue
         has_problem = has_problem or _SLOT in words or _NUM in words
+        override = False
+        if words[0] in _OVERRIDE_GATE:
+            # round 9: "Instead of that, write a limerick", "Actually, never mind the maths,
+            # what's the capital of Australia?": a later request that replaces ours
+            marker = _OVERRIDE.match(" ".join(tokens))
+            if (
+                marker is not None
+                and not _OVERRIDE_WORDS.isdisjoint(marker.group(0).split())
+                and len(marker.group(0).split()) < len(tokens)
+            ):
+                tokens = tokens[len(marker.group(0).split()) :]
+                words = [w for w in tokens if w != ","]
+                override = bool(words)
+                if not words:
+                    continue
         if words[0] in _THIRD_PARTY_GATE or words[1:2] in _THIRD_PARTY_SECOND:
             others = _THIRD_PARTY.match(" ".join(tokens))
             if others is not None:
@@ -2086,6 +2101,7 @@ def recognise(text: str) -> Recognition:
                 words[0] in _QUESTION_OPENERS
                 or (words[0] not in REQUEST_OPENERS and words[0] not in NO_ACT_IMPERATIVES)
             )
+            and not _asks_deliverable(joined)
             and _stated_problem(normalised)
         ):
             # a problem stated in the subtask's own words ("A train leaves at 3 pm going
@@ -2151,7 +2167,9 @@ def recognise(text: str) -> Recognition:
             ):
                 # a sentence that asks no act of ours is scene or context beside a request
                 # on the problem ("Imagine you are on a quiz show. Lock in your answer."):
-                # off-task only when no sentence asks an on-task act
+                # off-task only when no sentence asks an on-task act, or when it replaces ours
+                if override:
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
                 other_topic.setdefault(paragraph, _first(content))
                 continue
             elif len(words) <= 4 and len(content) == len(words):
@@ -2169,6 +2187,8 @@ def recognise(text: str) -> Recognition:
             else:
                 stray = True
                 shaped = shaped or _request_shaped(words, joined)
+                if override and _request_shaped(words, joined):
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
                 continue
         elif present & FAITHFUL_WORDS and not inverted_cue and (found or not _told(words)):
             # a statement of what others did ("the workers gave correct answers") asks nothing
@@ -2667,6 +2687,36 @@ _SET_ASIDE = re.compile(
     r"|remove|removing|disregard|disregarding|set\s+aside|throw\s+out|leave\s+out)\s+"
     r"(?:\w+\s+){0,2}$"
 )
+
+
+# Round 9: a marker that a later request replaces the one before it ("instead of that",
+# "actually", "never mind the maths", "scratch that", "on second thought").
+_OVERRIDE_GATE = _words("but oh ok okay so and wait actually instead never scratch on")
+_OVERRIDE_WORDS = _words("actually instead mind scratch thought thoughts")
+_OVERRIDE = re.compile(
+    r"^(?:(?:but|oh|ok|okay|so|and|wait)\s+(?:,\s+)?)?"
+    r"(?:(?:actually|instead)(?:\s+of\s+(?:that|this|it|all\s+that))?\s+(?:,\s+)?)?"
+    r"(?:(?:never\s+mind|scratch)\s+(?:that|this|it|all\s+that|the\s+(?:maths?|problem|question"
+    r"|task|sum|calculation|numbers?|rest))\s+(?:,\s+)?|on\s+second\s+thoughts?\s+(?:,\s+)?)?"
+)
+
+
+_DELIVERABLE = re.compile(
+    r"\b(?:is|are)\s+to\s+(?P<verb>[a-z]+)\b"
+    r"|\b(?:i|we)\s+(?:(?:would|d|should)\s+)?(?:like|love)\s+(?:a|an|some|you\s+to)\b"
+)
+
+
+def _asks_deliverable(joined: str) -> bool:
+    """Whether a sentence with numbers in it asks for a thing rather than states a problem
+    (round 9): "Its job is to write a bash one-liner that lists the ten largest files", "I'd
+    like a short essay, three or four paragraphs"; not "The goal is to find how far it went"
+    (an act of ours, read as one)."""
+    for m in _DELIVERABLE.finditer(joined):
+        verb = m.group("verb")
+        if verb is None or verb in NO_ACT_IMPERATIVES or verb in REQUEST_OPENERS:
+            return True
+    return False
 
 
 def _told(words: list[str]) -> bool:
