@@ -1924,6 +1924,10 @@ def recognise(text: str) -> Recognition:
             # round 8: "forget the small talk about the weather": the chat set aside, no topic
             tokens = [t for t in tokens if t not in set(m.group("object").split())]
             words = [w for w in tokens if w != ","]
+        if words[0] == "how" and _ABOUT_SOLVING.match(joined):
+            # round 9: "How long would a 12-year-old take to solve this?": a question about
+            # solving it (its time, its difficulty), not for its answer
+            return Recognition("offtask", "other-topic")
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
         if present & _OTHER_WORDS and goal is None and _matches(_OTHER_OBJECT, joined):
@@ -2062,6 +2066,13 @@ def recognise(text: str) -> Recognition:
                 or (not present.isdisjoint(_SOCIAL_GATE) and _SOCIAL.match(joined) is not None)
             )
         )
+        if persona and not found and "and" in present:
+            # round 9: "Pretend you are Shakespeare and write a sonnet about coffee": the role
+            # comes with a request of its own, read as one
+            persona = not any(
+                m.group("verb") in NO_ACT_IMPERATIVES or m.group("verb") in REQUEST_OPENERS
+                for m in _THEN_VERB.finditer(joined)
+            )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
         if present & _OWNERS and present & _OWNABLE:
             # the asker's own exam, course or school ("grade my school assignment", "wish
@@ -2717,6 +2728,13 @@ def _asks_deliverable(joined: str) -> bool:
         if verb is None or verb in NO_ACT_IMPERATIVES or verb in REQUEST_OPENERS:
             return True
     return False
+
+
+_ABOUT_SOLVING = re.compile(
+    r"how\s+(?:long|much\s+time|many\s+(?:minutes|hours|seconds)|hard|difficult|easy|tricky)"
+    r"\s+(?:\w+\s+){0,8}?to\s+(?:solve|answer|do|finish|complete|work\s+out)\s+(?:this|it"
+    r"|the\s+(?:problem|question|task|puzzle)|this\s+(?:problem|question|task|puzzle)|qqslot)\b"
+)
 
 
 def _told(words: list[str]) -> bool:
