@@ -1947,6 +1947,29 @@ def recognise(text: str) -> Recognition:
         plain = " ".join(t for t in joined.split(" ") if t != ",") if "," in tokens else joined
         found = set(_act_cues(plain, frozenset(present & _TRIGGER_WORDS)))
         found |= _structural_acts(plain, present, in_view)
+        unchanged = (
+            not present.isdisjoint(_HAND_ON_WORDS)
+            and _UNCHANGED.search(joined) is not None
+            and (not present.isdisjoint(_EARLIER_WORDS) or in_view())
+            and goal is None
+            and found <= {"restate", "solve", "describe"}
+            and "solve" not in present  # "solve it and give the answer unchanged by rounding"
+        )
+        if unchanged:
+            # round 9: an earlier answer handed on unchanged, in any verb ("Copy it as the
+            # final answer without changing it", "state the final answer it arrived at, word
+            # for word", "Read back the final answer given above, exactly as it was stated")
+            found = {"restate"}
+        statement = (
+            bool(found - {"solve", "describe"})
+            and goal is None
+            and _states_only(words, present, joined)
+        )
+        if statement:
+            # round 9: "Two workers have answered so far, and they disagree.", "There was a
+            # vote earlier, but it was a tie.": a statement about the answers asks no act
+            # on them (an answer stated, "The answer is 7.", still reads as before)
+            found = found & {"solve", "describe"}
         if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
             # "check whether the answers above agree": a check, unless a share is asked too
             # ("if the answers disagree, go with the majority")
@@ -2027,13 +2050,15 @@ def recognise(text: str) -> Recognition:
             found = found - {"describe"} or {
                 "vote" if goal == "vote" else "restate" if goal == "restate" else "solve"
             }
+        if unchanged:
+            negated.discard("restate")  # "without changing it" qualifies the hand-on
         excluded |= negated
         acts |= found
         if _SLOT not in present:
             # asked by the request, not read off the problem's own words
             asked_in.setdefault(paragraph, set()).update(found)
         inverted_cue = faithful_too = False
-        if (
+        if not statement and (
             goal is not None
             or present & _INVERSION_WORDS
             or (present & _FLAW_WORDS and present & _HAVING_WORDS)
@@ -2734,6 +2759,53 @@ _ABOUT_SOLVING = re.compile(
     r"how\s+(?:long|much\s+time|many\s+(?:minutes|hours|seconds)|hard|difficult|easy|tricky)"
     r"\s+(?:\w+\s+){0,8}?to\s+(?:solve|answer|do|finish|complete|work\s+out)\s+(?:this|it"
     r"|the\s+(?:problem|question|task|puzzle)|this\s+(?:problem|question|task|puzzle)|qqslot)\b"
+)
+
+
+_STATED_SUBJECTS = _words("qqnum two three four several both none many few")
+_ASKING_WORDS = _words(
+    "you your yours must should need needs can could will would please let shall ought "
+    "whatever whichever which who what whether if i we me my us our want wants goal aim "
+    "target objective deliverable job task purpose most majority"
+)
+_FINITE = _words("is are was were has have had disagree disagrees agree agrees differ differs")
+_CLAUSE_AFTER_COMMA = _words("and but")
+
+
+def _states_only(words: list[str], present: set[str], joined: str) -> bool:
+    """Whether a sentence is a statement with a subject of its own and a finite verb that
+    asks nothing of the reader (round 9): no "you", no modal, no goal, no clause after a
+    comma but one joined by "and"/"but" ("Heads-up: at least one of the answers above is
+    wrong.", "There was a vote earlier, but it was a tie.")."""
+    k = 2 if words[:2] == ["at", "least"] else 0
+    subject = words[k : k + 1]
+    if not subject or not (_told(words[k:]) or subject[0] in _STATED_SUBJECTS):
+        return False
+    if not present.isdisjoint(_ASKING_WORDS) or _EMBEDDED_REQUEST.search(joined) is not None:
+        return False
+    if present.isdisjoint(_FINITE) and not any(w.endswith("ed") for w in words[k + 1 :]):
+        return False  # "The earlier result, copied verbatim": a noun phrase, a request
+    if re.search(r"\b(?:has|have|had|is|are|was|were)\s+to\b", joined):
+        return False  # "The final answer has to be wrong.": an obligation, asked
+    tokens = joined.split()
+    return all(
+        tokens[i + 1 : i + 2] and tokens[i + 1] in _CLAUSE_AFTER_COMMA
+        for i, t in enumerate(tokens)
+        if t == ","
+    )
+
+
+_HAND_ON_WORDS = _words(
+    "copy state read extract report box put repeat output give pass write return reproduce "
+    "carry forward restate echo relay print send"
+)
+_EARLIER_WORDS = _words(
+    "above earlier previous prior preceding last before arrived step steps worker model given"
+)
+_UNCHANGED = re.compile(
+    r"\b(?:unchanged|as\s+is|word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+)?(?:was|is"
+    r"|stated|given|written)|without\s+(?:changing|altering|modifying|editing)"
+    r"|(?:do\s+not|never)\s+(?:change|alter|modify|edit)\s+(?:it|that|the\s+\w+))\b"
 )
 
 
