@@ -1917,6 +1917,8 @@ def recognise(text: str) -> Recognition:
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
                 ignores_answers = True
+            elif _IGNORED_PART.match(m.group("object")):
+                pass  # round 9: "ignore that sentence, solve the actual question": read past
             elif _IGNORED_WORK.search(m.group("object")) or not _SMALL_TALK.search(
                 m.group("object")
             ):
@@ -2897,6 +2899,11 @@ def _others_will(words: list[str]) -> bool:
 _IGNORED_WORK = re.compile(
     r"\b(?:problems?|questions?|tasks?|exercises?|puzzles?|it|this|that|everything|all|above"
     r"|instructions?|math|maths|calculations?|numbers?)\b"
+)
+_IGNORED_PART = re.compile(
+    r"^(?:that|this|the|any|those|these|all)\s+(?:\w+\s+)?(?:sentences?|lines?|remarks?"
+    r"|distractors?|details?|notes?|bits?|typos?|digressions?|asides?|information|info|noise"
+    r"|words?|clauses?|fluff|formatting)\b"
 )
 _SMALL_TALK = re.compile(
     r"^(?:the\s+|all\s+|that\s+|our\s+)?(?:small\s+talk|chit\s*chat|chat"
