@@ -1772,11 +1772,12 @@ def _untag(m: re.Match[str]) -> str:
 
 
 def _without_decoration(text: str) -> str:
-    """``text`` without symbols outside ASCII and chat-template markup (round 8)."""
+    """``text`` without symbols outside ASCII and chat-template markup (round 8); arrows
+    ("Ties → pick the first") are symbols too (round 9)."""
     if _FOREIGN.search(text):
         text = "".join(
             " " if ord(c) > 0x7F and (unicodedata.category(c) in _SYMBOL_CATEGORIES
-            or 0xFE00 <= ord(c) <= 0xFE0F) else c
+            or 0xFE00 <= ord(c) <= 0xFE0F or 0x2190 <= ord(c) <= 0x21FF) else c
             for c in text
         )  # fmt: skip
     if "`" in text:
