@@ -1829,6 +1829,7 @@ def recognise(text: str) -> Recognition:
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = stated = shaped = False
     other_topic: dict[int, tuple[str, ...]] = {}
+    stated_acts: set[Act] = set()  # acts a statement about the answers names (round 9)
     asked_in: dict[int, set[Act]] = {}
     family: Family | None = None
     normalised = _normalise(text)
@@ -1972,6 +1973,8 @@ def recognise(text: str) -> Recognition:
             # round 9: "Two workers have answered so far, and they disagree.", "There was a
             # vote earlier, but it was a tie.": a statement about the answers asks no act
             # on them (an answer stated, "The answer is 7.", still reads as before)
+            if present & _STATED_ANSWERS and present & _EARLIER_WORDS:
+                stated_acts |= found - {"solve", "describe"}  # of the answers in view
             found = found & {"solve", "describe"}
         if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
             # "check whether the answers above agree": a check, unless a share is asked too
@@ -2102,6 +2105,9 @@ def recognise(text: str) -> Recognition:
                 for m in _THEN_VERB.finditer(joined)
             )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if unchanged and content:
+            kept = _UNCHANGED.search(joined)  # "without editing it": how it is handed on
+            content = [w for w in content if kept is None or w not in kept.group(0).split()]
         if present & _OWNERS and present & _OWNABLE:
             # the asker's own exam, course or school ("grade my school assignment", "wish
             # me luck for my exam") is the asker's matter, a topic, not the task's background
@@ -2257,6 +2263,10 @@ def recognise(text: str) -> Recognition:
                 preparatory = True
             else:
                 bare_imperative = True
+    if stated_acts and acts:
+        # beside a request the statement says what it is about ("At least one answer above
+        # is wrong. Find it and give the right value.": a check); alone it asks nothing
+        acts |= stated_acts
     for paragraph, unknown in other_topic.items():
         # context only beside an on-task request of its own paragraph (not the question's)
         if not (asked_in.get(paragraph, set()) - excluded) & set(_STRENGTH):
@@ -2686,7 +2696,7 @@ _GOAL_ACT = re.compile(
     # equal, off or further from it, one that would be marked wrong
     rf"|\b{_FAITHFUL_ADJ}\s+(?:\w+\s+){{0,3}}?but\s+not\s+(?:exactly\s+)?(?:equal|identical"
     rf"|the\s+same)\b"
-    rf"|(?<!not\s)(?<!never\s)\b(?:differs?|different|differing|off|away|far|farther|further)"
+    rf"|(?<!not\s)(?<!never\s)\b(?:differs?|different|differing|off|away|far|farther|further|furthest|farthest)"
     rf"\s+(?:\w+\s+){{0,4}}?from\s+(?:the\s+)?(?:{_FAITHFUL_ADJ}\s+(?:final\s+)?{_ANSWER_NOUN}"
     rf"|truth)\b"
     rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value|number)\s+(?:that\s+|which\s+)?"
@@ -2703,7 +2713,7 @@ _GOAL_RESTATE = re.compile(
     r"|tripled?|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b(?!\s*check)"
     # round 9: an answer in view changed until it no longer matches, scaled or garbled
     r"|\bno\s+longer\s+(?:matches|match|agrees|agree|equals|the\s+same)\b"
-    r"|\b(?:answer|result)\s+(?:\w+\s+){0,2}?(?:multiplied|divided)\s+by\b"
+    r"|\b(?:answer|result|it)\s+(?:[\w,]+\s+){0,2}?(?:multiplied|divided)\s+by\b"
     r"|\bbut\s+(?:swap|switch|flip|reverse|scramble|garble)\s+(?:\w+\s+){0,3}?(?:digits?|signs?)\b"
     r"|\b(?:garbled|scrambled|altered|changed|modified|tweaked)\s+so\s+(?:that\s+)?it\s+"
     r"(?:\w+\s+){0,2}?different\b"
@@ -2713,6 +2723,7 @@ _GOAL_GATE = _words(
     "wrong outlier odd lowest least against else doubled halved negated reversed squared "
     "tripled plus minus double half negate reverse square triple "
     "equal identical same differ differs different differing far farther further away "
+    "furthest farthest "
     "marked graded judged scored longer multiplied divided swap switch flip scramble garble "
     "garbled scrambled altered changed modified tweaked"
 )
@@ -2798,6 +2809,9 @@ def _states_only(words: list[str], present: set[str], joined: str) -> bool:
     )
 
 
+_STATED_ANSWERS = _words(
+    "answer answers response responses result results solution solutions reply replies"
+)
 _HAND_ON_WORDS = _words(
     "copy state read extract report box put repeat output give pass write return reproduce "
     "carry forward restate echo relay print send"
@@ -2806,8 +2820,8 @@ _EARLIER_WORDS = _words(
     "above earlier previous prior preceding last before arrived step steps worker model given"
 )
 _UNCHANGED = re.compile(
-    r"\b(?:unchanged|as\s+is|word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+)?(?:was|is"
-    r"|stated|given|written)|without\s+(?:changing|altering|modifying|editing)"
+    r"\b(?:unchanged?|as\s+is|word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+)?(?:was|is"
+    r"|stated|given|written)|without\s+(?:chang|alter|modif|edit)\w*"
     r"|(?:do\s+not|never)\s+(?:change|alter|modify|edit)\s+(?:it|that|the\s+\w+))\b"
 )
 
