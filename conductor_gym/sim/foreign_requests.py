@@ -273,8 +273,8 @@ def _tags_segmented(text: str, lexicon: dict[str, str], longest: int) -> list[st
 
 @lru_cache(maxsize=1 << 10)
 def foreign_request(text: str) -> ForeignReading | None:
-    """The on-task request a French, German, Spanish, Portuguese, Italian, Chinese or Japanese
-    ``text`` makes, or ``None``
+    """The on-task request a French, German, Spanish, Portuguese, Italian, Chinese or
+    Japanese ``text`` makes, or ``None``
     when any of its words is outside the lexicons or it asks no act (module docstring)."""
     if _KANA.search(text):
         tags = _tags_segmented(text, _JA, _JA_LONGEST)

@@ -14,7 +14,8 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
 
 1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
    politeness words is filler; an on-task request in French, German, Spanish or Chinese
-   whose every word is in a closed lexicon is read (round 8,
+   (round 9: Portuguese, Italian and Japanese too) whose every word is in a closed
+   lexicon is read (round 8,
    :mod:`~conductor_gym.sim.foreign_requests`: "Résous le problème.", "验证上面的答案。");
    any other foreign text is off-task (``reason="foreign"``: it fails closed), and so is a
    sentence whose function words are mostly of another language ("Beschreibe bitte das
@@ -210,6 +211,33 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    German, Spanish and Chinese are read by a closed lexicon (step 1); a content word, a
    negation or an act beside a wrong answer there fails closed, so no foreign request
    about something else is read as on-task.
+7i. **Ninth round** (generalised from the read errors of ``heldout-v31n``, written blind,
+   with fresh dev items and counter-examples): a subtask is the union of its sentences'
+   requests. A later request that *replaces* ours, marked "instead (of that)", "actually",
+   "never mind the maths", "scratch that" or "on second thought", is off-task when it asks
+   another thing ("Compute 17 * 3. Actually, never mind the maths, what's the capital of
+   Australia?"), and a role that comes with a request of its own ("Pretend you are
+   Shakespeare and write a sonnet") is read as that request; a question *about* solving it
+   (its time or difficulty: "How long would a 12-year-old take to solve this?") is
+   off-task; a sentence with numbers that asks for a deliverable ("Its job is to write a
+   bash one-liner that lists the ten largest files", "I'd like a short essay, three or four
+   paragraphs") is no stated problem; a part of the text set aside ("ignore that
+   sentence, solve the actual question") is read past. A statement with a subject of its
+   own and a finite verb that asks nothing of the reader ("Two workers have answered so
+   far, and they disagree.", "There was a vote earlier, but it was a tie.") asks no act on
+   the answers; beside a request its acts on answers in view still count ("At least one
+   answer above is wrong. Find it."). Inverted by the goal's relation to the correct
+   answer: near it "but not equal", off, different or further from the true value or the
+   truth, one that would be marked wrong, an answer in view scaled ("multiplied by two"),
+   its digits swapped, garbled until different or changed until it "no longer matches";
+   "does not differ from the correct answer" is not matched by that rule. An earlier answer
+   handed on *unchanged* in any verb (copy, state, read back, extract, output, box) with
+   "unchanged", "as is", "word for word", "verbatim", "exactly as it was stated" or
+   "without changing it" is a ``restate``. Arrows ("Ties → pick the first") are symbols.
+   Foreign: Portuguese, Italian and Japanese closed lexicons, wider function and
+   politeness words in the others, the smallest share an inverted vote and a mistake
+   asked ("trompe-toi exprès", "equivócate adrede") a wrong answer; a content word still
+   fails closed.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
@@ -224,7 +252,8 @@ with a hedge, not off-task (by the rule: it asks nothing; two older held-out ite
 labelled off-task); a request shaped as a noun phrase is not told from a maxim ("Remember,
 clarity beats cleverness." reads off-task); a statement naming an act ("Note, the grading
 is strict.") reads as that act; on-task requests in other languages fail closed unless
-every word is in the closed French, German, Spanish or Chinese lexicon (a literal reply
+every word is in the closed French, German, Spanish or Chinese lexicon (since round 9
+also Portuguese, Italian or Japanese; a literal reply
 there, "Réponds uniquement par le mot « oui »", still fails closed);
 "TODO" alone is keyboard noise (off-task); a persona who slips ("a student who always
 makes one arithmetic slip") and an "Anti-vote" heading are not read as inverted; a
@@ -254,6 +283,21 @@ paragraph reads as the answer's form); "Keep calm and carry on" reads "carry on"
 relay. Older: real words one edit from a cue ("stake" read as "state") and recipients of a
 relay named by a content word are misread; "say hello" is a literal reply (no final answer
 either way); the kind says what is asked, not whether an answer is in view.
+
+After the ninth round (tuned on ``heldout-v31n``'s errors, a contaminated figure: recall
+79.5 to 100 % per reading, off-task precision 73.8 %, no leak of 48) still missed there:
+long plans whose context sentences name another act ("Plan: step 1 solves; step 2 will
+verify. For now, just produce your own solution" reads as a check), a judge's role in
+the third person ("This final worker acts as judge: compare ... and return the one that
+is correct"), "who's right?" beside a suspected slip, checks and votes in chat ("3 of them
+said the same thing? just go with that one", "whatever answer comes up the most times"),
+transposition typos ("jsut repaet"), a persona who slips ("always forgets to carry the
+one"), a wrong answer asked inside a long scene ("we're stress-testing the checker ...
+provide an answer that is wrong", "solve the way a rushed student would ... report the
+incorrect final answer"), "fails verification" and "the bad one" as the answer to give,
+"inverse plurality", a literal reply keyed by a heading ("**Response required:** the word
+OK"), "What is 15% of 240?" unparsed, and "Make sure your answer does not differ from the
+correct answer" (read as an inverted check, as before the round).
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
