@@ -1996,7 +1996,8 @@ def recognise(text: str) -> Recognition:
         found = set(_act_cues(plain, frozenset(present & _TRIGGER_WORDS)))
         found |= _structural_acts(plain, present, in_view)
         unchanged = (
-            not present.isdisjoint(_HAND_ON_WORDS)
+            not present.isdisjoint(_UNCHANGED_GATE)
+            and not present.isdisjoint(_HAND_ON_WORDS)
             and _UNCHANGED.search(joined) is not None
             and (not present.isdisjoint(_EARLIER_WORDS) or in_view())
             and goal is None
@@ -2863,6 +2864,7 @@ _HAND_ON_WORDS = _words(
 _EARLIER_WORDS = _words(
     "above earlier previous prior preceding last before arrived step steps worker model given"
 )
+_UNCHANGED_GATE = _words("unchanged unchange is word verbatim exactly without not never")
 _UNCHANGED = re.compile(
     r"\b(?:unchanged?|as\s+is|word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+)?(?:was|is"
     r"|stated|given|written)|without\s+(?:chang|alter|modif|edit)\w*"
