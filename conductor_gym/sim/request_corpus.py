@@ -105,7 +105,17 @@ inverted, or the label with a hedge):
 
   6 leaks of 48 English off-task items; of 27 on-task requests in other languages, 4 were
   read and 23 failed closed (Japanese and Portuguese have no lexicon). Its errors were
-  read at that measurement.
+  read at that measurement, and the ninth round was tuned on them (with fresh dev items
+  and counter-examples in the round's own words); after it::
+
+      solve     48   87.5 %   81.2 %      literal   10  100.0 %   80.0 %
+      check     39   86.1 %   79.5 %      offtask   48   73.8 %  100.0 %
+      vote      26   92.3 %   92.3 %      none      52   93.6 %   90.4 %
+      restate   25   95.5 %   84.0 %      inverted  44   92.5 %   84.1 %
+
+  (0 leaks of 48; of its 27 foreign on-task requests 26 are read since by the closed
+  lexicons, Portuguese, Italian and Japanese added, and one, a Portuguese restate asked
+  to be altered until wrong, fails closed), a tuned figure, not a held-out one.
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
 label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and

@@ -14,7 +14,8 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
 
 1. **Language.** Letters outside ASCII make the text foreign: a short list of foreign
    politeness words is filler; an on-task request in French, German, Spanish or Chinese
-   whose every word is in a closed lexicon is read (round 8,
+   (round 9: Portuguese, Italian and Japanese too) whose every word is in a closed
+   lexicon is read (round 8,
    :mod:`~conductor_gym.sim.foreign_requests`: "Résous le problème.", "验证上面的答案。");
    any other foreign text is off-task (``reason="foreign"``: it fails closed), and so is a
    sentence whose function words are mostly of another language ("Beschreibe bitte das
@@ -210,6 +211,33 @@ How a text is read (:func:`recognise`; cached, a few regular expressions per sen
    German, Spanish and Chinese are read by a closed lexicon (step 1); a content word, a
    negation or an act beside a wrong answer there fails closed, so no foreign request
    about something else is read as on-task.
+7i. **Ninth round** (generalised from the read errors of ``heldout-v31n``, written blind,
+   with fresh dev items and counter-examples): a subtask is the union of its sentences'
+   requests. A later request that *replaces* ours, marked "instead (of that)", "actually",
+   "never mind the maths", "scratch that" or "on second thought", is off-task when it asks
+   another thing ("Compute 17 * 3. Actually, never mind the maths, what's the capital of
+   Australia?"), and a role that comes with a request of its own ("Pretend you are
+   Shakespeare and write a sonnet") is read as that request; a question *about* solving it
+   (its time or difficulty: "How long would a 12-year-old take to solve this?") is
+   off-task; a sentence with numbers that asks for a deliverable ("Its job is to write a
+   bash one-liner that lists the ten largest files", "I'd like a short essay, three or four
+   paragraphs") is no stated problem; a part of the text set aside ("ignore that
+   sentence, solve the actual question") is read past. A statement with a subject of its
+   own and a finite verb that asks nothing of the reader ("Two workers have answered so
+   far, and they disagree.", "There was a vote earlier, but it was a tie.") asks no act on
+   the answers; beside a request its acts on answers in view still count ("At least one
+   answer above is wrong. Find it."). Inverted by the goal's relation to the correct
+   answer: near it "but not equal", off, different or further from the true value or the
+   truth, one that would be marked wrong, an answer in view scaled ("multiplied by two"),
+   its digits swapped, garbled until different or changed until it "no longer matches";
+   "does not differ from the correct answer" is not matched by that rule. An earlier answer
+   handed on *unchanged* in any verb (copy, state, read back, extract, output, box) with
+   "unchanged", "as is", "word for word", "verbatim", "exactly as it was stated" or
+   "without changing it" is a ``restate``. Arrows ("Ties → pick the first") are symbols.
+   Foreign: Portuguese, Italian and Japanese closed lexicons, wider function and
+   politeness words in the others, the smallest share an inverted vote and a mistake
+   asked ("trompe-toi exprès", "equivócate adrede") a wrong answer; a content word still
+   fails closed.
 8. **The kind**, the first that applies: ``offtask`` (steps 1, 5, 6); ``literal``;
    ``vote``, ``check``, ``restate``, ``solve`` (the strongest act left after exclusions);
    ``offtask`` when acts were asked but none is left (``no-answer-asked``); ``none``.
@@ -224,7 +252,8 @@ with a hedge, not off-task (by the rule: it asks nothing; two older held-out ite
 labelled off-task); a request shaped as a noun phrase is not told from a maxim ("Remember,
 clarity beats cleverness." reads off-task); a statement naming an act ("Note, the grading
 is strict.") reads as that act; on-task requests in other languages fail closed unless
-every word is in the closed French, German, Spanish or Chinese lexicon (a literal reply
+every word is in the closed French, German, Spanish or Chinese lexicon (since round 9
+also Portuguese, Italian or Japanese; a literal reply
 there, "Réponds uniquement par le mot « oui »", still fails closed);
 "TODO" alone is keyboard noise (off-task); a persona who slips ("a student who always
 makes one arithmetic slip") and an "Anti-vote" heading are not read as inverted; a
@@ -254,6 +283,21 @@ paragraph reads as the answer's form); "Keep calm and carry on" reads "carry on"
 relay. Older: real words one edit from a cue ("stake" read as "state") and recipients of a
 relay named by a content word are misread; "say hello" is a literal reply (no final answer
 either way); the kind says what is asked, not whether an answer is in view.
+
+After the ninth round (tuned on ``heldout-v31n``'s errors, a contaminated figure: recall
+79.5 to 100 % per reading, off-task precision 73.8 %, no leak of 48) still missed there:
+long plans whose context sentences name another act ("Plan: step 1 solves; step 2 will
+verify. For now, just produce your own solution" reads as a check), a judge's role in
+the third person ("This final worker acts as judge: compare ... and return the one that
+is correct"), "who's right?" beside a suspected slip, checks and votes in chat ("3 of them
+said the same thing? just go with that one", "whatever answer comes up the most times"),
+transposition typos ("jsut repaet"), a persona who slips ("always forgets to carry the
+one"), a wrong answer asked inside a long scene ("we're stress-testing the checker ...
+provide an answer that is wrong", "solve the way a rushed student would ... report the
+incorrect final answer"), "fails verification" and "the bad one" as the answer to give,
+"inverse plurality", a literal reply keyed by a heading ("**Response required:** the word
+OK"), "What is 15% of 240?" unparsed, and "Make sure your answer does not differ from the
+correct answer" (read as an inverted check, as before the round).
 
 The corpus that measures it is :mod:`conductor_gym.sim.request_corpus`.
 """
@@ -1772,11 +1816,12 @@ def _untag(m: re.Match[str]) -> str:
 
 
 def _without_decoration(text: str) -> str:
-    """``text`` without symbols outside ASCII and chat-template markup (round 8)."""
+    """``text`` without symbols outside ASCII and chat-template markup (round 8); arrows
+    ("Ties → pick the first") are symbols too (round 9)."""
     if _FOREIGN.search(text):
         text = "".join(
             " " if ord(c) > 0x7F and (unicodedata.category(c) in _SYMBOL_CATEGORIES
-            or 0xFE00 <= ord(c) <= 0xFE0F) else c
+            or 0xFE00 <= ord(c) <= 0xFE0F or 0x2190 <= ord(c) <= 0x21FF) else c
             for c in text
         )  # fmt: skip
     if "`" in text:
@@ -1828,6 +1873,7 @@ def recognise(text: str) -> Recognition:
     bare_imperative = False
     stray = noise = has_problem = faithful = preparatory = stated = shaped = False
     other_topic: dict[int, tuple[str, ...]] = {}
+    stated_acts: set[Act] = set()  # acts a statement about the answers names (round 9)
     asked_in: dict[int, set[Act]] = {}
     family: Family | None = None
     normalised = _normalise(text)
@@ -1846,6 +1892,21 @@ def recognise(text: str) -> Recognition:
             has_problem = has_problem or bool(words)
             continue
         has_problem = has_problem or _SLOT in words or _NUM in words
+        override = False
+        if words[0] in _OVERRIDE_GATE:
+            # round 9: "Instead of that, write a limerick", "Actually, never mind the maths,
+            # what's the capital of Australia?": a later request that replaces ours
+            marker = _OVERRIDE.match(" ".join(tokens))
+            if (
+                marker is not None
+                and not _OVERRIDE_WORDS.isdisjoint(marker.group(0).split())
+                and len(marker.group(0).split()) < len(tokens)
+            ):
+                tokens = tokens[len(marker.group(0).split()) :]
+                words = [w for w in tokens if w != ","]
+                override = bool(words)
+                if not words:
+                    continue
         if words[0] in _THIRD_PARTY_GATE or words[1:2] in _THIRD_PARTY_SECOND:
             others = _THIRD_PARTY.match(" ".join(tokens))
             if others is not None:
@@ -1902,6 +1963,8 @@ def recognise(text: str) -> Recognition:
         for m in _IGNORE.finditer(joined) if present & _IGNORE_WORDS else ():
             if _IGNORED_ANSWERS.match(m.group("object")):
                 ignores_answers = True
+            elif _IGNORED_PART.match(m.group("object")):
+                pass  # round 9: "ignore that sentence, solve the actual question": read past
             elif _IGNORED_WORK.search(m.group("object")) or not _SMALL_TALK.search(
                 m.group("object")
             ):
@@ -1909,6 +1972,10 @@ def recognise(text: str) -> Recognition:
             # round 8: "forget the small talk about the weather": the chat set aside, no topic
             tokens = [t for t in tokens if t not in set(m.group("object").split())]
             words = [w for w in tokens if w != ","]
+        if words[0] == "how" and _ABOUT_SOLVING.match(joined):
+            # round 9: "How long would a 12-year-old take to solve this?": a question about
+            # solving it (its time, its difficulty), not for its answer
+            return Recognition("offtask", "other-topic")
         if words[0] in _DEFINE and _DEFINITION.match(joined):
             return Recognition("offtask", "other-topic")  # "explain what a prime number is"
         if present & _OTHER_WORDS and goal is None and _matches(_OTHER_OBJECT, joined):
@@ -1928,6 +1995,32 @@ def recognise(text: str) -> Recognition:
         plain = " ".join(t for t in joined.split(" ") if t != ",") if "," in tokens else joined
         found = set(_act_cues(plain, frozenset(present & _TRIGGER_WORDS)))
         found |= _structural_acts(plain, present, in_view)
+        unchanged = (
+            not present.isdisjoint(_UNCHANGED_GATE)
+            and not present.isdisjoint(_HAND_ON_WORDS)
+            and _UNCHANGED.search(joined) is not None
+            and (not present.isdisjoint(_EARLIER_WORDS) or in_view())
+            and goal is None
+            and found <= {"restate", "solve", "describe"}
+            and "solve" not in present  # "solve it and give the answer unchanged by rounding"
+        )
+        if unchanged:
+            # round 9: an earlier answer handed on unchanged, in any verb ("Copy it as the
+            # final answer without changing it", "state the final answer it arrived at, word
+            # for word", "Read back the final answer given above, exactly as it was stated")
+            found = {"restate"}
+        statement = (
+            bool(found - {"solve", "describe"})
+            and goal is None
+            and _states_only(words, present, joined)
+        )
+        if statement:
+            # round 9: "Two workers have answered so far, and they disagree.", "There was a
+            # vote earlier, but it was a tie.": a statement about the answers asks no act
+            # on them (an answer stated, "The answer is 7.", still reads as before)
+            if present & _STATED_ANSWERS and present & _EARLIER_WORDS:
+                stated_acts |= found - {"solve", "describe"}  # of the answers in view
+            found = found & {"solve", "describe"}
         if "vote" in found and present & _WHETHER_WORDS and _WHETHER_AGREE.search(plain):
             # "check whether the answers above agree": a check, unless a share is asked too
             # ("if the answers disagree, go with the majority")
@@ -1990,6 +2083,8 @@ def recognise(text: str) -> Recognition:
         elsewhere = None
         if found - {"describe"}:
             stems = present | {w[:-2] for w in present if w.endswith("ly") and len(w) > 5}
+            if "longer" in stems and " no longer " in f" {joined} ":
+                stems = stems - {"longer"}  # round 9: "so it no longer matches": no length
             if stems & _ELSEWHERE_GATE and not (stated and _ASKED_OF_STATED.match(joined)):
                 elsewhere = _about_elsewhere(words, stems)  # "give the time" of a stated problem
         if elsewhere is not None:
@@ -2006,13 +2101,15 @@ def recognise(text: str) -> Recognition:
             found = found - {"describe"} or {
                 "vote" if goal == "vote" else "restate" if goal == "restate" else "solve"
             }
+        if unchanged:
+            negated.discard("restate")  # "without changing it" qualifies the hand-on
         excluded |= negated
         acts |= found
         if _SLOT not in present:
             # asked by the request, not read off the problem's own words
             asked_in.setdefault(paragraph, set()).update(found)
         inverted_cue = faithful_too = False
-        if (
+        if not statement and (
             goal is not None
             or present & _INVERSION_WORDS
             or (present & _FLAW_WORDS and present & _HAVING_WORDS)
@@ -2045,7 +2142,17 @@ def recognise(text: str) -> Recognition:
                 or (not present.isdisjoint(_SOCIAL_GATE) and _SOCIAL.match(joined) is not None)
             )
         )
+        if persona and not found and "and" in present:
+            # round 9: "Pretend you are Shakespeare and write a sonnet about coffee": the role
+            # comes with a request of its own, read as one
+            persona = not any(
+                m.group("verb") in NO_ACT_IMPERATIVES or m.group("verb") in REQUEST_OPENERS
+                for m in _THEN_VERB.finditer(joined)
+            )
         content = [w for w in words if w not in KNOWN and w != verb and is_content(w, KNOWN)]
+        if unchanged and content:
+            kept = _UNCHANGED.search(joined)  # "without editing it": how it is handed on
+            content = [w for w in content if kept is None or w not in kept.group(0).split()]
         if present & _OWNERS and present & _OWNABLE:
             # the asker's own exam, course or school ("grade my school assignment", "wish
             # me luck for my exam") is the asker's matter, a topic, not the task's background
@@ -2084,6 +2191,7 @@ def recognise(text: str) -> Recognition:
                 words[0] in _QUESTION_OPENERS
                 or (words[0] not in REQUEST_OPENERS and words[0] not in NO_ACT_IMPERATIVES)
             )
+            and not _asks_deliverable(joined)
             and _stated_problem(normalised)
         ):
             # a problem stated in the subtask's own words ("A train leaves at 3 pm going
@@ -2149,7 +2257,9 @@ def recognise(text: str) -> Recognition:
             ):
                 # a sentence that asks no act of ours is scene or context beside a request
                 # on the problem ("Imagine you are on a quiz show. Lock in your answer."):
-                # off-task only when no sentence asks an on-task act
+                # off-task only when no sentence asks an on-task act, or when it replaces ours
+                if override:
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
                 other_topic.setdefault(paragraph, _first(content))
                 continue
             elif len(words) <= 4 and len(content) == len(words):
@@ -2167,6 +2277,8 @@ def recognise(text: str) -> Recognition:
             else:
                 stray = True
                 shaped = shaped or _request_shaped(words, joined)
+                if override and _request_shaped(words, joined):
+                    return Recognition("offtask", "other-topic", unknown=_first(content))
                 continue
         elif present & FAITHFUL_WORDS and not inverted_cue and (found or not _told(words)):
             # a statement of what others did ("the workers gave correct answers") asks nothing
@@ -2196,6 +2308,10 @@ def recognise(text: str) -> Recognition:
                 preparatory = True
             else:
                 bare_imperative = True
+    if stated_acts and acts:
+        # beside a request the statement says what it is about ("At least one answer above
+        # is wrong. Find it and give the right value.": a check); alone it asks nothing
+        acts |= stated_acts
     for paragraph, unknown in other_topic.items():
         # context only beside an on-task request of its own paragraph (not the question's)
         if not (asked_in.get(paragraph, set()) - excluded) & set(_STRENGTH):
@@ -2620,7 +2736,16 @@ _GOAL_ACT = re.compile(
     rf"|output|write|report|return|provide)\b(?:\s+\w+){{0,6}}?\s+off\s+by\s+(?:exactly\s+|precisely\s+|just\s+)?(?:one|qqnum|a\s+little|a\s+bit)\b"
     rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value)\s+(?:that\s+|which\s+)?"
     rf"(?:a|the|any)\s+(?:checker|grader|verifier|reviewer|judge|teacher)\s+would\s+"
-    rf"(?:reject|fail|mark\s+(?:as\s+)?wrong)\b"
+    rf"(?:reject|fail|mark\s+(?:as\s+)?(?:wrong|incorrect))\b"
+    # round 9: the goal described by its relation to the correct answer: near it but not
+    # equal, off or further from it, one that would be marked wrong
+    rf"|\b{_FAITHFUL_ADJ}\s+(?:\w+\s+){{0,3}}?but\s+not\s+(?:exactly\s+)?(?:equal|identical"
+    rf"|the\s+same)\b"
+    rf"|(?<!not\s)(?<!never\s)\b(?:differs?|different|differing|off|away|far|farther|further|furthest|farthest)"
+    rf"\s+(?:\w+\s+){{0,4}}?from\s+(?:the\s+)?(?:{_FAITHFUL_ADJ}\s+(?:final\s+)?{_ANSWER_NOUN}"
+    rf"|truth)\b"
+    rf"|\b(?:a|an|one)\s+(?:\w+\s+)?(?:answer|result|reply|value|number)\s+(?:that\s+|which\s+)?"
+    rf"(?:would|will)\s+be\s+(?:marked|graded|judged|scored)\s+(?:as\s+)?(?:incorrect|wrong)\b"
 )
 _GOAL_VOTE = re.compile(
     r"\b(?:outlier|odd\s+(?:one|qqnum)\s+out|lowest\s+(?:vote\s+)?counts?|least\s+votes?"
@@ -2631,11 +2756,21 @@ _GOAL_RESTATE = re.compile(
     r"(?:\w+\s+){0,3}?(?:answer|one|result)\b"
     r"|\b(?:answer|result)\s+(?:above\s+)?(?:doubled?|halved?|negated?|reversed?|squared?"
     r"|tripled?|plus\s+(?:one|qqnum)|minus\s+(?:one|qqnum))\b(?!\s*check)"
+    # round 9: an answer in view changed until it no longer matches, scaled or garbled
+    r"|\bno\s+longer\s+(?:matches|match|agrees|agree|equals|the\s+same)\b"
+    r"|\b(?:answer|result|it)\s+(?:[\w,]+\s+){0,2}?(?:multiplied|divided)\s+by\b"
+    r"|\bbut\s+(?:swap|switch|flip|reverse|scramble|garble)\s+(?:\w+\s+){0,3}?(?:digits?|signs?)\b"
+    r"|\b(?:garbled|scrambled|altered|changed|modified|tweaked)\s+so\s+(?:that\s+)?it\s+"
+    r"(?:\w+\s+){0,2}?different\b"
 )
 _GOAL_GATE = _words(
     "not never no avoid avoiding but other except instead rather whatever off reject fail "
     "wrong outlier odd lowest least against else doubled halved negated reversed squared "
-    "tripled plus minus double half negate reverse square triple"
+    "tripled plus minus double half negate reverse square triple "
+    "equal identical same differ differs different differing far farther further away "
+    "furthest farthest "
+    "marked graded judged scored longer multiplied divided swap switch flip scramble garble "
+    "garbled scrambled altered changed modified tweaked"
 )
 _NO_GOAL = re.compile(
     r"\b(?:not|never|no)\s+(?:\w+\s+){0,4}?(?:wrong|incorrect|false|a\s+mistake|an\s+error)\b"
@@ -2646,6 +2781,94 @@ _SET_ASIDE = re.compile(
     r"\b(?:skip|skipping|ignore|ignoring|discard|discarding|drop|dropping|exclude|excluding"
     r"|remove|removing|disregard|disregarding|set\s+aside|throw\s+out|leave\s+out)\s+"
     r"(?:\w+\s+){0,2}$"
+)
+
+
+# Round 9: a marker that a later request replaces the one before it ("instead of that",
+# "actually", "never mind the maths", "scratch that", "on second thought").
+_OVERRIDE_GATE = _words("but oh ok okay so and wait actually instead never scratch on")
+_OVERRIDE_WORDS = _words("actually instead mind scratch thought thoughts")
+_OVERRIDE = re.compile(
+    r"^(?:(?:but|oh|ok|okay|so|and|wait)\s+(?:,\s+)?)?"
+    r"(?:(?:actually|instead)(?:\s+of\s+(?:that|this|it|all\s+that))?\s+(?:,\s+)?)?"
+    r"(?:(?:never\s+mind|scratch)\s+(?:that|this|it|all\s+that|the\s+(?:maths?|problem|question"
+    r"|task|sum|calculation|numbers?|rest))\s+(?:,\s+)?|on\s+second\s+thoughts?\s+(?:,\s+)?)?"
+)
+
+
+_DELIVERABLE = re.compile(
+    r"\b(?:is|are)\s+to\s+(?P<verb>[a-z]+)\b"
+    r"|\b(?:i|we)\s+(?:(?:would|d|should)\s+)?(?:like|love)\s+(?:a|an|some|you\s+to)\b"
+)
+
+
+def _asks_deliverable(joined: str) -> bool:
+    """Whether a sentence with numbers in it asks for a thing rather than states a problem
+    (round 9): "Its job is to write a bash one-liner that lists the ten largest files", "I'd
+    like a short essay, three or four paragraphs"; not "The goal is to find how far it went"
+    (an act of ours, read as one)."""
+    for m in _DELIVERABLE.finditer(joined):
+        verb = m.group("verb")
+        if verb is None or verb in NO_ACT_IMPERATIVES or verb in REQUEST_OPENERS:
+            return True
+    return False
+
+
+_ABOUT_SOLVING = re.compile(
+    r"how\s+(?:long|much\s+time|many\s+(?:minutes|hours|seconds)|hard|difficult|easy|tricky)"
+    r"\s+(?:\w+\s+){0,8}?to\s+(?:solve|answer|do|finish|complete|work\s+out)\s+(?:this|it"
+    r"|the\s+(?:problem|question|task|puzzle)|this\s+(?:problem|question|task|puzzle)|qqslot)\b"
+)
+
+
+_STATED_SUBJECTS = _words("qqnum two three four several both none many few")
+_ASKING_WORDS = _words(
+    "you your yours must should need needs can could will would please let shall ought "
+    "whatever whichever which who what whether if i we me my us our want wants goal aim "
+    "target objective deliverable job task purpose most majority"
+)
+_FINITE = _words("is are was were has have had disagree disagrees agree agrees differ differs")
+_CLAUSE_AFTER_COMMA = _words("and but")
+
+
+def _states_only(words: list[str], present: set[str], joined: str) -> bool:
+    """Whether a sentence is a statement with a subject of its own and a finite verb that
+    asks nothing of the reader (round 9): no "you", no modal, no goal, no clause after a
+    comma but one joined by "and"/"but" ("Heads-up: at least one of the answers above is
+    wrong.", "There was a vote earlier, but it was a tie.")."""
+    k = 2 if words[:2] == ["at", "least"] else 0
+    subject = words[k : k + 1]
+    if not subject or not (_told(words[k:]) or subject[0] in _STATED_SUBJECTS):
+        return False
+    if not present.isdisjoint(_ASKING_WORDS) or _EMBEDDED_REQUEST.search(joined) is not None:
+        return False
+    if present.isdisjoint(_FINITE) and not any(w.endswith("ed") for w in words[k + 1 :]):
+        return False  # "The earlier result, copied verbatim": a noun phrase, a request
+    if re.search(r"\b(?:has|have|had|is|are|was|were)\s+to\b", joined):
+        return False  # "The final answer has to be wrong.": an obligation, asked
+    tokens = joined.split()
+    return all(
+        tokens[i + 1 : i + 2] and tokens[i + 1] in _CLAUSE_AFTER_COMMA
+        for i, t in enumerate(tokens)
+        if t == ","
+    )
+
+
+_STATED_ANSWERS = _words(
+    "answer answers response responses result results solution solutions reply replies"
+)
+_HAND_ON_WORDS = _words(
+    "copy state read extract report box put repeat output give pass write return reproduce "
+    "carry forward restate echo relay print send"
+)
+_EARLIER_WORDS = _words(
+    "above earlier previous prior preceding last before arrived step steps worker model given"
+)
+_UNCHANGED_GATE = _words("unchanged unchange is word verbatim exactly without not never")
+_UNCHANGED = re.compile(
+    r"\b(?:unchanged?|as\s+is|word\s+for\s+word|verbatim|exactly\s+as\s+(?:it\s+)?(?:was|is"
+    r"|stated|given|written)|without\s+(?:chang|alter|modif|edit)\w*"
+    r"|(?:do\s+not|never)\s+(?:change|alter|modify|edit)\s+(?:it|that|the\s+\w+))\b"
 )
 
 
@@ -2697,7 +2920,9 @@ _CLAUSE_LINKS = _words("and so then but")
 
 _FOREIGN_HINT = re.compile(
     r"\b(?:la|le|les|el|los|las|die|der|das|den|dem|und|une|un|eine|ein|gib|bitte|por|sin|et"
-    r"|este|esta|zusammen|morgen)\b",
+    r"|este|esta|zusammen|morgen"
+    # round 9: Portuguese and Italian
+    r"|resposta|respostas|pela|pelo|obrigado|obrigada|risposta|risposte|della|sopra|grazie|il|favore|risultato|risolvi|calcola)\b",
     re.I,
 )
 
@@ -2735,6 +2960,11 @@ def _others_will(words: list[str]) -> bool:
 _IGNORED_WORK = re.compile(
     r"\b(?:problems?|questions?|tasks?|exercises?|puzzles?|it|this|that|everything|all|above"
     r"|instructions?|math|maths|calculations?|numbers?)\b"
+)
+_IGNORED_PART = re.compile(
+    r"^(?:that|this|the|any|those|these|all)\s+(?:\w+\s+)?(?:sentences?|lines?|remarks?"
+    r"|distractors?|details?|notes?|bits?|typos?|digressions?|asides?|information|info|noise"
+    r"|words?|clauses?|fluff|formatting)\b"
 )
 _SMALL_TALK = re.compile(
     r"^(?:the\s+|all\s+|that\s+|our\s+)?(?:small\s+talk|chit\s*chat|chat"
