@@ -116,6 +116,20 @@ inverted, or the label with a hedge):
   (0 leaks of 48; of its 27 foreign on-task requests 26 are read since by the closed
   lexicons, Portuguese, Italian and Japanese added, and one, a Portuguese restate asked
   to be altered until wrong, fails closed), a tuned figure, not a held-out one.
+* ``heldout-v31o``: 318 subtasks written **blind** by a third writer (orchestration-framework
+  role/goal/backstory steps, system prompts, teacher, support and legal registers, quoted
+  answers, steps named by number; 35 items in nine other languages), after heldout-v31n's
+  measurement and before the ninth round was merged; measured once, after the ninth round
+  (the round tuned on heldout-v31n's errors)::
+
+      solve     46   71.7 %   71.7 %      literal   10   62.5 %   50.0 %
+      check     40   86.2 %   62.5 %      offtask   45   50.6 %   95.6 %
+      vote      26  100.0 %   88.5 %      none      46   78.9 %   65.2 %
+      restate   25   90.5 %   76.0 %      inverted  45   81.8 %   60.0 %
+
+  1 leak of 45 English off-task items; of 24 on-task requests in other languages, 9 were
+  read and 15 failed closed. Its errors were read at that measurement.
+
 Scores are per *reading*: an item's expected reading is ``inverted`` when it is flagged so
 (a hit is any inverted act: each makes the worker answer wrong on purpose), otherwise its
 label (a hit needs the kind, not inverted; an item flagged ``hedge`` needs the hedge, and
@@ -171,6 +185,7 @@ SPLITS = (
     "heldout-v31l",
     "heldout-v31m",
     "heldout-v31n",
+    "heldout-v31o",
 )
 READINGS: tuple[str, ...] = (*KINDS, "inverted")
 """What a reader can make of a subtask: a kind, or an inverted act."""

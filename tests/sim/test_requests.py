@@ -42,11 +42,15 @@ prints the tables), per reading (every on-task kind, literal, off-task, none, in
   measurement read inverted 65.9 %, restate 68.0 %, solve 77.1 % recall and off-task
   62.7 %, solve 75.5 % precision (6 leaks of 48); tuned on in the ninth round (after it:
   check 79.5 % recall, off-task 73.8 % precision, no leak), >= 73 %, a regression floor;
+  ``heldout-v31o`` (written blind by a third writer; measured once, after the ninth round)
+  >= 50 %: its one measurement read literal 50.0 %, inverted 60.0 %, check 62.5 %, none
+  65.2 % recall and off-task 50.6 %, literal 62.5 % precision (1 leak of 45);
 * off-task items read as acting on the problem faithfully (leaks): at most 1.5 % on dev,
   4 % on v3's and v3.1's held-out splits, 5 % on the later ones (22 to 54 off-task items
   each: one leak is 2 to 4.5 %; the blind ``heldout-v31m`` had 4 leaks of 50 at its one
   measurement, 2 since the eighth round), 3 % on the blind ``heldout-v31n`` (6 of 48 at
-  its one measurement, none since the ninth round: one leak is 2.1 %)
+  its one measurement, none since the ninth round: one leak is 2.1 %), 5 % on the blind
+  ``heldout-v31o`` (1 of 45)
   (v3 failed closed: 0; the open vocabulary reads ordinary language and lets a few
   through, listed in the closing note);
 * an on-task request in another language is recognised or fails closed, never misread.
@@ -89,6 +93,7 @@ HELDOUT_SHA256 = {
     "heldout-v31l": "69abee369812d34b903d81ad064cfcac7db430b87ea0b5e8bd0ff238df862bba",
     "heldout-v31m": "0457f8bb3b2f4871c0948dc97578964514ef37635df71c4857c29239d7b3aa01",
     "heldout-v31n": "8d678b05168588757e0ff530e3c921ed5c39992cc26a9d456c047be44ccd4b6d",
+    "heldout-v31o": "1575e5eb5e1f70b225fc7f47c18fe97b0eaf323aadac33994c645343152d3563",
 }
 FLOOR = {"dev": 0.95, "heldout": 0.90, "heldout-v31": 0.80, "heldout-v31e": 0.70}
 FLOOR |= dict.fromkeys(("heldout-v31b", "heldout-v31c", "heldout-v31d"), 0.85)
@@ -112,6 +117,8 @@ LEAKS["heldout-v31m"] = 0.05
 # round 9 (check 79.5 % recall, off-task 73.8 % precision, no leak): a regression floor
 FLOOR["heldout-v31n"] = 0.73
 LEAKS["heldout-v31n"] = 0.03
+FLOOR["heldout-v31o"] = 0.50  # written blind; its one measurement: literal 50.0 % recall
+LEAKS["heldout-v31o"] = 0.05  # 1 leak of 45
 
 
 @pytest.fixture(scope="module")
