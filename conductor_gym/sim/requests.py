@@ -2828,6 +2828,7 @@ _ASKING_WORDS = _words(
     "target objective deliverable job task purpose most majority"
 )
 _FINITE = _words("is are was were has have had disagree disagrees agree agrees differ differs")
+_OBLIGATION = re.compile(r"\b(?:has|have|had|is|are|was|were)\s+to\b")
 _CLAUSE_AFTER_COMMA = _words("and but")
 
 
@@ -2844,7 +2845,7 @@ def _states_only(words: list[str], present: set[str], joined: str) -> bool:
         return False
     if present.isdisjoint(_FINITE) and not any(w.endswith("ed") for w in words[k + 1 :]):
         return False  # "The earlier result, copied verbatim": a noun phrase, a request
-    if re.search(r"\b(?:has|have|had|is|are|was|were)\s+to\b", joined):
+    if _OBLIGATION.search(joined):
         return False  # "The final answer has to be wrong.": an obligation, asked
     tokens = joined.split()
     return all(
@@ -2872,11 +2873,18 @@ _UNCHANGED = re.compile(
 )
 
 
-def _told(words: list[str]) -> bool:
-    """Whether a sentence is a statement with a subject of its own (no request)."""
+def _after_lead_ins(words: list[str]) -> int:
+    """The index of a sentence's first word past its lead-ins (:data:`_LEAD_INS`:
+    interjections, politeness, discourse markers); ``len(words)`` when all are."""
     k = 0
     while k < len(words) and words[k] in _LEAD_INS:
         k += 1
+    return k
+
+
+def _told(words: list[str]) -> bool:
+    """Whether a sentence is a statement with a subject of its own (no request)."""
+    k = _after_lead_ins(words)
     return k < len(words) and words[k] in _SUBJECTS and words[k] != "you"
 
 
@@ -3015,9 +3023,7 @@ _THEN_VERB = re.compile(
 
 def _request_shaped(words: list[str], joined: str) -> bool:
     """Whether a sentence that asks no act of ours is shaped as a request (above)."""
-    k = 0
-    while k < len(words) and words[k] in _LEAD_INS:
-        k += 1
+    k = _after_lead_ins(words)
     if k == len(words):
         return False
     first = words[k]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
@@ -328,9 +329,18 @@ _ABBREVIATIONS: dict[str, str] = {
 
 _ELONGATED = re.compile(r"([a-z])\1\1+")
 _STEMMED_VERBS = _ACT_VERBS | _words("need want deserve like")
-_CUES_BY_LETTER: dict[str, tuple[str, ...]] = {}
-for _cue in sorted(CUES | _ACT_VERBS | _LEXICON_NOUNS):
-    _CUES_BY_LETTER[_cue[0]] = (*_CUES_BY_LETTER.get(_cue[0], ()), _cue)
+
+
+def _by_first_letter(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``words`` indexed by their first letter, each group in sorted order (the typo
+    readers compare a word only with those that start as it does)."""
+    index: dict[str, tuple[str, ...]] = {}
+    for word in sorted(words):
+        index[word[0]] = (*index.get(word[0], ()), word)
+    return index
+
+
+_CUES_BY_LETTER = _by_first_letter(CUES | _ACT_VERBS | _LEXICON_NOUNS)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -386,9 +396,7 @@ _TYPO_TARGETS = _words(
 words between the cues ("teh", "mostt", "thnks", "purpse", "rong"). Real words one edit
 from a larger target set ("world", "taxes", "botch"; "Morse" from "more") are why it stays
 small."""
-_TARGETS_BY_LETTER: dict[str, tuple[str, ...]] = {}
-for _target in sorted(_TYPO_TARGETS):
-    _TARGETS_BY_LETTER[_target[0]] = (*_TARGETS_BY_LETTER.get(_target[0], ()), _target)
+_TARGETS_BY_LETTER = _by_first_letter(_TYPO_TARGETS)
 _TARGET_TAILS = {t[1:]: t for t in _TYPO_TARGETS | CUES if len(t) >= 5}
 
 
